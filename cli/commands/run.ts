@@ -1,0 +1,4 @@
+import type { Command } from 'commander';
+
+/** Registers the `run` command. */
+export function registerRunCommand(_program: Command): void {}

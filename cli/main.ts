@@ -1,0 +1,45 @@
+import { Command, CommanderError } from 'commander';
+import { registerBackfillCommand } from './commands/backfill.js';
+import { registerDemoCommand } from './commands/demo.js';
+import { registerFetchCommand } from './commands/fetch.js';
+import { registerRulesCommand } from './commands/rules.js';
+import { registerRunCommand } from './commands/run.js';
+import { registerSimulateCommand } from './commands/simulate.js';
+import { CommandFailed, ExitCode } from './errors.js';
+import { exitCodeFor } from './exit-codes.js';
+
+/** Builds the `atlas-audit-alerts` program with every command registered. */
+export function buildProgram(): Command {
+  const program = new Command('atlas-audit-alerts')
+    .description('Security alerts from the MongoDB Atlas and Ops Manager activity feed.')
+    .showHelpAfterError()
+    .exitOverride();
+  registerFetchCommand(program);
+  registerSimulateCommand(program);
+  registerRulesCommand(program);
+  registerRunCommand(program);
+  registerBackfillCommand(program);
+  registerDemoCommand(program);
+  return program;
+}
+
+/**
+ * Runs the command line `argv` (as `process.argv`: node, script, then arguments) and returns the exit
+ * code. Errors are printed as one line on stderr, never with a stack trace or a credential.
+ */
+export async function main(argv: readonly string[]): Promise<number> {
+  const program = buildProgram();
+  try {
+    await program.parseAsync([...argv]);
+    return ExitCode.ok;
+  } catch (error) {
+    if (error instanceof CommanderError) {
+      // Commander has printed the problem (or the help) already.
+      return error.exitCode === 0 ? ExitCode.ok : ExitCode.usage;
+    }
+    if (!(error instanceof CommandFailed && error.message === '')) {
+      process.stderr.write(`atlas-audit-alerts: ${error instanceof Error ? error.message : String(error)}\n`);
+    }
+    return exitCodeFor(error);
+  }
+}

@@ -1,0 +1,111 @@
+/**
+ * Shapes of what the Atlas Admin API returns, as the client hands them out. Every field the API
+ * documents is optional (which ones appear depends on the event type), and fields this file does not
+ * name are kept: Atlas adds fields and event types often.
+ */
+
+/** A link in a `links` array: `self` always, `next` on a list page that has a following page. */
+export interface AtlasLink {
+  href: string;
+  rel: string;
+  [key: string]: unknown;
+}
+
+/** One element of an `AUTOMATION_CONFIG_PUBLISHED_AUDIT` event's `diffs`. */
+export interface AtlasEventDiff {
+  id?: string;
+  name?: string | null;
+  type?: string;
+  status?: string;
+  params?: Array<{ display?: string; new?: string; old?: string | null; param?: string }>;
+  roles?: Array<{ db?: string; role?: string }>;
+  /** Spelled with a doubled i by the API; kept as the API spells it. */
+  priviileges?: Array<{ actions?: string[]; resource?: Record<string, unknown> }> | null;
+  [key: string]: unknown;
+}
+
+/** A project or organization event. */
+export interface AtlasEvent {
+  id?: string;
+  /** ISO-8601 UTC. */
+  created?: string;
+  eventTypeName?: string;
+  groupId?: string;
+  orgId?: string;
+  alertId?: string;
+  alertConfigId?: string;
+  apiKeyId?: string;
+  publicKey?: string;
+  userId?: string;
+  username?: string;
+  remoteAddress?: string;
+  targetPublicKey?: string;
+  targetUsername?: string;
+  /** Access-list entry as the seed names it. */
+  accessListEntry?: string;
+  /** Access-list entry as current Atlas names it. */
+  whitelistEntry?: string;
+  teamId?: string;
+  isGlobalAdmin?: boolean;
+  clusterId?: string;
+  clusterName?: string;
+  replicaSetName?: string;
+  shardName?: string;
+  hostId?: string;
+  hostname?: string;
+  port?: number;
+  database?: string;
+  collection?: string;
+  opType?: string;
+  invoiceId?: string;
+  paymentId?: string;
+  maintenanceWindowId?: string;
+  metricName?: string;
+  currentValue?: { number?: number; units?: string; [key: string]: unknown };
+  raw?: Record<string, unknown>;
+  diffs?: AtlasEventDiff[];
+  links?: AtlasLink[];
+  [key: string]: unknown;
+}
+
+/** A role held by an API key: exactly one of `orgId` and `groupId`. */
+export interface AtlasApiKeyRole {
+  orgId?: string;
+  groupId?: string;
+  roleName?: string;
+  [key: string]: unknown;
+}
+
+/** An organization's API key. `privateKey` is always masked by the client. */
+export interface AtlasApiKey {
+  id: string;
+  desc?: string;
+  publicKey?: string;
+  /** Masked: asterisks and at most the last four characters, whatever the server sent. */
+  privateKey?: string;
+  roles?: AtlasApiKeyRole[];
+  links?: AtlasLink[];
+  [key: string]: unknown;
+}
+
+/** One entry of an API key's access list. */
+export interface AtlasAccessListEntry {
+  cidrBlock?: string;
+  ipAddress?: string | null;
+  count?: number;
+  created?: string;
+  lastUsed?: string;
+  lastUsedAddress?: string;
+  links?: AtlasLink[];
+  [key: string]: unknown;
+}
+
+/** A project, as the org projects list (`/orgs/{orgId}/groups`) returns it. */
+export interface AtlasProject {
+  id: string;
+  name?: string;
+  orgId?: string;
+  created?: string;
+  links?: AtlasLink[];
+  [key: string]: unknown;
+}

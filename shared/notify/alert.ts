@@ -1,0 +1,44 @@
+import type { AtlasEvent } from '../atlas/types.js';
+
+/** Severities, lowest first. */
+export const SEVERITIES = ['info', 'low', 'medium', 'high', 'critical'] as const;
+
+export type Severity = (typeof SEVERITIES)[number];
+
+/**
+ * The rank of a severity, 1 (info) to 5 (critical): what subscriptions filter on.
+ *
+ * @example
+ * ```ts
+ * severityRank('high'); // 4
+ * ```
+ */
+export function severityRank(severity: Severity): number {
+  return SEVERITIES.indexOf(severity) + 1;
+}
+
+/**
+ * What a rule raises and a notifier delivers. The rule engine builds it; the poller records it by
+ * `fingerprint` before publishing, so the same alert is never sent twice.
+ */
+export interface Alert {
+  ruleId: string;
+  ruleName: string;
+  severity: Severity;
+  /** Rendered from the rule's title template: plain text, not escaped for any channel. */
+  title: string;
+  /** Rendered from the rule's summary template: plain text, not escaped for any channel. */
+  summary: string;
+  runbook?: string;
+  tags: readonly string[];
+  /** The events that raised it, oldest first: one for a stateless rule, the window's for a threshold. */
+  events: readonly AtlasEvent[];
+  /** The values of the rule's `group_by` fields joined into one key; empty when the rule has none. */
+  groupKey: string;
+  /** Stable identity: rule id + group key + window, or rule id + event id. */
+  fingerprint: string;
+  /** Whether the rule lets its templates emit Slack mentions (`<!channel>`, `<@U…>`). Off by default. */
+  allowMentions: boolean;
+  /** When the alert was raised, in milliseconds since the epoch, on the engine's clock. */
+  raisedAt: number;
+}

@@ -1,0 +1,32 @@
+/**
+ * The state that threshold and suppression rules keep between events: named sets of members (event
+ * ids) with an expiry. Counting distinct members, not calls, makes evaluation idempotent: when the
+ * poller reads an event again after a cut-short tick, it does not count twice.
+ *
+ * `now` and `expiresAt` are on the rule engine's clock (the events' `created` times), which can lie in
+ * the past during a backfill; implementations that persist keys keep them at least until `expiresAt`
+ * on the wall clock too.
+ *
+ * The rule engine ships an in-memory implementation; the state store implements it in DynamoDB.
+ */
+export interface CounterStore {
+  /**
+   * Adds `member` to the set at `key` and returns how many distinct members the set then holds.
+   * A key past its expiry (`expiresAt <= now`) counts as empty and starts again with the new expiry;
+   * a live key keeps the expiry it was created with. A set holds at most `limit` members: adding a
+   * new member to a full set stores nothing and returns `limit + 1`; adding one it already holds
+   * returns the set's size.
+   */
+  increment(key: string, member: string, options: CounterIncrementOptions): Promise<number>;
+  /** The number of distinct members at `key`, or 0 if it is absent or expired at `now`. */
+  get(key: string, now: number): Promise<number>;
+}
+
+export interface CounterIncrementOptions {
+  /** Engine-clock time, in milliseconds since the epoch. */
+  now: number;
+  /** When a key created by this call expires, in milliseconds since the epoch. */
+  expiresAt: number;
+  /** Most members the set keeps. */
+  limit: number;
+}

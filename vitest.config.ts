@@ -1,0 +1,15 @@
+import { defineConfig } from 'vitest/config';
+
+// CI sets VITEST_JSON so `.ci/run` can print the `N passed, N failed` line from the JSON report.
+const jsonReport = process.env.VITEST_JSON;
+
+export default defineConfig({
+  test: {
+    include: ['test/**/*.test.ts'],
+    environment: 'node',
+    pool: 'forks',
+    testTimeout: 30_000,
+    hookTimeout: 60_000,
+    reporters: jsonReport ? ['default', ['json', { outputFile: jsonReport }]] : ['default'],
+  },
+});
