@@ -1,0 +1,67 @@
+import { z } from 'zod';
+
+/** Atlas organization and project ids are 24 hexadecimal characters (ObjectIds). */
+export const atlasIdSchema = z
+  .string()
+  .regex(/^[0-9a-f]{24}$/, 'must be a 24-character hexadecimal Atlas id, such as 5f4e3d2c1b0a998877665544');
+
+export const atlasFlavorSchema = z.enum(['ops-manager', 'atlas-v1', 'atlas-v2']);
+
+/** Which orgs and projects a tick polls. */
+export const sourcesSchema = z.strictObject({
+  /** Organizations whose org-level events (and API key inventory) are polled. */
+  orgIds: z.array(atlasIdSchema).default([]),
+  /** Projects whose project events are polled. */
+  projectIds: z.array(atlasIdSchema).default([]),
+  /** Also poll every project of each org in `orgIds`, discovered through `/orgs/{orgId}/groups`. */
+  allProjectsOfOrgs: z.boolean().default(false),
+});
+
+/** Timings of a tick, in seconds. */
+export const timingSchema = z.strictObject({
+  /** How far behind the watermark each tick reads again, for events Atlas shows late. */
+  overlapSeconds: z.number().int().min(0).max(86_400).default(900),
+  /** How far behind now the window ends, so events still being written are read next time. */
+  lagSeconds: z.number().int().min(0).max(3_600).default(30),
+  /** How far back the first tick of a new source starts; 0 starts from now. */
+  initialLookbackSeconds: z
+    .number()
+    .int()
+    .min(0)
+    .max(90 * 86_400)
+    .default(3_600),
+  /** How often each org's API keys and access lists are snapshotted. */
+  inventoryIntervalSeconds: z.number().int().min(60).max(86_400).default(3_600),
+  /** No new work starts when less than this remains of the invocation's time. */
+  deadlineMarginSeconds: z.number().int().min(1).max(600).default(20),
+});
+
+/**
+ * The poller's runtime configuration: what the CDK stack passes to the Lambda (as JSON in the
+ * `ATLAS_AUDIT_ALERTS_CONFIG` environment variable) and what local runs build from their options.
+ * One schema, so the stack can never write a configuration the handler rejects.
+ */
+export const pollerConfigSchema = z.strictObject({
+  atlas: z
+    .strictObject({
+      baseUrl: z.url().default('https://cloud.mongodb.com'),
+      flavor: atlasFlavorSchema.default('atlas-v2'),
+    })
+    .prefault({}),
+  sources: sourcesSchema.prefault({}),
+  timing: timingSchema.prefault({}),
+  /** How many sources are polled at once. */
+  concurrency: z.number().int().min(1).max(32).default(4),
+  /** DynamoDB table of the state store (Lambda only). */
+  tableName: z.string().min(1).optional(),
+  /** SNS topic alerts are published to (Lambda only). */
+  topicArn: z.string().startsWith('arn:').optional(),
+  /** Secrets Manager secret holding the Atlas credentials (Lambda only). */
+  secretArn: z.string().startsWith('arn:').optional(),
+});
+
+export type PollerConfig = z.output<typeof pollerConfigSchema>;
+export type PollerConfigInput = z.input<typeof pollerConfigSchema>;
+
+/** The environment variable that carries the poller's configuration as JSON. */
+export const POLLER_CONFIG_ENV = 'ATLAS_AUDIT_ALERTS_CONFIG';
