@@ -1,0 +1,37 @@
+/**
+ * The CloudWatch metrics the poller emits (as EMF, through Powertools Metrics) and the stack's alarms
+ * and dashboard read. One list, so an alarm can never watch a metric nobody writes.
+ *
+ * Every metric carries the dimension `service` = {@link METRICS_SERVICE}; `AlertsPublished` also
+ * carries `severity`; `SourceErrors` also carries `errorCode` (the Atlas error code, or the error's own
+ * code) on a second metric set.
+ */
+export const METRICS_NAMESPACE = 'AtlasAuditAlerts';
+export const METRICS_SERVICE = 'atlas-audit-alerts';
+
+export const MetricName = {
+  /** Events read from Atlas, overlap included. */
+  eventsFetched: 'EventsFetched',
+  /** Events not seen before. */
+  eventsNew: 'EventsNew',
+  /** Alerts delivered to the topic, by `severity`. */
+  alertsPublished: 'AlertsPublished',
+  /** Alerts that could not be delivered this tick (they are retried next tick). */
+  alertsFailed: 'AlertsFailed',
+  /** HTTP requests sent to Atlas, challenges and retries included. */
+  atlasRequests: 'AtlasRequests',
+  /** 429 answers from Atlas. */
+  atlasRateLimited: 'AtlasRateLimited',
+  /** Atlas refused the credentials (401) or their permissions (403). */
+  atlasAuthFailures: 'AtlasAuthFailures',
+  /** Sources whose tick failed. */
+  sourceErrors: 'SourceErrors',
+  /** Now minus the newest watermark, the largest over all sources. */
+  watermarkLagSeconds: 'WatermarkLagSeconds',
+  /** Duration of the whole tick. */
+  tickDurationMs: 'TickDurationMs',
+  /** 1 on every tick that completed: the heartbeat the stack alarms on when it goes missing. */
+  tickCompleted: 'TickCompleted',
+} as const;
+
+export type MetricNameValue = (typeof MetricName)[keyof typeof MetricName];
