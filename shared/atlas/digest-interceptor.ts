@@ -1,0 +1,138 @@
+import { randomBytes } from 'node:crypto';
+import type { Dispatcher } from 'undici';
+import {
+  DigestAuthHandler,
+  type DigestChallengeEvent,
+  type DigestOriginState,
+} from './digest-auth-handler.js';
+
+/** Options of {@link createDigestAuthInterceptor}. */
+export interface DigestAuthInterceptorOptions {
+  /** The user name: an Atlas API key's public key. */
+  username: string;
+  /** The password: the API key's private key. Used only to compute hashes, never sent or logged. */
+  password: string;
+  /** Called for every challenge answered, that is for every extra HTTP request Digest costs. */
+  onChallenge?: (event: DigestChallengeEvent) => void;
+  /** Source of client nonces; 128 random bits as hex by default. Tests inject a fixed one. */
+  cnonce?: () => string;
+}
+
+type Headers = Record<string, string | string[]>;
+
+/**
+ * Creates an undici interceptor that answers HTTP Digest challenges (RFC 7616) for every request
+ * dispatched through it. Per origin it keeps the last challenge and signs later requests with the same
+ * nonce and an increasing nonce count, so a run of requests costs one challenge in all rather than one
+ * per request. A 401 with `stale=true`, or any 401 to a reused nonce, costs exactly one fresh
+ * challenge-response; a 401 to fresh credentials reaches the caller as it came. Requests that already
+ * carry an `Authorization` header pass through untouched.
+ *
+ * The returned function never throws by itself; errors of the wrapped dispatcher reach the handler.
+ *
+ * @example
+ * ```ts
+ * const dispatcher = new Agent().compose(
+ *   createDigestAuthInterceptor({ username: publicKey, password: privateKey }),
+ * );
+ * const { statusCode, body } = await dispatcher.request({
+ *   origin: 'https://cloud.mongodb.com', path: '/api/atlas/v2/orgs/5f4e3d2c1b0a998877665544/events',
+ *   method: 'GET', headers: { accept: 'application/vnd.atlas.2023-01-01+json' },
+ * });
+ * ```
+ */
+export function createDigestAuthInterceptor(
+  options: DigestAuthInterceptorOptions,
+): Dispatcher.DispatcherComposeInterceptor {
+  const origins = new Map<string, DigestOriginState>();
+  const cnonce = options.cnonce ?? ((): string => randomBytes(16).toString('hex'));
+  const onChallenge = options.onChallenge ?? ((): void => {});
+  return (dispatch) =>
+    function digestAuthInterceptor(opts, handler) {
+      const headers = toHeaderRecord(opts.headers);
+      if (opts.origin === undefined || 'authorization' in headers) {
+        return dispatch(opts, handler);
+      }
+      const origin = new URL(String(opts.origin)).origin;
+      let state = origins.get(origin);
+      if (!state) {
+        state = { nc: 0 };
+        origins.set(origin, state);
+      }
+      const { query: _query, ...rest } = opts;
+      const digestHandler = new DigestAuthHandler({
+        dispatch,
+        // The signed uri must be the request-target exactly as sent, so the query is folded in here.
+        opts: { ...rest, path: withQuery(opts.path, opts.query), headers },
+        handler,
+        origin,
+        state,
+        username: options.username,
+        password: options.password,
+        cnonce,
+        onChallenge,
+      });
+      return digestHandler.start();
+    };
+}
+
+function toHeaderRecord(headers: Dispatcher.DispatchOptions['headers']): Headers {
+  const record: Headers = {};
+  const add = (name: unknown, value: unknown): void => {
+    if (value === undefined || value === null) {
+      return;
+    }
+    const key = String(name).toLowerCase();
+    const values = Array.isArray(value) ? value.map(String) : [String(value)];
+    const existing = record[key];
+    if (existing === undefined) {
+      record[key] = values.length === 1 ? (values[0] as string) : values;
+    } else {
+      record[key] = [...(Array.isArray(existing) ? existing : [existing]), ...values];
+    }
+  };
+  if (headers === undefined || headers === null) {
+    return record;
+  }
+  if (Array.isArray(headers)) {
+    if (headers.length > 0 && Array.isArray(headers[0])) {
+      for (const [name, value] of headers as unknown as Array<[string, unknown]>) {
+        add(name, value);
+      }
+    } else {
+      for (let index = 0; index + 1 < headers.length; index += 2) {
+        add(headers[index], headers[index + 1]);
+      }
+    }
+    return record;
+  }
+  if (Symbol.iterator in headers) {
+    for (const [name, value] of headers as Iterable<[string, unknown]>) {
+      add(name, value);
+    }
+    return record;
+  }
+  for (const [name, value] of Object.entries(headers)) {
+    add(name, value);
+  }
+  return record;
+}
+
+function withQuery(path: string, query: Record<string, unknown> | undefined): string {
+  if (!query) {
+    return path;
+  }
+  const search = new URLSearchParams();
+  for (const [key, value] of Object.entries(query)) {
+    for (const item of Array.isArray(value) ? value : [value]) {
+      if (item !== undefined && item !== null) {
+        search.append(key, String(item));
+      }
+    }
+  }
+  const text = search.toString();
+  if (text === '') {
+    return path;
+  }
+  return `${path}${path.includes('?') ? '&' : '?'}${text}`;
+}
