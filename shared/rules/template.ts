@@ -1,0 +1,140 @@
+import type { AtlasEvent } from '../atlas/types.js';
+import { compileFieldPath, type PathReader, parseFieldPath } from './field-path.js';
+
+/**
+ * Alert titles and summaries are templates: text with placeholders `{{field.path}}`. A placeholder may
+ * list fallbacks, tried in order, the last of which may be a quoted default:
+ * `{{username | publicKey | "unknown"}}`. No code runs: a placeholder only reads fields. A value that
+ * is missing, null or empty falls through to the next choice; with none left it renders as nothing.
+ * Values across an array (`{{diffs[].name}}`) are joined with `, `; objects render as JSON.
+ */
+
+type Choice = { kind: 'path'; reader: PathReader } | { kind: 'literal'; text: string };
+type Part = string | readonly Choice[];
+
+/** A template compiled once, rendered per alert. */
+export interface CompiledTemplate {
+  readonly source: string;
+  render(event: AtlasEvent): string;
+}
+
+/** A problem in a template, with where it starts in the template's text. */
+export interface TemplateProblem {
+  message: string;
+  /** Offset of the offending placeholder in the template's text. */
+  offset: number;
+  /** The placeholder as written, so callers can find it in the file. */
+  placeholder: string;
+}
+
+/**
+ * Compiles a template, or lists every placeholder that is not valid.
+ *
+ * @example
+ * ```ts
+ * const result = compileTemplate('API key {{targetPublicKey | "?"}} created by {{username}}');
+ * if (result.ok) result.template.render(event);
+ * ```
+ */
+export function compileTemplate(
+  source: string,
+): { ok: true; template: CompiledTemplate } | { ok: false; problems: TemplateProblem[] } {
+  const parts: Part[] = [];
+  const problems: TemplateProblem[] = [];
+  let cursor = 0;
+  while (cursor < source.length) {
+    const open = source.indexOf('{{', cursor);
+    if (open === -1) {
+      parts.push(source.slice(cursor));
+      break;
+    }
+    if (open > cursor) parts.push(source.slice(cursor, open));
+    const close = source.indexOf('}}', open + 2);
+    if (close === -1) {
+      problems.push({
+        message: 'a placeholder opened with "{{" is never closed with "}}"',
+        offset: open,
+        placeholder: source.slice(open),
+      });
+      break;
+    }
+    const placeholder = source.slice(open, close + 2);
+    const parsed = parsePlaceholder(source.slice(open + 2, close));
+    if (typeof parsed === 'string') problems.push({ message: parsed, offset: open, placeholder });
+    else parts.push(parsed);
+    cursor = close + 2;
+  }
+  if (problems.length > 0) return { ok: false, problems };
+  return { ok: true, template: { source, render: (event) => renderParts(parts, event) } };
+}
+
+/** The choices of a placeholder, or a message saying what is wrong with it. */
+function parsePlaceholder(inner: string): Choice[] | string {
+  const choices: Choice[] = [];
+  let cursor = 0;
+  for (;;) {
+    while (inner[cursor] === ' ') cursor++;
+    if (inner[cursor] === '"') {
+      const literal = readLiteral(inner, cursor);
+      if (literal === undefined) return `placeholder "{{${inner}}}" has an unterminated "quoted default"`;
+      choices.push({ kind: 'literal', text: literal.text });
+      cursor = literal.end;
+    } else {
+      const bar = inner.indexOf('|', cursor);
+      const text = inner.slice(cursor, bar === -1 ? inner.length : bar).trim();
+      if (text === '') return `placeholder "{{${inner}}}" names no field path (write "{{username}}")`;
+      const path = parseFieldPath(text);
+      if (!path.ok) return `placeholder "{{${inner}}}": ${path.message}`;
+      choices.push({ kind: 'path', reader: compileFieldPath(path.path) });
+      cursor = bar === -1 ? inner.length : bar;
+    }
+    while (inner[cursor] === ' ') cursor++;
+    if (cursor >= inner.length) break;
+    if (inner[cursor] !== '|') return `placeholder "{{${inner}}}" has text after a quoted default`;
+    if (choices[choices.length - 1]?.kind === 'literal') {
+      return `placeholder "{{${inner}}}": a quoted default must be the last choice`;
+    }
+    cursor++;
+  }
+  return choices;
+}
+
+function readLiteral(inner: string, start: number): { text: string; end: number } | undefined {
+  let text = '';
+  for (let cursor = start + 1; cursor < inner.length; cursor++) {
+    const char = inner[cursor];
+    if (char === '\\' && cursor + 1 < inner.length) {
+      text += inner[++cursor];
+    } else if (char === '"') {
+      return { text, end: cursor + 1 };
+    } else {
+      text += char;
+    }
+  }
+  return undefined;
+}
+
+function renderParts(parts: readonly Part[], event: AtlasEvent): string {
+  let text = '';
+  for (const part of parts) text += typeof part === 'string' ? part : renderChoices(part, event);
+  return text;
+}
+
+function renderChoices(choices: readonly Choice[], event: AtlasEvent): string {
+  for (const choice of choices) {
+    if (choice.kind === 'literal') return choice.text;
+    const rendered = choice.reader
+      .values(event)
+      .map(renderValue)
+      .filter((value) => value !== '');
+    if (rendered.length > 0) return rendered.join(', ');
+  }
+  return '';
+}
+
+function renderValue(value: unknown): string {
+  if (typeof value === 'string') return value;
+  if (typeof value === 'number' || typeof value === 'boolean' || typeof value === 'bigint')
+    return String(value);
+  return JSON.stringify(value) ?? '';
+}

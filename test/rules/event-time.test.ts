@@ -1,0 +1,43 @@
+import { describe, expect, it } from 'vitest';
+import { parseDuration } from '../../shared/rules/duration.js';
+import { parseEventTime } from '../../shared/rules/event-time.js';
+
+describe('parseEventTime', () => {
+  it.each([
+    ['2024-03-18T14:40:03Z', Date.UTC(2024, 2, 18, 14, 40, 3)],
+    ['2024-03-18T14:40:03.123Z', Date.UTC(2024, 2, 18, 14, 40, 3, 123)],
+    ['2024-03-18T16:40:03+02:00', Date.UTC(2024, 2, 18, 14, 40, 3)],
+    ['2024-03-18T09:40:03-0500', Date.UTC(2024, 2, 18, 14, 40, 3)],
+    ['2024-04-03 11:13:04.000000000', Date.UTC(2024, 3, 3, 11, 13, 4)],
+    ['2023-06-14 15:47:15', Date.UTC(2023, 5, 14, 15, 47, 15)],
+  ])('reads %j', (text, expected) => {
+    expect(parseEventTime(text)).toBe(expected);
+  });
+
+  it.each([
+    '',
+    'yesterday',
+    '2024-02-30T00:00:00Z',
+    '2024-13-01T00:00:00Z',
+    '1969-12-31T23:59:59Z',
+    1710772803000,
+  ])('rejects %j', (value) => {
+    expect(parseEventTime(value)).toBeUndefined();
+  });
+});
+
+describe('parseDuration', () => {
+  it.each([
+    ['30s', 30_000],
+    ['10m', 600_000],
+    ['1h30m', 5_400_000],
+    ['7d', 604_800_000],
+    ['1d2h3m4s', 93_784_000],
+  ])('reads %j', (text, expected) => {
+    expect(parseDuration(text)).toBe(expected);
+  });
+
+  it.each(['', '10', '0m', '1m1h', '10 minutes', '367d'])('rejects %j', (text) => {
+    expect(parseDuration(text)).toBeUndefined();
+  });
+});
