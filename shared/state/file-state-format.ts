@@ -1,0 +1,59 @@
+import { z } from 'zod';
+
+/**
+ * The JSON document of the file store, version 1. Collections are arrays of records rather than
+ * objects keyed by name, so that no stored name (a source, a fingerprint) can ever be read as an
+ * object's prototype. Times are milliseconds since the epoch, except `expiresAt`: epoch seconds, as in
+ * the DynamoDB table.
+ */
+export const FILE_STATE_VERSION = 1;
+
+const hexId = z.string().regex(/^[0-9a-f]{24}$/);
+
+const sourceRecord = z.strictObject({
+  source: z.string(),
+  lease: z.strictObject({ owner: z.string(), token: z.string(), expiresAt: z.number() }).optional(),
+  cursor: z
+    .strictObject({
+      watermark: z.number(),
+      seenIds: z.array(hexId),
+      inventoryTakenAt: z.number().optional(),
+    })
+    .optional(),
+});
+
+const alertRecord = z.strictObject({
+  fingerprint: z.string(),
+  status: z.enum(['IN_PROGRESS', 'SENT']),
+  claimToken: z.string().optional(),
+  claimExpiresAt: z.number().optional(),
+  sentAt: z.number().optional(),
+  expiresAt: z.number(),
+});
+
+const counterRecord = z.strictObject({
+  key: z.string(),
+  members: z.array(z.string()),
+  windowExpiresAt: z.number(),
+  expiresAt: z.number(),
+});
+
+const inventoryRecord = z.strictObject({
+  orgId: z.string(),
+  /** Checked again, and stripped of any `privateKey`, when read. */
+  snapshot: z.unknown(),
+  expiresAt: z.number(),
+});
+
+export const fileStateSchema = z.strictObject({
+  version: z.literal(FILE_STATE_VERSION),
+  sources: z.array(sourceRecord),
+  alerts: z.array(alertRecord),
+  counters: z.array(counterRecord),
+  inventories: z.array(inventoryRecord),
+});
+
+export type FileStateDocument = z.infer<typeof fileStateSchema>;
+export type FileSourceRecord = z.infer<typeof sourceRecord>;
+export type FileAlertRecord = z.infer<typeof alertRecord>;
+export type FileCounterRecord = z.infer<typeof counterRecord>;

@@ -1,0 +1,510 @@
+import { randomUUID } from 'node:crypto';
+import { mkdir, readFile } from 'node:fs/promises';
+import { dirname, resolve } from 'node:path';
+import { type Clock, systemClock } from '../clock.js';
+import { type Logger, silentLogger } from '../logger.js';
+import type { CounterIncrementOptions } from '../rules/counter-store.js';
+import { writeFileAtomic } from './atomic-file.js';
+import { LeaseLostError, StateFileCorruptError, StateStoreClosedError } from './errors.js';
+import { isExpired, ttlSeconds } from './expiry.js';
+import { acquireFileLock, type FileLock } from './file-lock.js';
+import { FILE_STATE_VERSION, type FileStateDocument, fileStateSchema } from './file-state-format.js';
+import { type InventorySnapshot, parseInventorySnapshot, withoutPrivateKeys } from './inventory-snapshot.js';
+import {
+  counterTtlSeconds,
+  type ResolvedRetention,
+  resolveRetention,
+  type StateRetention,
+} from './retention.js';
+import { SeenIdSet } from './seen-id-set.js';
+import type {
+  AcquireLeaseOptions,
+  AlertClaimOptions,
+  AlertClaimResult,
+  ClaimAlertOptions,
+  CommitCursorOptions,
+  LeaseAcquisition,
+  ReadInventoryOptions,
+  ReleaseLeaseOptions,
+  RenewLeaseOptions,
+  SourceCursor,
+  SourceLease,
+  StateStore,
+  StateStoreStats,
+  WriteInventoryOptions,
+} from './state-store.js';
+
+/** Options of {@link FileStateStore.open}. */
+export interface FileStateStoreOptions extends StateRetention {
+  /** The state file; created, with its folder, when missing. Its lock is `<path>.lock`. */
+  path: string;
+  clock?: Clock;
+  /** Receives the warning when a stale lock is taken over. */
+  logger?: Logger;
+}
+
+interface SourceRecord {
+  lease?: { owner: string; token: string; expiresAt: number };
+  cursor?: { watermark: number; seenIds: SeenIdSet; inventoryTakenAt?: number };
+}
+
+interface AlertRecord {
+  status: 'IN_PROGRESS' | 'SENT';
+  claimToken?: string;
+  claimExpiresAt?: number;
+  sentAt?: number;
+  /** Epoch seconds. */
+  expiresAt: number;
+}
+
+interface CounterRecord {
+  members: Set<string>;
+  /** On the engine's clock, in milliseconds. */
+  windowExpiresAt: number;
+  /** Epoch seconds, on the wall clock. */
+  expiresAt: number;
+}
+
+interface InventoryRecord {
+  /** Parsed JSON, narrowed when read. */
+  snapshot: unknown;
+  /** Epoch seconds. */
+  expiresAt: number;
+}
+
+/**
+ * The state store for local runs: one JSON file, rewritten whole and atomically (temporary file,
+ * fsync, rename) after every change, and locked for the life of the store so that two runs cannot
+ * share it. While the lock is held this process is the file's only writer, so the state lives in
+ * memory and each change resolves once the file holds it. Concurrent changes share one write.
+ *
+ * Same semantics as the DynamoDB store, checked by the same contract tests: leases with fencing,
+ * expiry in epoch seconds, expired records treated as absent (and dropped at the next write).
+ *
+ * @example
+ * ```ts
+ * const store = await FileStateStore.open({ path: '.atlas-audit-alerts/state.json', logger });
+ * try {
+ *   const acquisition = await store.acquireLease({ source: 'org:5f4e…', owner: 'cli', durationMs: 300_000 });
+ * } finally {
+ *   await store.close();
+ * }
+ * ```
+ */
+export class FileStateStore implements StateStore {
+  /** The state file, as an absolute path. */
+  readonly path: string;
+  readonly #clock: Clock;
+  readonly #retention: ResolvedRetention;
+  readonly #lock: FileLock;
+  readonly #sources: Map<string, SourceRecord>;
+  readonly #alerts: Map<string, AlertRecord>;
+  readonly #counters: Map<string, CounterRecord>;
+  readonly #inventories: Map<string, InventoryRecord>;
+  readonly #requests = new Map<string, number>();
+  #version = 0;
+  #writtenVersion = 0;
+  #writing: Promise<void> | undefined;
+  #closed = false;
+
+  private constructor(options: {
+    path: string;
+    clock: Clock;
+    retention: ResolvedRetention;
+    lock: FileLock;
+    document: FileStateDocument;
+  }) {
+    this.path = options.path;
+    this.#clock = options.clock;
+    this.#retention = options.retention;
+    this.#lock = options.lock;
+    const { document } = options;
+    this.#sources = new Map(document.sources.map((record) => [record.source, sourceFromDocument(record)]));
+    this.#alerts = new Map(
+      document.alerts.map(({ fingerprint, ...record }) => [fingerprint, alertFromDocument(record)]),
+    );
+    this.#counters = new Map(
+      document.counters.map(({ key, members, windowExpiresAt, expiresAt }) => [
+        key,
+        { members: new Set(members), windowExpiresAt, expiresAt },
+      ]),
+    );
+    this.#inventories = new Map(
+      document.inventories.map(({ orgId, snapshot, expiresAt }) => [orgId, { snapshot, expiresAt }]),
+    );
+  }
+
+  /**
+   * Locks the state file and loads it (a missing file is an empty state).
+   *
+   * @throws StateFileLockedError when another live process holds the file; the message names the file
+   * and the pid.
+   * @throws StateFileCorruptError when the file is not a state file this program wrote; it is left
+   * untouched and the message says what to do.
+   */
+  static async open(options: FileStateStoreOptions): Promise<FileStateStore> {
+    const path = resolve(options.path);
+    const retention = resolveRetention(options);
+    await mkdir(dirname(path), { recursive: true });
+    const lock = await acquireFileLock({ guardedPath: path, logger: options.logger ?? silentLogger });
+    try {
+      const document = await loadDocument(path);
+      return new FileStateStore({ path, clock: options.clock ?? systemClock, retention, lock, document });
+    } catch (error) {
+      await lock.release();
+      throw error;
+    }
+  }
+
+  async acquireLease(options: AcquireLeaseOptions): Promise<LeaseAcquisition> {
+    this.#count('acquireLease');
+    this.#assertOpen();
+    const now = this.#clock.now();
+    const record = this.#sources.get(options.source) ?? {};
+    if (record.lease !== undefined && record.lease.expiresAt > now) {
+      return { acquired: false, owner: record.lease.owner, expiresAt: record.lease.expiresAt };
+    }
+    const lease: SourceLease = {
+      source: options.source,
+      owner: options.owner,
+      token: randomUUID(),
+      expiresAt: now + options.durationMs,
+    };
+    record.lease = { owner: lease.owner, token: lease.token, expiresAt: lease.expiresAt };
+    this.#sources.set(options.source, record);
+    await this.#persist();
+    return { acquired: true, lease, cursor: cursorOf(record) };
+  }
+
+  async renewLease(options: RenewLeaseOptions): Promise<SourceLease> {
+    this.#count('renewLease');
+    const record = this.#heldBy(options.lease, 'renew');
+    const expiresAt = this.#clock.now() + options.durationMs;
+    record.lease = { owner: options.lease.owner, token: options.lease.token, expiresAt };
+    await this.#persist();
+    return { ...options.lease, expiresAt };
+  }
+
+  async commitCursor(options: CommitCursorOptions): Promise<void> {
+    this.#count('commitCursor');
+    const record = this.#heldBy(options.lease, 'commit the cursor of');
+    const inventoryTakenAt = options.inventoryTakenAt ?? record.cursor?.inventoryTakenAt;
+    record.cursor = {
+      watermark: options.watermark,
+      seenIds: SeenIdSet.from(options.seenIds),
+      ...(inventoryTakenAt === undefined ? {} : { inventoryTakenAt }),
+    };
+    if (options.release ?? true) delete record.lease;
+    await this.#persist();
+  }
+
+  async releaseLease(options: ReleaseLeaseOptions): Promise<boolean> {
+    this.#count('releaseLease');
+    this.#assertOpen();
+    const record = this.#sources.get(options.lease.source);
+    if (record?.lease?.token !== options.lease.token) return false;
+    delete record.lease;
+    await this.#persist();
+    return true;
+  }
+
+  async claimAlert(options: ClaimAlertOptions): Promise<AlertClaimResult> {
+    this.#count('claimAlert');
+    this.#assertOpen();
+    const now = this.#clock.now();
+    const existing = this.#liveAlert(options.fingerprint, now);
+    if (existing?.status === 'SENT') return { outcome: 'sent', sentAt: existing.sentAt ?? 0 };
+    if (existing !== undefined && (existing.claimExpiresAt ?? 0) > now) {
+      return { outcome: 'in-progress', claimExpiresAt: existing.claimExpiresAt ?? 0 };
+    }
+    const claim = { fingerprint: options.fingerprint, token: randomUUID(), expiresAt: now + options.claimMs };
+    this.#alerts.set(options.fingerprint, {
+      status: 'IN_PROGRESS',
+      claimToken: claim.token,
+      claimExpiresAt: claim.expiresAt,
+      expiresAt: ttlSeconds(claim.expiresAt + this.#retention.alertRetentionMs),
+    });
+    await this.#persist();
+    return { outcome: 'claimed', claim, tookOver: existing !== undefined };
+  }
+
+  async markAlertSent(options: AlertClaimOptions): Promise<void> {
+    this.#count('markAlertSent');
+    this.#assertOpen();
+    const now = this.#clock.now();
+    const existing = this.#liveAlert(options.claim.fingerprint, now);
+    const sentAt = existing?.status === 'SENT' && existing.sentAt !== undefined ? existing.sentAt : now;
+    this.#alerts.set(options.claim.fingerprint, {
+      status: 'SENT',
+      sentAt,
+      expiresAt: ttlSeconds(now + this.#retention.alertRetentionMs),
+    });
+    await this.#persist();
+  }
+
+  async releaseAlertClaim(options: AlertClaimOptions): Promise<void> {
+    this.#count('releaseAlertClaim');
+    this.#assertOpen();
+    const existing = this.#alerts.get(options.claim.fingerprint);
+    if (existing?.status !== 'IN_PROGRESS' || existing.claimToken !== options.claim.token) return;
+    this.#alerts.delete(options.claim.fingerprint);
+    await this.#persist();
+  }
+
+  async readInventory(options: ReadInventoryOptions): Promise<InventorySnapshot | undefined> {
+    this.#count('readInventory');
+    this.#assertOpen();
+    const record = this.#inventories.get(options.orgId);
+    if (record === undefined || isExpired(record.expiresAt, this.#clock.now())) return undefined;
+    return parseInventorySnapshot(record.snapshot, `state file ${this.path} (org ${options.orgId})`);
+  }
+
+  async writeInventory(options: WriteInventoryOptions): Promise<boolean> {
+    this.#count('writeInventory');
+    this.#assertOpen();
+    const now = this.#clock.now();
+    const { snapshot } = options;
+    const existing = this.#inventories.get(snapshot.orgId);
+    if (
+      existing !== undefined &&
+      !isExpired(existing.expiresAt, now) &&
+      takenAtOf(existing.snapshot) > snapshot.takenAt
+    ) {
+      return false;
+    }
+    this.#inventories.set(snapshot.orgId, {
+      snapshot: structuredClone(withoutPrivateKeys(snapshot)),
+      expiresAt: ttlSeconds(now + this.#retention.inventoryRetentionMs),
+    });
+    await this.#persist();
+    return true;
+  }
+
+  async increment(key: string, member: string, options: CounterIncrementOptions): Promise<number> {
+    this.#count('increment');
+    this.#assertOpen();
+    const wallNow = this.#clock.now();
+    const existing = this.#counters.get(key);
+    const live =
+      existing !== undefined &&
+      existing.windowExpiresAt > options.now &&
+      !isExpired(existing.expiresAt, wallNow);
+    if (!live) {
+      if (options.limit < 1) return options.limit + 1;
+      this.#counters.set(key, {
+        members: new Set([member]),
+        windowExpiresAt: options.expiresAt,
+        expiresAt: counterTtlSeconds({ wallNow, counter: options, graceMs: this.#retention.counterGraceMs }),
+      });
+      await this.#persist();
+      return 1;
+    }
+    if (existing.members.has(member)) return existing.members.size;
+    if (existing.members.size >= options.limit) return options.limit + 1;
+    existing.members.add(member);
+    await this.#persist();
+    return existing.members.size;
+  }
+
+  async get(key: string, now: number): Promise<number> {
+    this.#count('get');
+    this.#assertOpen();
+    const existing = this.#counters.get(key);
+    if (
+      existing === undefined ||
+      existing.windowExpiresAt <= now ||
+      isExpired(existing.expiresAt, this.#clock.now())
+    ) {
+      return 0;
+    }
+    return existing.members.size;
+  }
+
+  stats(): StateStoreStats {
+    const requests = Object.fromEntries(this.#requests);
+    return { requests, total: [...this.#requests.values()].reduce((sum, count) => sum + count, 0) };
+  }
+
+  resetStats(): void {
+    this.#requests.clear();
+  }
+
+  /** Writes what is pending, then deletes the lock file. Later calls throw `StateStoreClosedError`. */
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    try {
+      await this.#flush();
+    } finally {
+      this.#closed = true;
+      await this.#lock.release();
+    }
+  }
+
+  #count(operation: string): void {
+    this.#requests.set(operation, (this.#requests.get(operation) ?? 0) + 1);
+  }
+
+  #assertOpen(): void {
+    if (this.#closed) {
+      throw new StateStoreClosedError(`the state store of ${this.path} is closed: open it again to use it`);
+    }
+  }
+
+  #heldBy(lease: SourceLease, action: string): SourceRecord {
+    this.#assertOpen();
+    const record = this.#sources.get(lease.source);
+    if (record?.lease?.token !== lease.token) {
+      throw new LeaseLostError(
+        `cannot ${action} source ${lease.source}: the lease of ${lease.owner} was taken over or released; ` +
+          'another run now owns the source, and this run must stop working on it',
+        { source: lease.source },
+      );
+    }
+    return record;
+  }
+
+  #liveAlert(fingerprint: string, now: number): AlertRecord | undefined {
+    const record = this.#alerts.get(fingerprint);
+    return record === undefined || isExpired(record.expiresAt, now) ? undefined : record;
+  }
+
+  /** Marks the state changed and resolves once the file holds this change. */
+  #persist(): Promise<void> {
+    this.#version += 1;
+    return this.#flush();
+  }
+
+  async #flush(): Promise<void> {
+    while (this.#writtenVersion < this.#version) {
+      if (this.#writing !== undefined) {
+        await this.#writing;
+        continue;
+      }
+      const version = this.#version;
+      const text = JSON.stringify(this.#document(this.#clock.now()));
+      this.#count('fileWrite');
+      this.#writing = writeFileAtomic(this.path, text)
+        .then(() => {
+          this.#writtenVersion = Math.max(this.#writtenVersion, version);
+        })
+        .finally(() => {
+          this.#writing = undefined;
+        });
+      await this.#writing;
+    }
+  }
+
+  /** The state as stored, without the records that have expired. */
+  #document(now: number): FileStateDocument {
+    const live = <T extends { expiresAt: number }>(entries: Map<string, T>): Array<[string, T]> =>
+      [...entries].filter(([, record]) => !isExpired(record.expiresAt, now));
+    return {
+      version: FILE_STATE_VERSION,
+      sources: [...this.#sources].map(([source, record]) => ({
+        source,
+        ...(record.lease === undefined ? {} : { lease: record.lease }),
+        ...(record.cursor === undefined
+          ? {}
+          : {
+              cursor: {
+                watermark: record.cursor.watermark,
+                seenIds: [...record.cursor.seenIds],
+                ...(record.cursor.inventoryTakenAt === undefined
+                  ? {}
+                  : { inventoryTakenAt: record.cursor.inventoryTakenAt }),
+              },
+            }),
+      })),
+      alerts: live(this.#alerts).map(([fingerprint, record]) => ({ fingerprint, ...record })),
+      counters: live(this.#counters).map(([key, record]) => ({
+        key,
+        members: [...record.members],
+        windowExpiresAt: record.windowExpiresAt,
+        expiresAt: record.expiresAt,
+      })),
+      inventories: live(this.#inventories).map(([orgId, record]) => ({ orgId, ...record })),
+    };
+  }
+}
+
+async function loadDocument(path: string): Promise<FileStateDocument> {
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') {
+      return { version: FILE_STATE_VERSION, sources: [], alerts: [], counters: [], inventories: [] };
+    }
+    throw error;
+  }
+  const remedy =
+    'The file was left as it is: restore it from a backup, or move it aside to start afresh (every source ' +
+    'then starts again from its initial lookback, and alerts sent recently may be sent again)';
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    throw new StateFileCorruptError(
+      `state file ${path} is not valid JSON (${(error as Error).message}). ${remedy}`,
+      { path, cause: error },
+    );
+  }
+  if (
+    typeof value === 'object' &&
+    value !== null &&
+    'version' in value &&
+    value.version !== FILE_STATE_VERSION
+  ) {
+    throw new StateFileCorruptError(
+      `state file ${path} has format version ${String(value.version)}, and this program reads version ` +
+        `${FILE_STATE_VERSION}: run the version of atlas-audit-alerts that wrote it. ${remedy}`,
+      { path },
+    );
+  }
+  const parsed = fileStateSchema.safeParse(value);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    const at = issue === undefined ? '' : ` at ${issue.path.join('.') || 'the top'}: ${issue.message}`;
+    throw new StateFileCorruptError(
+      `state file ${path} is not a state file this program wrote${at}. ${remedy}`,
+      {
+        path,
+        cause: parsed.error,
+      },
+    );
+  }
+  return parsed.data;
+}
+
+function sourceFromDocument(record: FileStateDocument['sources'][number]): SourceRecord {
+  const result: SourceRecord = {};
+  if (record.lease !== undefined) result.lease = record.lease;
+  if (record.cursor !== undefined) {
+    const { watermark, seenIds, inventoryTakenAt } = record.cursor;
+    result.cursor = {
+      watermark,
+      seenIds: SeenIdSet.from(seenIds),
+      ...(inventoryTakenAt === undefined ? {} : { inventoryTakenAt }),
+    };
+  }
+  return result;
+}
+
+function alertFromDocument(record: Omit<FileStateDocument['alerts'][number], 'fingerprint'>): AlertRecord {
+  const result: AlertRecord = { status: record.status, expiresAt: record.expiresAt };
+  if (record.claimToken !== undefined) result.claimToken = record.claimToken;
+  if (record.claimExpiresAt !== undefined) result.claimExpiresAt = record.claimExpiresAt;
+  if (record.sentAt !== undefined) result.sentAt = record.sentAt;
+  return result;
+}
+
+function cursorOf(record: SourceRecord): SourceCursor | undefined {
+  return record.cursor === undefined ? undefined : { ...record.cursor };
+}
+
+function takenAtOf(snapshot: unknown): number {
+  if (typeof snapshot === 'object' && snapshot !== null && 'takenAt' in snapshot) {
+    return typeof snapshot.takenAt === 'number' ? snapshot.takenAt : Number.NEGATIVE_INFINITY;
+  }
+  return Number.NEGATIVE_INFINITY;
+}

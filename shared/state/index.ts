@@ -1,0 +1,36 @@
+export {
+  LeaseLostError,
+  StateConflictError,
+  StateFileCorruptError,
+  StateFileLockedError,
+  StateItemCorruptError,
+  StateStoreClosedError,
+  StateStoreError,
+  StateStoreRequestError,
+} from './errors.js';
+export { FileStateStore, type FileStateStoreOptions } from './file-state-store.js';
+export type { InventoryApiKeyEntry, InventorySnapshot } from './inventory-snapshot.js';
+export {
+  DEFAULT_ALERT_RETENTION_MS,
+  DEFAULT_COUNTER_GRACE_MS,
+  DEFAULT_INVENTORY_RETENTION_MS,
+  type StateRetention,
+} from './retention.js';
+export { normalizeSeenId, SeenIdSet } from './seen-id-set.js';
+export type {
+  AcquireLeaseOptions,
+  AlertClaim,
+  AlertClaimOptions,
+  AlertClaimResult,
+  ClaimAlertOptions,
+  CommitCursorOptions,
+  LeaseAcquisition,
+  ReadInventoryOptions,
+  ReleaseLeaseOptions,
+  RenewLeaseOptions,
+  SourceCursor,
+  SourceLease,
+  StateStore,
+  StateStoreStats,
+  WriteInventoryOptions,
+} from './state-store.js';

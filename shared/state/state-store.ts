@@ -1,0 +1,217 @@
+import type { CounterStore } from '../rules/counter-store.js';
+import type { InventorySnapshot } from './inventory-snapshot.js';
+import type { SeenIdSet } from './seen-id-set.js';
+
+/**
+ * What a poll tick keeps between runs, behind one port with two implementations that pass the same
+ * contract tests: DynamoDB (the Lambda) and a local JSON file (the CLI).
+ *
+ * A tick for one source costs two store calls when nothing new happened: {@link acquireLease} (takes the
+ * lease and returns the cursor in one round trip) and {@link commitCursor} with `release: true` (moves
+ * the cursor and frees the source in one round trip, only if the lease is still the caller's).
+ *
+ * The store is also the rule engine's {@link CounterStore} (`increment` and `get`: threshold and
+ * suppression state).
+ *
+ * Every time comes from the store's injected clock, except the counters' `now` and `expiresAt`, which
+ * are on the rule engine's clock (event time). Items past their expiry are treated as absent by the
+ * store itself: DynamoDB deletes expired items days late, DynamoDB Local never does.
+ */
+export interface StateStore extends CounterStore {
+  /**
+   * Takes the lease on `source` for `durationMs`, if nobody else holds a live one, and returns the
+   * source's cursor with it. A lease past its expiry is taken over.
+   *
+   * @throws StateStoreRequestError when the store cannot be reached.
+   */
+  acquireLease(options: AcquireLeaseOptions): Promise<LeaseAcquisition>;
+
+  /**
+   * Extends a held lease to `durationMs` from now, and returns the renewed lease.
+   *
+   * @throws LeaseLostError when the lease is no longer the caller's.
+   */
+  renewLease(options: RenewLeaseOptions): Promise<SourceLease>;
+
+  /**
+   * Moves the source's cursor, only if the lease is still the caller's (fencing: a worker whose lease
+   * was taken over can never move a cursor). With `release` (the default), frees the source in the same
+   * write; without it, keeps the lease for the next window of a backlog.
+   *
+   * @throws LeaseLostError when the lease is no longer the caller's; nothing was written.
+   */
+  commitCursor(options: CommitCursorOptions): Promise<void>;
+
+  /**
+   * Frees the source without moving its cursor (the tick failed). Returns `false` when the lease was
+   * no longer the caller's, so there was nothing to free; never throws for that, so it can run in a
+   * `finally` without hiding the first error.
+   */
+  releaseLease(options: ReleaseLeaseOptions): Promise<boolean>;
+
+  /**
+   * Claims the alert with this fingerprint before publishing it: creates an IN_PROGRESS record that
+   * holds for `claimMs`, or takes over an IN_PROGRESS record whose claim expired. Tells apart an alert
+   * already SENT (skip it) and one another worker is publishing now (do not move past it).
+   */
+  claimAlert(options: ClaimAlertOptions): Promise<AlertClaimResult>;
+
+  /**
+   * Records that a claimed alert was published. Any worker that published may record it, even one
+   * whose claim was taken over meanwhile: SENT is a fact, not a lock. The record then lives for the
+   * store's alert retention, so every re-read of the event inside that time finds it.
+   */
+  markAlertSent(options: AlertClaimOptions): Promise<void>;
+
+  /**
+   * Drops a claim whose publish failed, so the next tick can claim the alert again at once rather than
+   * after the claim expires. Does nothing when the claim is no longer the caller's or the alert was sent.
+   */
+  releaseAlertClaim(options: AlertClaimOptions): Promise<void>;
+
+  /** The organization's last inventory snapshot, or `undefined` when there is none (or it expired). */
+  readInventory(options: ReadInventoryOptions): Promise<InventorySnapshot | undefined>;
+
+  /**
+   * Stores an organization's inventory snapshot, with every `privateKey` removed, unless a newer one
+   * (a later `takenAt`) is already stored. Returns whether it was stored.
+   */
+  writeInventory(options: WriteInventoryOptions): Promise<boolean>;
+
+  /** Requests (DynamoDB) or operations (file) made so far, by operation: for metrics and benchmarks. */
+  stats(): StateStoreStats;
+
+  /** Zeroes {@link stats}. */
+  resetStats(): void;
+
+  /**
+   * Finishes pending writes and frees what the store holds (the file store's lock). The DynamoDB store
+   * leaves its client open: the caller created it and may share it.
+   */
+  close(): Promise<void>;
+}
+
+/** A held lease on a source. Pass it back unchanged to renew, commit or release. */
+export interface SourceLease {
+  /** The source, as the caller named it (`org:…`, `project:…`). */
+  readonly source: string;
+  /** Who holds it, for diagnostics (a Lambda request id, `host:pid`). */
+  readonly owner: string;
+  /** The fencing token: unique to this acquisition; a commit succeeds only while it is still stored. */
+  readonly token: string;
+  /** When the lease lapses, in milliseconds since the epoch, on the store's clock. */
+  readonly expiresAt: number;
+}
+
+/** Where a source's polling stands. */
+export interface SourceCursor {
+  /** The newest event `created` time fully processed, in milliseconds since the epoch. */
+  readonly watermark: number;
+  /** Ids of the events already processed at or after `watermark − overlap`. */
+  readonly seenIds: SeenIdSet;
+  /**
+   * When the organization's inventory was last snapshotted, in milliseconds since the epoch, if the
+   * tick recorded it: lets the tick decide whether a snapshot is due without another read.
+   */
+  readonly inventoryTakenAt?: number;
+}
+
+/** The outcome of {@link StateStore.acquireLease}. */
+export type LeaseAcquisition =
+  | {
+      readonly acquired: true;
+      readonly lease: SourceLease;
+      /** `undefined` for a source never committed: the tick starts from its initial lookback. */
+      readonly cursor: SourceCursor | undefined;
+    }
+  | {
+      readonly acquired: false;
+      /** Who holds the live lease. */
+      readonly owner: string;
+      /** When that lease lapses, in milliseconds since the epoch. */
+      readonly expiresAt: number;
+    };
+
+export interface AcquireLeaseOptions {
+  source: string;
+  /** Who asks, for diagnostics. */
+  owner: string;
+  /** How long the lease holds: at least the time a tick may take (the function's timeout). */
+  durationMs: number;
+}
+
+export interface RenewLeaseOptions {
+  lease: SourceLease;
+  durationMs: number;
+}
+
+export interface CommitCursorOptions {
+  lease: SourceLease;
+  /** The newest `created` fully processed, in milliseconds since the epoch. */
+  watermark: number;
+  /** Ids processed at or after `watermark − overlap`: the ones the next tick will read again. */
+  seenIds: Iterable<string>;
+  /** When the organization's inventory was snapshotted, if it was this tick; kept as it was when absent. */
+  inventoryTakenAt?: number;
+  /** Free the source in the same write. Default `true`. */
+  release?: boolean;
+}
+
+export interface ReleaseLeaseOptions {
+  lease: SourceLease;
+}
+
+export interface ClaimAlertOptions {
+  /** The alert's stable identity. */
+  fingerprint: string;
+  /** How long the claim holds before another worker may take it over: longer than a publish takes. */
+  claimMs: number;
+}
+
+/** A held claim on an alert. */
+export interface AlertClaim {
+  readonly fingerprint: string;
+  /** Unique to this claim. */
+  readonly token: string;
+  /** When the claim lapses, in milliseconds since the epoch. */
+  readonly expiresAt: number;
+}
+
+/** The outcome of {@link StateStore.claimAlert}. */
+export type AlertClaimResult =
+  | {
+      readonly outcome: 'claimed';
+      readonly claim: AlertClaim;
+      /** Whether an expired IN_PROGRESS claim of another worker was taken over (it may have published). */
+      readonly tookOver: boolean;
+    }
+  | {
+      readonly outcome: 'sent';
+      /** When it was recorded as sent, in milliseconds since the epoch. */
+      readonly sentAt: number;
+    }
+  | {
+      readonly outcome: 'in-progress';
+      /** When the other worker's claim lapses, in milliseconds since the epoch. */
+      readonly claimExpiresAt: number;
+    };
+
+export interface AlertClaimOptions {
+  claim: AlertClaim;
+}
+
+export interface ReadInventoryOptions {
+  orgId: string;
+}
+
+export interface WriteInventoryOptions {
+  snapshot: InventorySnapshot;
+}
+
+/** Requests made by a store, by operation. */
+export interface StateStoreStats {
+  /** Count per operation name (`UpdateItem`, `GetItem`... for DynamoDB: one per HTTP attempt). */
+  readonly requests: Readonly<Record<string, number>>;
+  /** Sum over all operations. */
+  readonly total: number;
+}

@@ -1,0 +1,259 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { hostname, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
+import type { Logger } from '../../shared/logger.js';
+import {
+  FileStateStore,
+  StateFileCorruptError,
+  StateFileLockedError,
+  StateStoreClosedError,
+} from '../../shared/state/index.js';
+import { ManualClock } from './manual-clock.js';
+import { atlasId, describeStateStoreContract } from './state-store.contract.js';
+
+let directory: string;
+let files = 0;
+
+beforeAll(async () => {
+  directory = await mkdtemp(join(tmpdir(), 'file-state-store-'));
+});
+
+afterAll(async () => {
+  await rm(directory, { recursive: true, force: true });
+});
+
+function statePath(): string {
+  files += 1;
+  return join(directory, `case-${files}`, 'state.json');
+}
+
+async function openStore(
+  path: string,
+  options: { clock?: ManualClock; logger?: Logger } = {},
+): Promise<FileStateStore> {
+  const store = await FileStateStore.open({ path, ...options });
+  onTestFinished(() => store.close());
+  return store;
+}
+
+function recordingLogger(): Logger & {
+  warnings: Array<{ message: string; attributes?: Record<string, unknown> }>;
+} {
+  const warnings: Array<{ message: string; attributes?: Record<string, unknown> }> = [];
+  return {
+    warnings,
+    debug: () => {},
+    info: () => {},
+    warn: (message, attributes) => {
+      warnings.push(attributes === undefined ? { message } : { message, attributes });
+    },
+    error: () => {},
+  };
+}
+
+async function spawnIdleProcess(): Promise<ChildProcess> {
+  const child = spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)'], { stdio: 'ignore' });
+  await once(child, 'spawn');
+  onTestFinished(() => {
+    child.kill('SIGKILL');
+  });
+  return child;
+}
+
+async function pidOfFinishedProcess(): Promise<number> {
+  const child = spawn(process.execPath, ['-e', ''], { stdio: 'ignore' });
+  await once(child, 'exit');
+  if (child.pid === undefined) throw new Error('the child process has no pid');
+  return child.pid;
+}
+
+describeStateStoreContract('FileStateStore', ({ clock }) =>
+  FileStateStore.open({ path: statePath(), clock }),
+);
+
+describe('FileStateStore', () => {
+  it('keeps its state across close and open', async () => {
+    const path = statePath();
+    const clock = new ManualClock();
+    const first = await FileStateStore.open({ path, clock });
+    const held = await first.acquireLease({ source: 'org:a', owner: 'cli', durationMs: 60_000 });
+    if (!held.acquired) throw new Error('expected the lease');
+    const id = atlasId();
+    await first.commitCursor({ lease: held.lease, watermark: 42, seenIds: [id] });
+    await first.increment('rule|alice', 'event-1', { now: 0, expiresAt: clock.now() + 60_000, limit: 5 });
+    await first.close();
+
+    const second = await openStore(path, { clock });
+    const again = await second.acquireLease({ source: 'org:a', owner: 'cli', durationMs: 60_000 });
+
+    expect(again.acquired && again.cursor?.watermark).toBe(42);
+    expect(again.acquired && again.cursor?.seenIds.has(id)).toBe(true);
+    expect(await second.get('rule|alice', 1)).toBe(1);
+  });
+
+  it('refuses a second store on the same file, naming the file and the pid', async () => {
+    const path = statePath();
+    await openStore(path);
+
+    const second = FileStateStore.open({ path });
+
+    await expect(second).rejects.toBeInstanceOf(StateFileLockedError);
+    await expect(second).rejects.toMatchObject({ code: 'STATE_FILE_LOCKED', path, pid: process.pid });
+    await expect(second).rejects.toThrow(`state file ${path} is in use by this process (pid ${process.pid})`);
+  });
+
+  it('refuses a file locked by another running process', async () => {
+    const path = statePath();
+    const holder = await spawnIdleProcess();
+    await mkdir(join(path, '..'), { recursive: true });
+    await writeFile(
+      `${path}.lock`,
+      JSON.stringify({ pid: holder.pid, hostname: hostname(), token: 'other-run' }),
+    );
+
+    const opening = FileStateStore.open({ path });
+
+    await expect(opening).rejects.toMatchObject({ code: 'STATE_FILE_LOCKED', pid: holder.pid });
+    await expect(opening).rejects.toThrow(`in use by process ${holder.pid}`);
+    expect(JSON.parse(await readFile(`${path}.lock`, 'utf8'))).toMatchObject({ token: 'other-run' });
+  });
+
+  it('takes over the lock of a process that no longer runs, with a warning', async () => {
+    const path = statePath();
+    const stalePid = await pidOfFinishedProcess();
+    await mkdir(join(path, '..'), { recursive: true });
+    await writeFile(
+      `${path}.lock`,
+      JSON.stringify({ pid: stalePid, hostname: hostname(), token: 'crashed-run' }),
+    );
+    const logger = recordingLogger();
+
+    const store = await openStore(path, { logger });
+
+    expect(store.path).toBe(path);
+    expect(JSON.parse(await readFile(`${path}.lock`, 'utf8'))).toMatchObject({ pid: process.pid });
+    expect(logger.warnings).toEqual([
+      expect.objectContaining({ attributes: expect.objectContaining({ path, stalePid }) }),
+    ]);
+  });
+
+  it('refuses a lock file it cannot read, and says how to clear it', async () => {
+    const path = statePath();
+    await mkdir(join(path, '..'), { recursive: true });
+    await writeFile(`${path}.lock`, 'garbage');
+
+    const opening = FileStateStore.open({ path });
+
+    await expect(opening).rejects.toThrow(`the lock file ${path}.lock of state file ${path} cannot be read`);
+  });
+
+  it('deletes its lock file on close, so that the next run can open the file', async () => {
+    const path = statePath();
+    const first = await FileStateStore.open({ path });
+
+    await first.close();
+    const second = await openStore(path);
+
+    expect(second.path).toBe(path);
+    expect(await readdir(join(path, '..'))).not.toContain('state.json.tmp');
+  });
+
+  it('refuses calls after close', async () => {
+    const store = await FileStateStore.open({ path: statePath() });
+    await store.close();
+
+    const call = store.acquireLease({ source: 'org:a', owner: 'cli', durationMs: 1 });
+
+    await expect(call).rejects.toBeInstanceOf(StateStoreClosedError);
+  });
+
+  it('refuses a file that is not JSON, leaves it untouched and says what to do', async () => {
+    const path = statePath();
+    await mkdir(join(path, '..'), { recursive: true });
+    await writeFile(path, '{"version": 1, "sources": [');
+
+    const opening = FileStateStore.open({ path });
+
+    await expect(opening).rejects.toBeInstanceOf(StateFileCorruptError);
+    await expect(opening).rejects.toMatchObject({ code: 'STATE_FILE_CORRUPT', path });
+    await expect(opening).rejects.toThrow(/is not valid JSON .* restore it from a backup, or move it aside/);
+    expect(await readFile(path, 'utf8')).toBe('{"version": 1, "sources": [');
+    expect(await readdir(join(path, '..'))).toEqual(['state.json']);
+  });
+
+  it('refuses JSON that is not a state file, naming where it differs', async () => {
+    const path = statePath();
+    await mkdir(join(path, '..'), { recursive: true });
+    await writeFile(
+      path,
+      JSON.stringify({ version: 1, sources: [{ source: 'org:a', cursor: { watermark: 'x' } }] }),
+    );
+
+    const opening = FileStateStore.open({ path });
+
+    await expect(opening).rejects.toThrow(
+      `state file ${path} is not a state file this program wrote at sources.0`,
+    );
+  });
+
+  it('refuses a file of another format version', async () => {
+    const path = statePath();
+    await mkdir(join(path, '..'), { recursive: true });
+    await writeFile(path, JSON.stringify({ version: 2 }));
+
+    const opening = FileStateStore.open({ path });
+
+    await expect(opening).rejects.toThrow('has format version 2, and this program reads version 1');
+  });
+
+  it('never writes a privateKey to the file', async () => {
+    const path = statePath();
+    const store = await openStore(path);
+    const orgId = atlasId();
+
+    await store.writeInventory({
+      snapshot: {
+        orgId,
+        takenAt: 1,
+        apiKeys: [{ apiKey: { id: atlasId(), privateKey: 'fake-private-key-for-tests' }, accessList: [] }],
+      },
+    });
+
+    const text = await readFile(path, 'utf8');
+    expect(text).toContain(orgId);
+    expect(text).not.toContain('privateKey');
+    expect(text).not.toContain('fake-private-key-for-tests');
+  });
+
+  it('rejects a change it could not write, and writes it with the next change', async () => {
+    const path = statePath();
+    const store = await openStore(path);
+    await rm(join(path, '..'), { recursive: true });
+
+    const failed = store.increment('rule|a', 'event-1', { now: 0, expiresAt: Date.now() + 60_000, limit: 5 });
+    await expect(failed).rejects.toMatchObject({ code: 'ENOENT' });
+    await mkdir(join(path, '..'));
+    await store.increment('rule|b', 'event-2', { now: 0, expiresAt: Date.now() + 60_000, limit: 5 });
+
+    const written = JSON.parse(await readFile(path, 'utf8')) as { counters: Array<{ key: string }> };
+    expect(written.counters.map(({ key }) => key).sort()).toEqual(['rule|a', 'rule|b']);
+  });
+
+  it('drops expired records from the file', async () => {
+    const path = statePath();
+    const clock = new ManualClock();
+    const store = await openStore(path, { clock });
+    const claim = await store.claimAlert({ fingerprint: 'rule|old', claimMs: 60_000 });
+    if (claim.outcome !== 'claimed') throw new Error('expected a claim');
+    await store.markAlertSent({ claim: claim.claim });
+    clock.advance(31 * 86_400_000);
+
+    await store.claimAlert({ fingerprint: 'rule|new', claimMs: 60_000 });
+
+    const written = JSON.parse(await readFile(path, 'utf8')) as { alerts: Array<{ fingerprint: string }> };
+    expect(written.alerts.map(({ fingerprint }) => fingerprint)).toEqual(['rule|new']);
+  });
+});

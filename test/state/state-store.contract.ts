@@ -1,0 +1,654 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import { describe, expect, it, onTestFinished } from 'vitest';
+import type { AtlasApiKey } from '../../shared/atlas/types.js';
+import { type InventorySnapshot, LeaseLostError, type StateStore } from '../../shared/state/index.js';
+import { ManualClock } from './manual-clock.js';
+
+const MINUTE = 60_000;
+const DAY = 24 * 60 * MINUTE;
+
+/** Options a contract store is created with. */
+export interface ContractStoreOptions {
+  clock: ManualClock;
+}
+
+/** Creates a store for one test; the contract closes it when the test ends. */
+export type CreateContractStore = (options: ContractStoreOptions) => Promise<StateStore>;
+
+/** An Atlas-style id: 24 hex characters. */
+export function atlasId(): string {
+  return randomBytes(12).toString('hex');
+}
+
+function unique(prefix: string): string {
+  return `${prefix}:${randomUUID()}`;
+}
+
+async function setUp(createStore: CreateContractStore): Promise<{ store: StateStore; clock: ManualClock }> {
+  const clock = new ManualClock();
+  const store = await createStore({ clock });
+  onTestFinished(() => store.close());
+  return { store, clock };
+}
+
+async function acquire(store: StateStore, source: string, owner = 'worker-a', durationMs = 5 * MINUTE) {
+  const acquisition = await store.acquireLease({ source, owner, durationMs });
+  if (!acquisition.acquired) throw new Error(`expected to acquire ${source}, held by ${acquisition.owner}`);
+  return acquisition;
+}
+
+function apiKey(overrides: Partial<AtlasApiKey> = {}): AtlasApiKey {
+  return {
+    id: atlasId(),
+    desc: 'deploy pipeline',
+    publicKey: 'abcdefgh',
+    privateKey: 'fake-private-key-for-tests',
+    roles: [{ orgId: atlasId(), roleName: 'ORG_OWNER' }],
+    ...overrides,
+  };
+}
+
+function snapshot(orgId: string, takenAt: number, keys = 2): InventorySnapshot {
+  return {
+    orgId,
+    takenAt,
+    apiKeys: Array.from({ length: keys }, (_, index) => ({
+      apiKey: apiKey({ desc: `key ${index}` }),
+      accessList: [
+        { cidrBlock: `10.0.${index % 250}.0/24`, count: index, created: '2025-05-01T00:00:00Z' },
+        { ipAddress: `192.168.${index % 250}.7`, cidrBlock: `192.168.${index % 250}.7/32` },
+      ],
+    })),
+  };
+}
+
+/** The snapshot as it must come back: every `privateKey` gone, nothing else changed. */
+function withoutSecrets(value: InventorySnapshot): InventorySnapshot {
+  return {
+    ...value,
+    apiKeys: value.apiKeys.map(({ apiKey: { privateKey: _privateKey, ...rest }, accessList }) => ({
+      apiKey: rest as AtlasApiKey,
+      accessList,
+    })),
+  };
+}
+
+/**
+ * Registers the state store contract for one implementation: leases and fencing, cursors (with many
+ * seen ids), alert records, counters and inventory snapshots, each with expiry driven by the clock.
+ */
+export function describeStateStoreContract(name: string, createStore: CreateContractStore): void {
+  describe(`${name}: source leases`, () => {
+    it('grants the lease on a new source, with no cursor', async () => {
+      const { store, clock } = await setUp(createStore);
+      const source = unique('org');
+
+      const acquisition = await store.acquireLease({ source, owner: 'worker-a', durationMs: 5 * MINUTE });
+
+      expect(acquisition).toMatchObject({ acquired: true, cursor: undefined });
+      expect(acquisition.acquired && acquisition.lease).toMatchObject({
+        source,
+        owner: 'worker-a',
+        expiresAt: clock.now() + 5 * MINUTE,
+      });
+    });
+
+    it('refuses a second lease while the first is live, naming its holder and expiry', async () => {
+      const { store, clock } = await setUp(createStore);
+      const source = unique('org');
+      await acquire(store, source, 'worker-a');
+      clock.advance(4 * MINUTE);
+
+      const second = await store.acquireLease({ source, owner: 'worker-b', durationMs: 5 * MINUTE });
+
+      expect(second).toEqual({ acquired: false, owner: 'worker-a', expiresAt: clock.now() + MINUTE });
+    });
+
+    it('lets another owner take over a lease past its expiry, with the cursor as last committed', async () => {
+      const { store, clock } = await setUp(createStore);
+      const source = unique('project');
+      const first = await acquire(store, source, 'worker-a');
+      await store.commitCursor({ lease: first.lease, watermark: 1_000, seenIds: ['a'], release: false });
+      clock.advance(5 * MINUTE);
+
+      const second = await acquire(store, source, 'worker-b');
+
+      expect(second.lease.owner).toBe('worker-b');
+      expect(second.lease.token).not.toBe(first.lease.token);
+      expect(second.cursor?.watermark).toBe(1_000);
+      expect(second.cursor?.seenIds.has('a')).toBe(true);
+    });
+
+    it('refuses a commit from a worker whose lease was taken over, and keeps the cursor (fencing)', async () => {
+      const { store, clock } = await setUp(createStore);
+      const source = unique('org');
+      const stale = await acquire(store, source, 'worker-a');
+      await store.commitCursor({ lease: stale.lease, watermark: 1_000, seenIds: ['a'], release: false });
+      clock.advance(6 * MINUTE);
+      const fresh = await acquire(store, source, 'worker-b');
+
+      const commit = store.commitCursor({ lease: stale.lease, watermark: 9_000, seenIds: ['z'] });
+
+      await expect(commit).rejects.toBeInstanceOf(LeaseLostError);
+      await expect(commit).rejects.toMatchObject({ code: 'STATE_LEASE_LOST', source });
+      await store.releaseLease({ lease: fresh.lease });
+      const after = await acquire(store, source, 'worker-c');
+      expect(after.cursor?.watermark).toBe(1_000);
+      expect(after.cursor?.seenIds.has('z')).toBe(false);
+    });
+
+    it('accepts a commit from a holder whose lease lapsed while nobody took it over', async () => {
+      const { store, clock } = await setUp(createStore);
+      const source = unique('org');
+      const slow = await acquire(store, source);
+      clock.advance(10 * MINUTE);
+
+      await store.commitCursor({ lease: slow.lease, watermark: 2_000, seenIds: [] });
+
+      const next = await acquire(store, source, 'worker-b');
+      expect(next.cursor?.watermark).toBe(2_000);
+    });
+
+    it('renews a held lease so that it outlives its first expiry', async () => {
+      const { store, clock } = await setUp(createStore);
+      const source = unique('org');
+      const held = await acquire(store, source, 'worker-a', 5 * MINUTE);
+      clock.advance(4 * MINUTE);
+
+      const renewed = await store.renewLease({ lease: held.lease, durationMs: 5 * MINUTE });
+      clock.advance(3 * MINUTE);
+      const other = await store.acquireLease({ source, owner: 'worker-b', durationMs: MINUTE });
+
+      expect(renewed.expiresAt).toBe(clock.now() + 2 * MINUTE);
+      expect(renewed.token).toBe(held.lease.token);
+      expect(other).toMatchObject({ acquired: false, owner: 'worker-a' });
+      await store.commitCursor({ lease: renewed, watermark: 5, seenIds: [] });
+    });
+
+    it('refuses to renew a lease that was taken over', async () => {
+      const { store, clock } = await setUp(createStore);
+      const source = unique('org');
+      const stale = await acquire(store, source, 'worker-a');
+      clock.advance(5 * MINUTE);
+      await acquire(store, source, 'worker-b');
+
+      const renewal = store.renewLease({ lease: stale.lease, durationMs: 5 * MINUTE });
+
+      await expect(renewal).rejects.toBeInstanceOf(LeaseLostError);
+    });
+
+    it('frees the source on release without moving the cursor', async () => {
+      const { store } = await setUp(createStore);
+      const source = unique('org');
+      const first = await acquire(store, source);
+      await store.commitCursor({ lease: first.lease, watermark: 7_000, seenIds: ['x'] });
+      const second = await acquire(store, source);
+
+      const released = await store.releaseLease({ lease: second.lease });
+      const third = await store.acquireLease({ source, owner: 'worker-b', durationMs: MINUTE });
+
+      expect(released).toBe(true);
+      expect(third.acquired).toBe(true);
+      expect(third.acquired && third.cursor?.watermark).toBe(7_000);
+    });
+
+    it('answers false to a release of a lease that was taken over, and leaves the new holder alone', async () => {
+      const { store, clock } = await setUp(createStore);
+      const source = unique('org');
+      const stale = await acquire(store, source, 'worker-a');
+      clock.advance(5 * MINUTE);
+      const fresh = await acquire(store, source, 'worker-b');
+
+      const released = await store.releaseLease({ lease: stale.lease });
+
+      expect(released).toBe(false);
+      const other = await store.acquireLease({ source, owner: 'worker-c', durationMs: MINUTE });
+      expect(other).toMatchObject({ acquired: false, owner: 'worker-b' });
+      await store.commitCursor({ lease: fresh.lease, watermark: 1, seenIds: [] });
+    });
+
+    it('keeps the lease when a commit asks not to release it', async () => {
+      const { store } = await setUp(createStore);
+      const source = unique('org');
+      const held = await acquire(store, source, 'worker-a');
+
+      await store.commitCursor({ lease: held.lease, watermark: 3_000, seenIds: [], release: false });
+      const other = await store.acquireLease({ source, owner: 'worker-b', durationMs: MINUTE });
+      await store.commitCursor({ lease: held.lease, watermark: 4_000, seenIds: [] });
+      const after = await acquire(store, source, 'worker-b');
+
+      expect(other).toMatchObject({ acquired: false, owner: 'worker-a' });
+      expect(after.cursor?.watermark).toBe(4_000);
+    });
+
+    it('keeps leases of different sources apart', async () => {
+      const { store } = await setUp(createStore);
+      await acquire(store, unique('org'), 'worker-a');
+
+      const other = await store.acquireLease({
+        source: unique('org'),
+        owner: 'worker-b',
+        durationMs: MINUTE,
+      });
+
+      expect(other.acquired).toBe(true);
+    });
+  });
+
+  describe(`${name}: cursors`, () => {
+    it('returns the committed watermark and seen ids, whatever their form, on the next acquisition', async () => {
+      const { store } = await setUp(createStore);
+      const source = unique('project');
+      const atlas = atlasId();
+      const held = await acquire(store, source);
+
+      await store.commitCursor({
+        lease: held.lease,
+        watermark: Date.UTC(2025, 4, 31, 23, 59, 59),
+        seenIds: [atlas, 'not-an-atlas-id', atlas, ''],
+      });
+      const next = await acquire(store, source);
+
+      expect(next.cursor?.watermark).toBe(Date.UTC(2025, 4, 31, 23, 59, 59));
+      expect(next.cursor?.seenIds.size).toBe(3);
+      expect(next.cursor?.seenIds.has(atlas)).toBe(true);
+      expect(next.cursor?.seenIds.has(atlas.toUpperCase())).toBe(true);
+      expect(next.cursor?.seenIds.has('not-an-atlas-id')).toBe(true);
+      expect(next.cursor?.seenIds.has('')).toBe(true);
+      expect(next.cursor?.seenIds.has(atlasId())).toBe(false);
+    });
+
+    it('round-trips 10,000 seen ids', async () => {
+      const { store } = await setUp(createStore);
+      const source = unique('project');
+      const ids = Array.from({ length: 10_000 }, atlasId);
+      const held = await acquire(store, source);
+
+      await store.commitCursor({ lease: held.lease, watermark: 50, seenIds: ids });
+      const next = await acquire(store, source);
+
+      expect(next.cursor?.seenIds.size).toBe(10_000);
+      expect(ids.every((id) => next.cursor?.seenIds.has(id))).toBe(true);
+    });
+
+    it('returns only the new, smaller set after a large set is replaced', async () => {
+      const { store } = await setUp(createStore);
+      const source = unique('project');
+      const old = Array.from({ length: 5_000 }, atlasId);
+      const first = await acquire(store, source);
+      await store.commitCursor({ lease: first.lease, watermark: 1, seenIds: old });
+      const second = await acquire(store, source);
+
+      await store.commitCursor({ lease: second.lease, watermark: 2, seenIds: ['new-1', 'new-2'] });
+      const third = await acquire(store, source);
+
+      expect(third.cursor?.seenIds.size).toBe(2);
+      expect(third.cursor?.seenIds.has('new-2')).toBe(true);
+      expect(third.cursor?.seenIds.has(old[0] ?? '')).toBe(false);
+    });
+
+    it('leaves a large cursor whole when a fenced commit of another large set fails', async () => {
+      const { store, clock } = await setUp(createStore);
+      const source = unique('project');
+      const kept = Array.from({ length: 3_000 }, atlasId);
+      const first = await acquire(store, source, 'worker-a');
+      await store.commitCursor({ lease: first.lease, watermark: 10, seenIds: kept, release: false });
+      clock.advance(6 * MINUTE);
+      const fresh = await acquire(store, source, 'worker-b');
+
+      const stale = store.commitCursor({
+        lease: first.lease,
+        watermark: 20,
+        seenIds: Array.from({ length: 4_000 }, atlasId),
+      });
+
+      await expect(stale).rejects.toBeInstanceOf(LeaseLostError);
+      await store.releaseLease({ lease: fresh.lease });
+      const after = await acquire(store, source, 'worker-c');
+      expect(after.cursor?.watermark).toBe(10);
+      expect(after.cursor?.seenIds.size).toBe(3_000);
+      expect(kept.every((id) => after.cursor?.seenIds.has(id))).toBe(true);
+    });
+
+    it('keeps the inventory time across commits that do not set it', async () => {
+      const { store } = await setUp(createStore);
+      const source = unique('org');
+      const first = await acquire(store, source);
+      await store.commitCursor({ lease: first.lease, watermark: 1, seenIds: [], inventoryTakenAt: 123_000 });
+      const second = await acquire(store, source);
+
+      await store.commitCursor({ lease: second.lease, watermark: 2, seenIds: [] });
+      const third = await acquire(store, source);
+
+      expect(second.cursor?.inventoryTakenAt).toBe(123_000);
+      expect(third.cursor?.inventoryTakenAt).toBe(123_000);
+      expect(third.cursor?.watermark).toBe(2);
+    });
+  });
+
+  describe(`${name}: alert records`, () => {
+    it('claims an alert it has never seen', async () => {
+      const { store, clock } = await setUp(createStore);
+      const fingerprint = unique('rule|group');
+
+      const result = await store.claimAlert({ fingerprint, claimMs: 2 * MINUTE });
+
+      expect(result).toMatchObject({ outcome: 'claimed', tookOver: false });
+      expect(result.outcome === 'claimed' && result.claim).toMatchObject({
+        fingerprint,
+        expiresAt: clock.now() + 2 * MINUTE,
+      });
+    });
+
+    it('answers in progress, with the claim expiry, to a second claimant', async () => {
+      const { store, clock } = await setUp(createStore);
+      const fingerprint = unique('rule|group');
+      await store.claimAlert({ fingerprint, claimMs: 2 * MINUTE });
+      clock.advance(MINUTE);
+
+      const second = await store.claimAlert({ fingerprint, claimMs: 2 * MINUTE });
+
+      expect(second).toEqual({ outcome: 'in-progress', claimExpiresAt: clock.now() + MINUTE });
+    });
+
+    it('answers sent for an alert marked sent, so it is skipped', async () => {
+      const { store, clock } = await setUp(createStore);
+      const fingerprint = unique('rule|group');
+      const first = await store.claimAlert({ fingerprint, claimMs: MINUTE });
+      if (first.outcome !== 'claimed') throw new Error('expected a claim');
+      const sentAt = clock.now();
+      await store.markAlertSent({ claim: first.claim });
+      clock.advance(10 * DAY);
+
+      const again = await store.claimAlert({ fingerprint, claimMs: MINUTE });
+
+      expect(again).toEqual({ outcome: 'sent', sentAt });
+    });
+
+    it('lets a claim past its expiry be taken over, and records sent from either claimant', async () => {
+      const { store, clock } = await setUp(createStore);
+      const fingerprint = unique('rule|group');
+      const first = await store.claimAlert({ fingerprint, claimMs: MINUTE });
+      if (first.outcome !== 'claimed') throw new Error('expected a claim');
+      clock.advance(MINUTE);
+
+      const second = await store.claimAlert({ fingerprint, claimMs: MINUTE });
+      await store.markAlertSent({ claim: first.claim });
+      const third = await store.claimAlert({ fingerprint, claimMs: MINUTE });
+
+      expect(second).toMatchObject({ outcome: 'claimed', tookOver: true });
+      expect(second.outcome === 'claimed' && second.claim.token).not.toBe(first.claim.token);
+      expect(third).toMatchObject({ outcome: 'sent' });
+    });
+
+    it('makes a released claim claimable again at once', async () => {
+      const { store } = await setUp(createStore);
+      const fingerprint = unique('rule|group');
+      const first = await store.claimAlert({ fingerprint, claimMs: 10 * MINUTE });
+      if (first.outcome !== 'claimed') throw new Error('expected a claim');
+
+      await store.releaseAlertClaim({ claim: first.claim });
+      const again = await store.claimAlert({ fingerprint, claimMs: MINUTE });
+
+      expect(again).toMatchObject({ outcome: 'claimed', tookOver: false });
+    });
+
+    it('ignores a release from a claimant whose claim was taken over', async () => {
+      const { store, clock } = await setUp(createStore);
+      const fingerprint = unique('rule|group');
+      const first = await store.claimAlert({ fingerprint, claimMs: MINUTE });
+      if (first.outcome !== 'claimed') throw new Error('expected a claim');
+      clock.advance(2 * MINUTE);
+      await store.claimAlert({ fingerprint, claimMs: 5 * MINUTE });
+
+      await store.releaseAlertClaim({ claim: first.claim });
+      const other = await store.claimAlert({ fingerprint, claimMs: MINUTE });
+
+      expect(other).toMatchObject({ outcome: 'in-progress', claimExpiresAt: clock.now() + 5 * MINUTE });
+    });
+
+    it('ignores a release of an alert already sent', async () => {
+      const { store } = await setUp(createStore);
+      const fingerprint = unique('rule|group');
+      const first = await store.claimAlert({ fingerprint, claimMs: MINUTE });
+      if (first.outcome !== 'claimed') throw new Error('expected a claim');
+      await store.markAlertSent({ claim: first.claim });
+
+      await store.releaseAlertClaim({ claim: first.claim });
+      const again = await store.claimAlert({ fingerprint, claimMs: MINUTE });
+
+      expect(again).toMatchObject({ outcome: 'sent' });
+    });
+
+    it('forgets a sent alert once its retention has passed', async () => {
+      const { store, clock } = await setUp(createStore);
+      const fingerprint = unique('rule|group');
+      const first = await store.claimAlert({ fingerprint, claimMs: MINUTE });
+      if (first.outcome !== 'claimed') throw new Error('expected a claim');
+      await store.markAlertSent({ claim: first.claim });
+      clock.advance(30 * DAY);
+
+      const again = await store.claimAlert({ fingerprint, claimMs: MINUTE });
+
+      expect(again).toMatchObject({ outcome: 'claimed', tookOver: false });
+    });
+  });
+
+  describe(`${name}: rule counters`, () => {
+    const window = {
+      now: Date.UTC(2025, 5, 1, 12, 0, 0),
+      expiresAt: Date.UTC(2025, 5, 1, 12, 10, 0),
+      limit: 5,
+    };
+
+    it('counts distinct members, not calls', async () => {
+      const { store } = await setUp(createStore);
+      const key = unique('rule|user');
+
+      const counts = [
+        await store.increment(key, 'event-a', window),
+        await store.increment(key, 'event-b', window),
+        await store.increment(key, 'event-a', window),
+      ];
+
+      expect(counts).toEqual([1, 2, 2]);
+      expect(await store.get(key, window.now)).toBe(2);
+    });
+
+    it('stores no member past the limit and answers limit + 1 for a new one', async () => {
+      const { store } = await setUp(createStore);
+      const key = unique('rule|user');
+      const options = { ...window, limit: 2 };
+      await store.increment(key, 'a', options);
+      await store.increment(key, 'b', options);
+
+      const overflow = await store.increment(key, 'c', options);
+      const overflowAgain = await store.increment(key, 'c', options);
+      const known = await store.increment(key, 'a', options);
+
+      expect([overflow, overflowAgain, known]).toEqual([3, 3, 2]);
+      expect(await store.get(key, window.now)).toBe(2);
+    });
+
+    it('stores nothing under a limit of zero', async () => {
+      const { store } = await setUp(createStore);
+      const key = unique('rule|user');
+
+      const count = await store.increment(key, 'a', { ...window, limit: 0 });
+
+      expect(count).toBe(1);
+      expect(await store.get(key, window.now)).toBe(0);
+    });
+
+    it('starts an expired key again, with the new expiry', async () => {
+      const { store } = await setUp(createStore);
+      const key = unique('rule|user');
+      await store.increment(key, 'a', window);
+      await store.increment(key, 'b', window);
+      const later = { ...window, now: window.expiresAt, expiresAt: window.expiresAt + 10 * MINUTE };
+
+      const before = await store.get(key, window.expiresAt - 1);
+      const atExpiry = await store.get(key, window.expiresAt);
+      const restarted = await store.increment(key, 'a', later);
+
+      expect([before, atExpiry, restarted]).toEqual([2, 0, 1]);
+      expect(await store.get(key, later.expiresAt - 1)).toBe(1);
+      expect(await store.get(key, later.expiresAt)).toBe(0);
+    });
+
+    it('keeps the expiry a live key was created with', async () => {
+      const { store } = await setUp(createStore);
+      const key = unique('rule|user');
+      await store.increment(key, 'a', window);
+
+      await store.increment(key, 'b', {
+        ...window,
+        now: window.now + MINUTE,
+        expiresAt: window.expiresAt + MINUTE,
+      });
+
+      expect(await store.get(key, window.expiresAt - 1)).toBe(2);
+      expect(await store.get(key, window.expiresAt)).toBe(0);
+    });
+
+    it('counts at event times in the past, and keeps the key while its window lasts on the wall clock', async () => {
+      const { store, clock } = await setUp(createStore);
+      const key = unique('rule|user');
+      const backfill = {
+        now: clock.now() - 30 * DAY,
+        expiresAt: clock.now() - 30 * DAY + 10 * MINUTE,
+        limit: 5,
+      };
+      await store.increment(key, 'a', backfill);
+      clock.advance(5 * MINUTE);
+
+      const count = await store.increment(key, 'b', { ...backfill, now: backfill.now + MINUTE });
+
+      expect(count).toBe(2);
+      expect(await store.get(key, backfill.now + 2 * MINUTE)).toBe(2);
+    });
+
+    it('treats a counter whose wall-clock lifetime has passed as absent, even inside its window', async () => {
+      const { store, clock } = await setUp(createStore);
+      const key = unique('rule|user');
+      const backfill = {
+        now: clock.now() - 30 * DAY,
+        expiresAt: clock.now() - 30 * DAY + 10 * MINUTE,
+        limit: 5,
+      };
+      await store.increment(key, 'a', backfill);
+      clock.advance(2 * DAY);
+
+      const count = await store.get(key, backfill.now + MINUTE);
+      const restarted = await store.increment(key, 'b', { ...backfill, now: backfill.now + MINUTE });
+
+      expect([count, restarted]).toEqual([0, 1]);
+    });
+
+    it('answers 0 for a key it never saw', async () => {
+      const { store } = await setUp(createStore);
+
+      expect(await store.get(unique('rule|user'), window.now)).toBe(0);
+    });
+
+    it('counts empty, long and unusual members as distinct', async () => {
+      const { store } = await setUp(createStore);
+      const key = unique('rule|user');
+      const members = ['', 'x'.repeat(500), 'x'.repeat(501), 'ünïcödé <!channel>', '#hash'];
+
+      const counts = [];
+      for (const member of [...members, ...members])
+        counts.push(await store.increment(key, member, { ...window, limit: 10 }));
+
+      expect(counts).toEqual([1, 2, 3, 4, 5, 5, 5, 5, 5, 5]);
+    });
+
+    it('keeps keys apart, long keys included', async () => {
+      const { store } = await setUp(createStore);
+      const prefix = unique('rule');
+      const longKey = `${prefix}|${'g'.repeat(3_000)}`;
+      await store.increment(`${prefix}|one`, 'a', window);
+      await store.increment(longKey, 'a', window);
+      await store.increment(longKey, 'b', window);
+
+      expect(await store.get(`${prefix}|one`, window.now)).toBe(1);
+      expect(await store.get(longKey, window.now)).toBe(2);
+      expect(await store.get(`${longKey}g`, window.now)).toBe(0);
+    });
+  });
+
+  describe(`${name}: inventory snapshots`, () => {
+    it('returns nothing for an organization never snapshotted', async () => {
+      const { store } = await setUp(createStore);
+
+      expect(await store.readInventory({ orgId: atlasId() })).toBeUndefined();
+    });
+
+    it('round-trips a snapshot without any privateKey', async () => {
+      const { store, clock } = await setUp(createStore);
+      const orgId = atlasId();
+      const taken = snapshot(orgId, clock.now());
+
+      const written = await store.writeInventory({ snapshot: taken });
+      const read = await store.readInventory({ orgId });
+
+      expect(written).toBe(true);
+      expect(read).toEqual(withoutSecrets(taken));
+      expect(JSON.stringify(read)).not.toContain('fake-private-key-for-tests');
+      expect(taken.apiKeys[0]?.apiKey.privateKey).toBe('fake-private-key-for-tests');
+    });
+
+    it('round-trips a snapshot of 1,000 keys', async () => {
+      const { store, clock } = await setUp(createStore);
+      const orgId = atlasId();
+      const taken = snapshot(orgId, clock.now(), 1_000);
+
+      await store.writeInventory({ snapshot: taken });
+      const read = await store.readInventory({ orgId });
+
+      expect(read?.apiKeys).toHaveLength(1_000);
+      expect(read).toEqual(withoutSecrets(taken));
+    });
+
+    it('replaces a snapshot with a newer one, and keeps the newer one when an older one comes late', async () => {
+      const { store, clock } = await setUp(createStore);
+      const orgId = atlasId();
+      const older = snapshot(orgId, clock.now(), 1);
+      const newer = snapshot(orgId, clock.now() + MINUTE, 3);
+      await store.writeInventory({ snapshot: older });
+
+      const newerWritten = await store.writeInventory({ snapshot: newer });
+      const olderWritten = await store.writeInventory({ snapshot: older });
+      const read = await store.readInventory({ orgId });
+
+      expect([newerWritten, olderWritten]).toEqual([true, false]);
+      expect(read?.takenAt).toBe(newer.takenAt);
+      expect(read?.apiKeys).toHaveLength(3);
+    });
+
+    it('forgets a snapshot past its retention', async () => {
+      const { store, clock } = await setUp(createStore);
+      const orgId = atlasId();
+      await store.writeInventory({ snapshot: snapshot(orgId, clock.now()) });
+      clock.advance(90 * DAY);
+
+      expect(await store.readInventory({ orgId })).toBeUndefined();
+    });
+  });
+
+  describe(`${name}: statistics`, () => {
+    it('counts its requests, and starts again from zero when reset', async () => {
+      const { store } = await setUp(createStore);
+      const source = unique('org');
+      const held = await acquire(store, source);
+      await store.commitCursor({ lease: held.lease, watermark: 1, seenIds: [] });
+
+      const counted = store.stats();
+      store.resetStats();
+
+      expect(counted.total).toBeGreaterThanOrEqual(2);
+      expect(Object.values(counted.requests).reduce((sum, count) => sum + count, 0)).toBe(counted.total);
+      expect(store.stats()).toEqual({ requests: {}, total: 0 });
+    });
+  });
+}
