@@ -1,0 +1,98 @@
+import { formatRuleProblems } from './problem-format.js';
+
+/** What kind of problem a rule file has: stable strings for logs, tests and tooling. */
+export type RuleProblemCode =
+  | 'READ_FAILED'
+  | 'NO_RULE_FILES'
+  | 'YAML_SYNTAX'
+  | 'SCHEMA'
+  | 'DUPLICATE_ID'
+  | 'DUPLICATE_LIST'
+  | 'UNKNOWN_LIST'
+  | 'INVALID_LIST_VALUE'
+  | 'INVALID_FIELD_PATH'
+  | 'INVALID_REGEX'
+  | 'UNSAFE_REGEX'
+  | 'INVALID_CIDR'
+  | 'INVALID_DURATION'
+  | 'INVALID_TIME_ZONE'
+  | 'INVALID_HOURS'
+  | 'INVALID_TEMPLATE'
+  | 'INVALID_CONDITION'
+  | 'INVALID_TEST';
+
+/**
+ * One problem found in a rule file. `line` and `column` are 1-based and present when the problem comes
+ * from a YAML file; `path` locates it inside the document either way (`rules[3].match.opType`).
+ */
+export interface RuleProblem {
+  code: RuleProblemCode;
+  /** The rule file, as the caller named it, or `<serialized rule pack>`. */
+  file: string;
+  /** Keys and indexes from the document's root to the offending node. */
+  path: readonly (string | number)[];
+  message: string;
+  line?: number;
+  column?: number;
+  /** The source line the problem is on, without its line break. */
+  sourceLine?: string;
+  /** How many characters of `sourceLine` the caret underlines, from `column`. */
+  length?: number;
+}
+
+/** The base of every error the rule engine throws. */
+export class RuleError extends Error {
+  readonly code: string = 'RULE_ERROR';
+  constructor(message: string, options?: ErrorOptions) {
+    super(message, options);
+    this.name = 'RuleError';
+  }
+}
+
+export interface RuleLoadErrorOptions extends ErrorOptions {
+  /** Every problem found, in file order. */
+  problems?: readonly RuleProblem[];
+}
+
+/**
+ * Rule files that cannot be used: every problem found, each with its file, line and column. The
+ * message lists them all, with the offending line and a caret, so a failing `cdk synth` or CLI run
+ * shows the whole picture at once.
+ */
+export class RuleLoadError extends RuleError {
+  override readonly code = 'RULE_LOAD_FAILED';
+  readonly problems: readonly RuleProblem[];
+  constructor(message: string, options?: RuleLoadErrorOptions) {
+    super(message, options);
+    this.name = 'RuleLoadError';
+    this.problems = options?.problems ?? [];
+  }
+
+  /**
+   * Builds the error for a list of problems, with a message that shows them all.
+   *
+   * @example
+   * ```ts
+   * throw RuleLoadError.fromProblems(problems);
+   * ```
+   */
+  static fromProblems(problems: readonly RuleProblem[]): RuleLoadError {
+    const count = problems.length === 1 ? '1 problem' : `${problems.length} problems`;
+    return new RuleLoadError(
+      `Rule files are invalid (${count}); fix them, then check with \`atlas-audit-alerts rules validate\`:\n${formatRuleProblems(problems)}`,
+      { problems },
+    );
+  }
+}
+
+/**
+ * The counter store failed while a threshold or suppression rule was evaluated. The batch's alerts
+ * are not returned: evaluate the same events again once the store answers (counting is idempotent).
+ */
+export class RuleStateError extends RuleError {
+  override readonly code = 'RULE_STATE_FAILED';
+  constructor(message: string, options?: ErrorOptions) {
+    super(message, options);
+    this.name = 'RuleStateError';
+  }
+}

@@ -1,0 +1,46 @@
+import type { RuleProblem } from './errors.js';
+
+/**
+ * Writes a document path the way people read it: `rules[3].match.opType`.
+ *
+ * @example
+ * ```ts
+ * formatDocumentPath(['rules', 3, 'match']); // 'rules[3].match'
+ * ```
+ */
+export function formatDocumentPath(path: readonly (string | number)[]): string {
+  let text = '';
+  for (const segment of path) {
+    if (typeof segment === 'number') text += `[${segment}]`;
+    else text += text === '' ? segment : `.${segment}`;
+  }
+  return text;
+}
+
+/**
+ * Formats problems as `falco -V` does: `file:line:column`, the message, then the offending line with a
+ * caret under the spot. Problems without a position (a serialized pack) name their document path.
+ *
+ * @example
+ * ```ts
+ * process.stderr.write(`${formatRuleProblems(error.problems)}\n`);
+ * ```
+ */
+export function formatRuleProblems(problems: readonly RuleProblem[]): string {
+  return problems.map(formatRuleProblem).join('\n');
+}
+
+function formatRuleProblem(problem: RuleProblem): string {
+  const where =
+    problem.line === undefined
+      ? `${problem.file}${problem.path.length > 0 ? ` ${formatDocumentPath(problem.path)}` : ''}`
+      : `${problem.file}:${problem.line}:${problem.column ?? 1}`;
+  const head = `${where}: ${problem.message} [${problem.code}]`;
+  if (problem.line === undefined || problem.sourceLine === undefined) return head;
+  const gutter = String(problem.line);
+  const pad = ' '.repeat(gutter.length);
+  const column = Math.max(1, problem.column ?? 1);
+  const caretLength = Math.max(1, Math.min(problem.length ?? 1, problem.sourceLine.length - column + 1));
+  const caret = `${' '.repeat(column - 1)}${'^'.repeat(caretLength)}`;
+  return `${head}\n ${gutter} | ${problem.sourceLine}\n ${pad} | ${caret}`;
+}

@@ -1,0 +1,159 @@
+import type { AtlasEvent } from '../atlas/types.js';
+import type { Severity } from '../notify/alert.js';
+import { type CompileContext, compileMatch, type Predicate, requiredEventTypes } from './conditions.js';
+import { parseDuration } from './duration.js';
+import { compileFieldPath, type PathReader, parseFieldPath } from './field-path.js';
+import type { RuleSpec } from './schema.js';
+import { type CompiledTemplate, compileTemplate } from './template.js';
+
+/** A rule compiled into closures, ready for the engine. */
+export interface CompiledRule {
+  readonly id: string;
+  readonly name: string;
+  readonly severity: Severity;
+  readonly enabled: boolean;
+  readonly tags: readonly string[];
+  readonly runbook: string | undefined;
+  readonly allowMentions: boolean;
+  readonly matches: Predicate;
+  /** The event types the rule can match; `undefined` when it may match any. */
+  readonly eventTypes: ReadonlySet<string> | undefined;
+  readonly groupKey: (event: AtlasEvent) => string;
+  readonly threshold: { readonly count: number; readonly windowMs: number } | undefined;
+  readonly suppressMs: number | undefined;
+  readonly title: CompiledTemplate;
+  readonly summary: CompiledTemplate;
+}
+
+const emptyTemplate: CompiledTemplate = { source: '', render: () => '' };
+
+/**
+ * Compiles a validated rule spec. Problems go to `context.problems`, with paths relative to the rule
+ * (`['match', 'opType', 'regex']`); when there are any, the rule returned must not be used.
+ *
+ * @example
+ * ```ts
+ * const context = { lists, problems: [] };
+ * const rule = compileRule(spec, context);
+ * if (context.problems.length === 0) rule.matches(event);
+ * ```
+ */
+export function compileRule(spec: RuleSpec, context: CompileContext): CompiledRule {
+  const matches = compileMatch(spec.match, ['match'], context);
+  const groupBy = (spec.group_by ?? []).flatMap((text, index): PathReader[] => {
+    const parsed = parseFieldPath(text);
+    if (parsed.ok) return [compileFieldPath(parsed.path)];
+    context.problems.push({ code: 'INVALID_FIELD_PATH', path: ['group_by', index], message: parsed.message });
+    return [];
+  });
+  let threshold: CompiledRule['threshold'];
+  if (spec.threshold !== undefined) {
+    const windowMs = durationOf(spec.threshold.window, ['threshold', 'window'], context);
+    if (windowMs !== undefined) threshold = { count: spec.threshold.count, windowMs };
+  }
+  const suppressMs =
+    spec.suppress === undefined ? undefined : durationOf(spec.suppress, ['suppress'], context);
+  const title = templateOf(spec.title, 'title', context);
+  const summary =
+    spec.summary === undefined
+      ? literalTemplate(spec.description ?? '')
+      : templateOf(spec.summary, 'summary', context);
+  checkTests(spec, context);
+  return {
+    id: spec.id,
+    name: spec.name,
+    severity: spec.severity,
+    enabled: spec.enabled !== false,
+    tags: spec.tags ?? [],
+    runbook: spec.runbook,
+    allowMentions: spec.allow_mentions === true,
+    matches,
+    eventTypes: requiredEventTypes(spec.match, context.lists),
+    groupKey: groupBy.length === 0 ? () => '' : (event) => groupKeyOf(groupBy, event),
+    threshold,
+    suppressMs,
+    title,
+    summary,
+  };
+}
+
+/**
+ * The group key: each `group_by` value (several array values joined with `,`), joined with `|`.
+ * `%`, `,` and `|` inside values are percent-encoded so that distinct groups never share a key.
+ */
+function groupKeyOf(readers: readonly PathReader[], event: AtlasEvent): string {
+  let key = '';
+  for (let index = 0; index < readers.length; index++) {
+    const values = (readers[index] as PathReader).values(event).map((value) => encodeGroupValue(value));
+    key += (index === 0 ? '' : '|') + values.join(',');
+  }
+  return key;
+}
+
+function encodeGroupValue(value: unknown): string {
+  const text = typeof value === 'string' ? value : (JSON.stringify(value) ?? '');
+  return text.replace(/[%,|]/g, (char) => `%${char.charCodeAt(0).toString(16).toUpperCase()}`);
+}
+
+function durationOf(text: string, path: (string | number)[], context: CompileContext): number | undefined {
+  const ms = parseDuration(text);
+  if (ms === undefined) {
+    context.problems.push({
+      code: 'INVALID_DURATION',
+      path,
+      message: `"${text}" is not a duration: write days, hours, minutes and seconds such as 30s, 10m, 1h30m or 7d (more than 0, at most 366d)`,
+    });
+  }
+  return ms;
+}
+
+function templateOf(source: string, key: 'title' | 'summary', context: CompileContext): CompiledTemplate {
+  const compiled = compileTemplate(source);
+  if (compiled.ok) return compiled.template;
+  for (const problem of compiled.problems) {
+    context.problems.push({
+      code: 'INVALID_TEMPLATE',
+      path: [key],
+      message: problem.message,
+      needle: problem.placeholder,
+    });
+  }
+  return emptyTemplate;
+}
+
+function literalTemplate(text: string): CompiledTemplate {
+  return { source: text, render: () => text };
+}
+
+function checkTests(spec: RuleSpec, context: CompileContext): void {
+  (spec.tests ?? []).forEach((test, index) => {
+    const path = ['tests', index];
+    if ((test.event === undefined) === (test.events === undefined)) {
+      context.problems.push({
+        code: 'INVALID_TEST',
+        path: [...path, 'name'],
+        message: `test "${test.name}" needs exactly one of event (one event) or events (a list, for threshold and suppression rules)`,
+      });
+    }
+    const { alert, count } = test.expect;
+    if (count !== undefined && (count === 0) === alert) {
+      context.problems.push({
+        code: 'INVALID_TEST',
+        path: [...path, 'expect', 'count'],
+        message: `test "${test.name}" expects alert: ${alert} but count: ${count}`,
+      });
+    }
+    if (
+      !alert &&
+      (test.expect.title !== undefined ||
+        test.expect.summary !== undefined ||
+        test.expect.severity !== undefined)
+    ) {
+      context.problems.push({
+        code: 'INVALID_TEST',
+        path: [...path, 'expect', 'alert'],
+        message: `test "${test.name}" expects no alert, so it cannot also expect a title, summary or severity`,
+      });
+    }
+  });
+}

@@ -1,0 +1,339 @@
+import { z } from 'zod';
+import { SEVERITIES, type Severity } from '../notify/alert.js';
+import { WEEKDAYS, type Weekday } from './working-hours.js';
+
+/**
+ * The rule file format, in one zod schema: the loader validates with it and `rules schema` turns it
+ * into the JSON Schema editors use. Objects are strict, so a misspelt key is an error, except in
+ * `match`, whose keys are field paths.
+ */
+
+export type ScalarValue = string | number | boolean | null;
+
+/** A reference to a named list, from the `lists:` section of any rule file. */
+export interface ListRef {
+  list: string;
+}
+
+/** Conditions on one field; all that are given must hold. */
+export interface OperatorsSpec {
+  equals?: ScalarValue | undefined;
+  in?: ScalarValue[] | ListRef | undefined;
+  not_in?: ScalarValue[] | ListRef | undefined;
+  regex?: string | undefined;
+  starts_with?: string | string[] | ListRef | undefined;
+  ends_with?: string | string[] | ListRef | undefined;
+  contains?: string | string[] | ListRef | undefined;
+  ignore_case?: boolean | undefined;
+  exists?: boolean | undefined;
+  gt?: number | undefined;
+  gte?: number | undefined;
+  lt?: number | undefined;
+  lte?: number | undefined;
+  cidr_in?: string[] | ListRef | undefined;
+  cidr_at_least_as_wide_as?: { ipv4?: number | undefined; ipv6?: number | undefined } | undefined;
+  cidr_public?: boolean | undefined;
+  outside_hours?: { start: string; end: string; time_zone: string; days?: Weekday[] | undefined } | undefined;
+  email_domain_in?: string[] | ListRef | undefined;
+  email_domain_same_as?: string | undefined;
+  not?: OperatorsSpec | undefined;
+}
+
+/** A field condition: a value (equals), a list of values (in), or operators. */
+export type FieldConditionSpec = ScalarValue | ScalarValue[] | OperatorsSpec;
+
+/** A match: field paths mapped to conditions, all of which must hold, with `any`, `all` and `not`. */
+export interface MatchSpec {
+  any?: MatchSpec[] | undefined;
+  all?: MatchSpec[] | undefined;
+  not?: MatchSpec | undefined;
+  [fieldPath: string]: FieldConditionSpec | MatchSpec | MatchSpec[] | undefined;
+}
+
+export interface RuleTestSpec {
+  name: string;
+  event?: Record<string, unknown> | undefined;
+  events?: Record<string, unknown>[] | undefined;
+  expect: {
+    alert: boolean;
+    count?: number | undefined;
+    title?: string | undefined;
+    summary?: string | undefined;
+    severity?: Severity | undefined;
+  };
+}
+
+/** A rule as written in a rule file. */
+export interface RuleSpec {
+  id: string;
+  name: string;
+  description?: string | undefined;
+  severity: Severity;
+  enabled?: boolean | undefined;
+  tags?: string[] | undefined;
+  match: MatchSpec;
+  group_by?: string[] | undefined;
+  threshold?: { count: number; window: string } | undefined;
+  suppress?: string | undefined;
+  title: string;
+  summary?: string | undefined;
+  runbook?: string | undefined;
+  allow_mentions?: boolean | undefined;
+  tests?: RuleTestSpec[] | undefined;
+}
+
+/** A rule file. */
+export interface RuleFileSpec {
+  lists?: Record<string, ScalarValue[]> | undefined;
+  rules?: RuleSpec[] | undefined;
+}
+
+/** Rule ids: lower case, digits, `.`, `_`, `-`; they appear in fingerprints and metric dimensions. */
+export const RULE_ID_PATTERN = /^[a-z0-9][a-z0-9._-]{0,127}$/;
+export const LIST_NAME_PATTERN = /^[a-z][a-z0-9_]{0,63}$/;
+
+const scalar = z
+  .union([z.string(), z.number(), z.boolean(), z.null()])
+  .meta({ id: 'Scalar', description: 'A string, number, boolean or null.' });
+
+const listRef = z
+  .strictObject({
+    list: z
+      .string()
+      .regex(LIST_NAME_PATTERN, 'list names are lower case letters, digits and "_", starting with a letter'),
+  })
+  .meta({ id: 'ListRef', description: 'A named list from the `lists:` section of any rule file.' });
+
+const valueList = z.union([z.array(scalar), listRef]);
+const textList = z.union([z.string(), z.array(z.string()).min(1), listRef]);
+const stringList = z.union([z.array(z.string()).min(1), listRef]);
+
+const operatorsShape = {
+  equals: scalar
+    .optional()
+    .meta({ description: 'The value equals this (strings, numbers, booleans, null).' }),
+  in: valueList
+    .optional()
+    .meta({ description: 'The value is one of these, given inline or as `{list: name}`.' }),
+  not_in: valueList
+    .optional()
+    .meta({ description: 'Shorthand for `not: {in: ...}`: also holds when the field is missing.' }),
+  regex: z.string().optional().meta({
+    description: 'A JavaScript regex (u flag) that must match somewhere in the text; anchor it with ^ and $.',
+  }),
+  starts_with: textList.optional().meta({ description: 'The text starts with this, or with one of these.' }),
+  ends_with: textList.optional().meta({ description: 'The text ends with this, or with one of these.' }),
+  contains: textList.optional().meta({ description: 'The text contains this, or one of these.' }),
+  ignore_case: z.boolean().optional().meta({
+    description: 'Compare text without regard to case (equals, in, regex, starts/ends_with, contains).',
+  }),
+  exists: z
+    .boolean()
+    .optional()
+    .meta({ description: 'The field is present and not null (true) or absent (false).' }),
+  gt: z.number().optional().meta({ description: 'The value is a number greater than this.' }),
+  gte: z.number().optional().meta({ description: 'The value is a number greater than or equal to this.' }),
+  lt: z.number().optional().meta({ description: 'The value is a number less than this.' }),
+  lte: z.number().optional().meta({ description: 'The value is a number less than or equal to this.' }),
+  cidr_in: stringList.optional().meta({
+    description:
+      'The IP address or CIDR block lies entirely inside one of these ranges. A bare IP is a /32 or /128.',
+  }),
+  cidr_at_least_as_wide_as: z
+    .strictObject({
+      ipv4: z.int().min(0).max(32).optional(),
+      ipv6: z.int().min(0).max(128).optional(),
+    })
+    .optional()
+    .meta({
+      description:
+        'The CIDR block is at least as wide as /N (its prefix length is N or less), per IP version: {ipv4: 16, ipv6: 48} catches 0.0.0.0/0, ::/0 and 10.0.0.0/8.',
+    }),
+  cidr_public: z.boolean().optional().meta({
+    description:
+      'The IP range holds publicly routable addresses (true), or only private, loopback, link-local, documentation or other special-purpose ones (false).',
+  }),
+  outside_hours: z
+    .strictObject({
+      start: z.string().meta({ description: 'Start of working hours, HH:MM local time.' }),
+      end: z
+        .string()
+        .meta({ description: 'End of working hours, HH:MM local time (exclusive; 24:00 allowed).' }),
+      time_zone: z.string().meta({ description: 'IANA time zone, such as Europe/Paris or UTC.' }),
+      days: z
+        .array(z.enum(WEEKDAYS))
+        .min(1)
+        .optional()
+        .meta({ description: 'Working days; Monday to Friday when absent.' }),
+    })
+    .optional()
+    .meta({
+      description: 'The time (an ISO-8601 field such as created) falls outside working hours or days.',
+    }),
+  email_domain_in: stringList.optional().meta({
+    description: 'The domain after the last @ of the value is one of these (case-insensitive).',
+  }),
+  email_domain_same_as: z.string().optional().meta({
+    description: 'The domain after the last @ of the value equals that of the field at this path.',
+  }),
+  get not(): z.ZodOptional<z.ZodType<OperatorsSpec>> {
+    return operators
+      .optional()
+      .meta({ description: 'None of these conditions holds (all must fail together).' });
+  },
+};
+
+const operators: z.ZodType<OperatorsSpec> = z
+  .strictObject(operatorsShape)
+  .meta({ id: 'Operators', description: 'Conditions on one field; all that are given must hold.' });
+
+const fieldCondition: z.ZodType<FieldConditionSpec> = z.union([scalar, z.array(scalar), operators]).meta({
+  id: 'FieldCondition',
+  description: 'A value (equals), a list of values (any of them), or an object of operators.',
+});
+
+const matchShape = {
+  get any(): z.ZodOptional<z.ZodArray<z.ZodType<MatchSpec>>> {
+    return z.array(match).min(1).optional().meta({ description: 'At least one of these matches holds.' });
+  },
+  get all(): z.ZodOptional<z.ZodArray<z.ZodType<MatchSpec>>> {
+    return z.array(match).min(1).optional().meta({ description: 'Every one of these matches holds.' });
+  },
+  get not(): z.ZodOptional<z.ZodType<MatchSpec>> {
+    return match.optional().meta({ description: 'This match does not hold.' });
+  },
+};
+
+const match: z.ZodType<MatchSpec> = z.object(matchShape).catchall(fieldCondition).meta({
+  id: 'Match',
+  description:
+    'Field paths (username, currentValue.number, diffs[].type) mapped to conditions, all of which must hold; combine with any, all and not.',
+}) as z.ZodType<MatchSpec>;
+
+const severity = z.enum(SEVERITIES).meta({ description: 'info, low, medium, high or critical.' });
+
+const ruleTestShape = {
+  name: z.string().min(1),
+  event: z.record(z.string(), z.unknown()).optional().meta({ description: 'One event to evaluate.' }),
+  events: z
+    .array(z.record(z.string(), z.unknown()))
+    .min(1)
+    .optional()
+    .meta({ description: 'Events evaluated in order, for threshold and suppression rules.' }),
+  expect: z.strictObject({
+    alert: z.boolean().meta({ description: 'Whether the rule raises at least one alert.' }),
+    count: z.int().min(0).optional().meta({ description: 'How many alerts the rule raises.' }),
+    title: z.string().optional().meta({ description: 'The title of the first alert.' }),
+    summary: z.string().optional().meta({ description: 'The summary of the first alert.' }),
+    severity: severity.optional(),
+  }),
+};
+
+const ruleTest: z.ZodType<RuleTestSpec> = z
+  .strictObject(ruleTestShape)
+  .meta({ id: 'RuleTest', description: 'An inline test: events in, the expected outcome.' });
+
+const ruleShape = {
+  id: z
+    .string()
+    .regex(RULE_ID_PATTERN, 'rule ids are lower case letters, digits, ".", "_" and "-" (at most 128)')
+    .meta({ description: 'Unique across all rule files.' }),
+  name: z.string().min(1),
+  description: z.string().optional(),
+  severity,
+  enabled: z
+    .boolean()
+    .optional()
+    .meta({ description: 'false keeps the rule (and runs its tests) but never alerts.' }),
+  tags: z.array(z.string()).optional(),
+  match,
+  group_by: z.array(z.string()).min(1).optional().meta({
+    description: 'Field paths whose values form the group key (thresholds, suppression, threading).',
+  }),
+  threshold: z
+    .strictObject({
+      count: z.int().min(1),
+      window: z.string().meta({ description: 'A duration such as 10m, 1h or 1d.' }),
+    })
+    .optional()
+    .meta({
+      description: 'Alert when count matching events of one group fall in one window (windows tumble).',
+    }),
+  suppress: z
+    .string()
+    .optional()
+    .meta({ description: 'A duration: one alert per group per period, the first goes out.' }),
+  title: z
+    .string()
+    .min(1)
+    .meta({ description: 'Template: {{field.path}}, {{path | other.path | "default"}}.' }),
+  summary: z.string().optional().meta({ description: 'Template, as title.' }),
+  runbook: z.string().optional().meta({ description: 'What to do: a URL or a few sentences.' }),
+  allow_mentions: z
+    .boolean()
+    .optional()
+    .meta({ description: 'Let the templates emit Slack mentions such as <!channel>. Off by default.' }),
+  tests: z.array(ruleTest).optional(),
+};
+
+const rule: z.ZodType<RuleSpec> = z.strictObject(ruleShape).meta({ id: 'Rule' });
+
+const listsShape = z
+  .record(
+    z
+      .string()
+      .regex(LIST_NAME_PATTERN, 'list names are lower case letters, digits and "_", starting with a letter'),
+    z.array(scalar),
+  )
+  .meta({ description: 'Named lists, usable from any rule file as {list: name}.' });
+
+/** The schema of one rule file. */
+export const ruleFileSchema: z.ZodType<RuleFileSpec> = z
+  .strictObject({
+    lists: listsShape.optional(),
+    rules: z.array(rule).optional(),
+  })
+  .meta({
+    title: 'atlas-audit-alerts rule file',
+    description: 'Named lists and rules for atlas-audit-alerts.',
+  });
+
+/** Identifies a serialized rule pack; `version` changes when the format does. */
+export const SERIALIZED_PACK_FORMAT = 'atlas-audit-alerts.rule-pack';
+
+export interface SerializedRulePackSpec {
+  format: typeof SERIALIZED_PACK_FORMAT;
+  version: 1;
+  lists: Record<string, ScalarValue[]>;
+  rules: RuleSpec[];
+}
+
+/** The schema of a serialized rule pack (what the Lambda bundle carries). */
+export const serializedRulePackSchema: z.ZodType<SerializedRulePackSpec> = z.strictObject({
+  format: z.literal(SERIALIZED_PACK_FORMAT),
+  version: z.literal(1),
+  lists: listsShape,
+  rules: z.array(rule),
+});
+
+/** Every key the format knows, for "did you mean" hints on misspelt keys. */
+export const KNOWN_KEYS: readonly string[] = [
+  ...new Set([
+    'lists',
+    'rules',
+    'list',
+    'ipv4',
+    'ipv6',
+    'start',
+    'end',
+    'time_zone',
+    'days',
+    'count',
+    'window',
+    'alert',
+    ...Object.keys(ruleShape),
+    ...Object.keys(ruleTestShape),
+    ...Object.keys(operatorsShape),
+    ...Object.keys(matchShape),
+  ]),
+];

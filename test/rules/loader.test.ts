@@ -1,0 +1,340 @@
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { RuleLoadError } from '../../shared/rules/errors.js';
+import { loadRulePack } from '../../shared/rules/loader.js';
+import { packOf, problemsOf, ruleFile } from './rule-files.js';
+
+describe('parseRulePack', () => {
+  it('accepts a valid file and keeps rules in order with their lines', () => {
+    const text = `${ruleFile({ id: 'first' })}${ruleFile({ id: 'second' }).replace('rules:\n', '')}`;
+
+    const pack = packOf(text);
+
+    expect(pack.rules.map((rule) => rule.spec.id)).toEqual(['first', 'second']);
+    expect(pack.rules.map((rule) => rule.origin.line)).toEqual([2, 8]);
+  });
+
+  it('reports YAML syntax errors with their position', () => {
+    const text = 'rules:\n  - id: broken\n    match: {eventTypeName: [A, B}\n';
+
+    const [problem] = problemsOf({ file: 'syntax.yaml', text });
+
+    expect(problem).toMatchObject({ code: 'YAML_SYNTAX', file: 'syntax.yaml', line: 3 });
+    expect(problem?.sourceLine).toBe('    match: {eventTypeName: [A, B}');
+  });
+
+  it('reports duplicate YAML keys as syntax errors', () => {
+    const text = ruleFile({ extra: '    name: Twice' });
+
+    const [problem] = problemsOf({ file: 'dup.yaml', text });
+
+    expect(problem).toMatchObject({ code: 'YAML_SYNTAX', line: 8, column: 5 });
+    expect(problem?.message).toMatch(/unique/);
+  });
+
+  it('reports an unknown key at the key, with a suggestion', () => {
+    const text = ruleFile({ extra: '    severty: high' });
+
+    const [problem] = problemsOf({ file: 'keys.yaml', text });
+
+    expect(problem).toMatchObject({
+      code: 'SCHEMA',
+      file: 'keys.yaml',
+      line: 8,
+      column: 5,
+      length: 7,
+      message: 'unknown key "severty" (did you mean "severity"?)',
+    });
+  });
+
+  it('reports an unknown operator inside a match', () => {
+    const text = ruleFile({ match: '      opType: { equalz: deleteDocument }' });
+
+    const [problem] = problemsOf({ file: 'ops.yaml', text });
+
+    expect(problem).toMatchObject({ code: 'SCHEMA', line: 6, column: 17 });
+    expect(problem?.message).toBe('unknown key "equalz" (did you mean "equals"?)');
+  });
+
+  it('reports a value of the wrong type, naming what is accepted', () => {
+    const text = ruleFile({ extra: '    threshold: { count: many, window: 10m }' });
+
+    const [problem] = problemsOf({ file: 'types.yaml', text });
+
+    expect(problem).toMatchObject({ code: 'SCHEMA', line: 8, column: 25 });
+    expect(problem?.message).toBe('expected a number, found the string "many"');
+  });
+
+  it('reports a value outside an enumeration', () => {
+    const text = ruleFile().replace('severity: medium', 'severity: urgent');
+
+    const [problem] = problemsOf({ file: 'enum.yaml', text });
+
+    expect(problem).toMatchObject({ code: 'SCHEMA', line: 4, column: 15 });
+    expect(problem?.message).toContain('"urgent" is not allowed here: use one of "info", "low"');
+  });
+
+  it('reports a missing required key at the rule', () => {
+    const text = ruleFile().replace("    title: 'Project {{groupId}} deleted'\n", '');
+
+    const [problem] = problemsOf({ file: 'missing.yaml', text });
+
+    expect(problem).toMatchObject({
+      code: 'SCHEMA',
+      line: 2,
+      column: 5,
+      message: 'missing required key "title"',
+    });
+  });
+
+  it('reports a field condition of no accepted shape', () => {
+    const text = ruleFile({ match: '      opType: [[deleteDocument]]' });
+
+    const [problem] = problemsOf({ file: 'shape.yaml', text });
+
+    expect(problem).toMatchObject({ code: 'SCHEMA', line: 6, column: 16 });
+    expect(problem?.message).toBe('expected a string, a number, true or false or null, found a list');
+  });
+
+  it('reports several problems at once, across files and kinds, in file order', () => {
+    const first = ruleFile({ extra: '    severty: high' });
+    const second = ruleFile({ match: "      username: { regex: '(' }" }).replace('sample-rule', 'other-rule');
+
+    const problems = problemsOf({ file: 'a.yaml', text: first }, { file: 'b.yaml', text: second });
+
+    expect(problems.map((problem) => [problem.file, problem.code])).toEqual([
+      ['a.yaml', 'SCHEMA'],
+      ['b.yaml', 'INVALID_REGEX'],
+    ]);
+  });
+
+  it('reports a rule id used twice across files, at the second one', () => {
+    const problems = problemsOf({ file: 'a.yaml', text: ruleFile() }, { file: 'b.yaml', text: ruleFile() });
+
+    expect(problems).toHaveLength(1);
+    expect(problems[0]).toMatchObject({ code: 'DUPLICATE_ID', file: 'b.yaml', line: 2, column: 9 });
+    expect(problems[0]?.message).toBe(
+      'rule id "sample-rule" is already used in a.yaml: rule ids must be unique across all rule files',
+    );
+  });
+
+  it('reports a list defined twice across files, at the second definition', () => {
+    const lists = 'lists:\n  office_ranges: [10.0.0.0/8]\n';
+
+    const problems = problemsOf({ file: 'a.yaml', text: lists }, { file: 'b.yaml', text: lists });
+
+    expect(problems[0]).toMatchObject({ code: 'DUPLICATE_LIST', file: 'b.yaml', line: 2, column: 3 });
+  });
+
+  it('reports an unknown list name at the name, listing the defined ones', () => {
+    const text = `lists:\n  known: [a]\n${ruleFile({ match: '      opType: { in: { list: unknown_ops } }' })}`;
+
+    const [problem] = problemsOf({ file: 'lists.yaml', text });
+
+    expect(problem).toMatchObject({ code: 'UNKNOWN_LIST', line: 8, column: 29, length: 11 });
+    expect(problem?.message).toBe('no list is named "unknown_ops"; lists defined: known');
+  });
+
+  it('does not report the use of a list whose own definition is broken', () => {
+    const lists = 'lists:\n  bad_list: [{ nested: 1 }]\n';
+    const rules = ruleFile({ match: '      opType: { in: { list: bad_list } }' });
+
+    const problems = problemsOf({ file: 'a.yaml', text: lists }, { file: 'b.yaml', text: rules });
+
+    expect(problems.map((problem) => problem.file)).toEqual(['a.yaml']);
+  });
+
+  it('reports an invalid regex with the engine reason', () => {
+    const text = ruleFile({ match: "      username: { regex: '[a-' }" });
+
+    const [problem] = problemsOf({ file: 'regex.yaml', text });
+
+    expect(problem).toMatchObject({ code: 'INVALID_REGEX', line: 6, column: 26 });
+    expect(problem?.message).toMatch(/^invalid regex \/\[a-\/: .*Unterminated character class/);
+  });
+
+  it('reports a regex unsafe for untrusted input', () => {
+    const text = ruleFile({ match: "      username: { regex: '^(\\w+\\s?)*$' }" });
+
+    const [problem] = problemsOf({ file: 'redos.yaml', text });
+
+    expect(problem).toMatchObject({ code: 'UNSAFE_REGEX', line: 6, column: 26 });
+    expect(problem?.message).toContain('nested quantifiers');
+  });
+
+  it('reports an invalid CIDR at the list item', () => {
+    const text = ruleFile({ match: '      remoteAddress: { cidr_in: [10.0.0.0/8, 10.0.0.0/40] }' });
+
+    const [problem] = problemsOf({ file: 'cidr.yaml', text });
+
+    expect(problem).toMatchObject({ code: 'INVALID_CIDR', line: 6, column: 46, length: 11 });
+    expect(problem?.message).toBe(
+      '"10.0.0.0/40" is not an IP address or CIDR block: write 10.0.0.0/8, 203.0.113.7 or 2001:db8::/32',
+    );
+  });
+
+  it('reports an invalid CIDR in a named list at the reference', () => {
+    const text = `lists:\n  offices: [not-an-ip]\n${ruleFile({ match: '      remoteAddress: { cidr_in: { list: offices } }' })}`;
+
+    const [problem] = problemsOf({ file: 'cidr-list.yaml', text });
+
+    expect(problem).toMatchObject({ code: 'INVALID_CIDR', line: 8, column: 41 });
+    expect(problem?.message).toContain('"not-an-ip" (in list "offices")');
+  });
+
+  it('reports an invalid duration', () => {
+    const text = ruleFile({ extra: '    suppress: 10 minutes' });
+
+    const [problem] = problemsOf({ file: 'duration.yaml', text });
+
+    expect(problem).toMatchObject({ code: 'INVALID_DURATION', line: 8, column: 15, length: 10 });
+    expect(problem?.message).toMatch(
+      /^"10 minutes" is not a duration: write .* such as 30s, 10m, 1h30m or 7d/,
+    );
+  });
+
+  it('reports an unknown time zone and a malformed time of day', () => {
+    const match = [
+      '      created:',
+      '        outside_hours: { start: "8:00", end: "18:00", time_zone: Europe/Atlantis }',
+    ].join('\n');
+
+    const problems = problemsOf({ file: 'hours.yaml', text: ruleFile({ match }) });
+
+    expect(problems.map((problem) => [problem.code, problem.line, problem.column])).toEqual([
+      ['INVALID_HOURS', 7, 33],
+      ['INVALID_TIME_ZONE', 7, 66],
+    ]);
+    expect(problems[1]?.message).toContain('"Europe/Atlantis" is not an IANA time zone');
+  });
+
+  it('reports a template placeholder that names no field path, at the placeholder', () => {
+    const text = ruleFile().replace(
+      "title: 'Project {{groupId}} deleted'",
+      "title: 'Deleted by {{ user name }}'",
+    );
+
+    const [problem] = problemsOf({ file: 'template.yaml', text });
+
+    expect(problem).toMatchObject({ code: 'INVALID_TEMPLATE', line: 7, column: 24, length: 15 });
+    expect(problem?.message).toContain('placeholder "{{ user name }}"');
+  });
+
+  it('reports an empty placeholder and an unclosed one', () => {
+    const text = ruleFile({ extra: "    summary: 'By {{}} at {{created'" });
+
+    const problems = problemsOf({ file: 'template.yaml', text });
+
+    expect(problems.map((problem) => [problem.code, problem.line, problem.column])).toEqual([
+      ['INVALID_TEMPLATE', 8, 18],
+      ['INVALID_TEMPLATE', 8, 26],
+    ]);
+    expect(problems[0]?.message).toContain('names no field path');
+    expect(problems[1]?.message).toContain('never closed');
+  });
+
+  it('reports an invalid field path at the key', () => {
+    const text = ruleFile({ match: '      diffs[]type: USERS' });
+
+    const [problem] = problemsOf({ file: 'path.yaml', text });
+
+    expect(problem).toMatchObject({ code: 'INVALID_FIELD_PATH', line: 6, column: 7, length: 11 });
+  });
+
+  it('reports an empty match and a condition without operators', () => {
+    const problems = problemsOf(
+      { file: 'a.yaml', text: ruleFile({ match: '      not: {}' }) },
+      { file: 'b.yaml', text: ruleFile({ id: 'b', match: '      opType: { ignore_case: true }' }) },
+    );
+
+    expect(problems.map((problem) => [problem.file, problem.code, problem.line])).toEqual([
+      ['a.yaml', 'INVALID_CONDITION', 6],
+      ['b.yaml', 'INVALID_CONDITION', 6],
+    ]);
+  });
+
+  it('reports a test with both event and events', () => {
+    const extra = [
+      '    tests:',
+      '      - name: both',
+      '        event: { eventTypeName: GROUP_DELETED }',
+      '        events: [{ eventTypeName: GROUP_DELETED }]',
+      '        expect: { alert: true }',
+    ].join('\n');
+
+    const [problem] = problemsOf({ file: 'tests.yaml', text: ruleFile({ extra }) });
+
+    expect(problem).toMatchObject({ code: 'INVALID_TEST', line: 9, column: 15 });
+  });
+
+  it('formats problems like falco -V: file:line:column, the line, and a caret', () => {
+    const text = ruleFile({ extra: '    severty: high' });
+
+    let message = '';
+    try {
+      packOf(text, 'rules/format.yaml');
+    } catch (error) {
+      message = (error as Error).message;
+    }
+
+    expect(message.split('\n').slice(1)).toEqual([
+      'rules/format.yaml:8:5: unknown key "severty" (did you mean "severity"?) [SCHEMA]',
+      ' 8 |     severty: high',
+      '   |     ^^^^^^^',
+    ]);
+  });
+
+  it('refuses a YAML alias bomb', () => {
+    const bomb = [
+      'a: &a [x, x, x, x, x, x, x, x, x, x]',
+      'b: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a, *a]',
+      'c: &c [*b, *b, *b, *b, *b, *b, *b, *b, *b, *b]',
+      'rules: [*c, *c, *c, *c, *c, *c, *c, *c, *c, *c]',
+    ].join('\n');
+
+    const [problem] = problemsOf({ file: 'bomb.yaml', text: bomb });
+
+    expect(problem?.code).toBe('YAML_SYNTAX');
+  });
+});
+
+describe('loadRulePack', () => {
+  let directory = '';
+
+  beforeAll(async () => {
+    directory = await mkdtemp(join(tmpdir(), 'rules-loader-'));
+    await mkdir(join(directory, 'pack'));
+    await mkdir(join(directory, 'empty'));
+    await writeFile(join(directory, 'pack', 'b.yaml'), ruleFile({ id: 'from-b' }));
+    await writeFile(join(directory, 'pack', 'a.yml'), ruleFile({ id: 'from-a' }));
+    await writeFile(join(directory, 'pack', 'notes.txt'), 'not a rule file');
+  });
+
+  afterAll(async () => {
+    await rm(directory, { recursive: true, force: true });
+  });
+
+  it('reads the YAML files of a directory in name order', async () => {
+    const pack = await loadRulePack({ paths: [join(directory, 'pack')] });
+
+    expect(pack.rules.map((rule) => rule.spec.id)).toEqual(['from-a', 'from-b']);
+    expect(pack.rules[0]?.origin.file).toBe(join(directory, 'pack', 'a.yml'));
+  });
+
+  it('reports paths that cannot be read and directories without rule files, together', async () => {
+    const missing = join(directory, 'missing.yaml');
+
+    const error = await loadRulePack({ paths: [missing, join(directory, 'empty')] }).catch(
+      (caught: unknown) => caught,
+    );
+
+    expect(error).toBeInstanceOf(RuleLoadError);
+    expect((error as RuleLoadError).problems.map((problem) => [problem.code, problem.file])).toEqual([
+      ['READ_FAILED', missing],
+      ['NO_RULE_FILES', join(directory, 'empty')],
+    ]);
+    expect((error as RuleLoadError).problems[0]?.message).toBe('cannot read: no such file or directory');
+  });
+});
