@@ -8,6 +8,8 @@ export default defineConfig({
     include: ['test/**/*.test.ts'],
     environment: 'node',
     pool: 'forks',
+    // One DynamoDB Local per run, started in the background; suites reach it with dynamoDbLocalEndpoint().
+    globalSetup: ['test/support/dynamodb-local-setup.ts'],
     testTimeout: 30_000,
     hookTimeout: 60_000,
     reporters: jsonReport ? ['default', ['json', { outputFile: jsonReport }]] : ['default'],
