@@ -1,0 +1,48 @@
+export type { CounterIncrementOptions, CounterStore } from './counter-store.js';
+export { createRuleEngine, type RuleEngine, type RuleEngineOptions } from './engine.js';
+export {
+  RuleError,
+  RuleLoadError,
+  type RuleLoadErrorOptions,
+  type RuleProblem,
+  type RuleProblemCode,
+  RuleStateError,
+} from './errors.js';
+export { parseEventTime } from './event-time.js';
+export {
+  buildInventoryEvent,
+  INVENTORY_EVENT_TYPES,
+  INVENTORY_SOURCE,
+  type InventoryAccessListEntryEvent,
+  type InventoryApiKey,
+  type InventoryApiKeyAddedEvent,
+  type InventoryApiKeyRemovedEvent,
+  type InventoryApiKeyRolesChangedEvent,
+  type InventoryChange,
+  type InventoryEvent,
+  type InventoryEventContext,
+  type InventoryEventType,
+  type InventoryRole,
+  OWNER_ROLE_NAMES,
+  ownerRolesGranted,
+} from './inventory-events.js';
+export { ruleFileJsonSchema } from './json-schema.js';
+export {
+  type LoadRulePackOptions,
+  loadRulePack,
+  type ParseRulePackOptions,
+  parseRulePack,
+  type RuleFileText,
+} from './loader.js';
+export { MemoryCounterStore } from './memory-counter-store.js';
+export { formatRuleProblems } from './problem-format.js';
+export {
+  deserializeRulePack,
+  type PackedRule,
+  type RuleOrigin,
+  type RulePack,
+  SERIALIZED_PACK_FILE,
+  serializeRulePack,
+} from './rule-pack.js';
+export { collectRuleTests, type RuleTestCase, type RuleTestResult, runRuleTests } from './rule-tests.js';
+export type { RuleSpec, SerializedRulePackSpec } from './schema.js';

@@ -1,0 +1,70 @@
+import type { CounterIncrementOptions, CounterStore } from './counter-store.js';
+
+interface CounterSet {
+  expiresAt: number;
+  members: Set<string>;
+}
+
+/** How many increments pass between two sweeps of expired keys. */
+const SWEEP_EVERY = 1024;
+
+/**
+ * How long past its expiry a key survives a sweep. Callers that interleave sources whose event clocks
+ * differ (a backfill next to a live project) pass different `now` values; a key that is expired for
+ * one of them may still be live for another, so a sweep only drops keys well behind the caller.
+ */
+const SWEEP_GRACE_MS = 24 * 60 * 60 * 1000;
+
+/**
+ * A `CounterStore` held in memory: for the CLI, the inline rule tests and a single long-lived process.
+ * Expired keys are swept now and then, on the engine's clock (a day behind it), so memory follows
+ * the live windows rather than the number of events ever seen.
+ *
+ * @example
+ * ```ts
+ * const counters = new MemoryCounterStore();
+ * await counters.increment('rule|group|0', 'event-1', { now: 0, expiresAt: 600_000, limit: 5 }); // 1
+ * ```
+ */
+export class MemoryCounterStore implements CounterStore {
+  readonly #sets = new Map<string, CounterSet>();
+  #incrementsSinceSweep = 0;
+
+  /** Number of keys held, live or not yet swept: for tests and diagnostics. */
+  get size(): number {
+    return this.#sets.size;
+  }
+
+  increment(key: string, member: string, options: CounterIncrementOptions): Promise<number> {
+    return Promise.resolve(this.incrementNow(key, member, options));
+  }
+
+  get(key: string, now: number): Promise<number> {
+    const set = this.#sets.get(key);
+    return Promise.resolve(set === undefined || set.expiresAt <= now ? 0 : set.members.size);
+  }
+
+  private incrementNow(
+    key: string,
+    member: string,
+    { now, expiresAt, limit }: CounterIncrementOptions,
+  ): number {
+    if (++this.#incrementsSinceSweep >= SWEEP_EVERY) this.sweep(now);
+    let set = this.#sets.get(key);
+    if (set === undefined || set.expiresAt <= now) {
+      set = { expiresAt, members: new Set() };
+      this.#sets.set(key, set);
+    }
+    if (set.members.has(member)) return set.members.size;
+    if (set.members.size >= limit) return limit + 1;
+    set.members.add(member);
+    return set.members.size;
+  }
+
+  private sweep(now: number): void {
+    this.#incrementsSinceSweep = 0;
+    for (const [key, set] of this.#sets) {
+      if (set.expiresAt <= now - SWEEP_GRACE_MS) this.#sets.delete(key);
+    }
+  }
+}

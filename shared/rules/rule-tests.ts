@@ -1,0 +1,106 @@
+import type { AtlasEvent } from '../atlas/types.js';
+import type { Alert } from '../notify/alert.js';
+import { createRuleEngine } from './engine.js';
+import { MemoryCounterStore } from './memory-counter-store.js';
+import type { PackedRule, RulePack } from './rule-pack.js';
+import type { RuleTestSpec } from './schema.js';
+
+/** One inline test of a rule, ready to run. */
+export interface RuleTestCase {
+  readonly ruleId: string;
+  readonly name: string;
+  readonly file: string;
+  /** 1-based line of the test in its file, when known. */
+  readonly line: number | undefined;
+  /** Runs the test against its rule alone, with fresh counters. */
+  run(): Promise<RuleTestResult>;
+}
+
+/** The outcome of one inline test. */
+export interface RuleTestResult {
+  readonly ruleId: string;
+  readonly name: string;
+  readonly passed: boolean;
+  /** What differed from the expectation, one sentence each; empty when the test passed. */
+  readonly failures: readonly string[];
+  /** The alerts the rule raised. */
+  readonly alerts: readonly Alert[];
+}
+
+/**
+ * Lists the inline tests of every rule of a pack, disabled rules included, in pack order.
+ *
+ * Each test runs its rule alone (as if enabled) on fresh in-memory counters, over `event` or `events`
+ * in order. A test event without an `id` is given one (`<rule id>/<test index>/<event index>`), so
+ * threshold tests need not invent ids; stateful rules still need each event's `created`.
+ *
+ * @example
+ * ```ts
+ * for (const test of collectRuleTests(pack)) console.log(test.name, (await test.run()).passed);
+ * ```
+ */
+export function collectRuleTests(pack: RulePack): RuleTestCase[] {
+  return pack.rules.flatMap((rule) =>
+    (rule.spec.tests ?? []).map(
+      (test, index): RuleTestCase => ({
+        ruleId: rule.spec.id,
+        name: test.name,
+        file: rule.origin.file,
+        line: rule.origin.testLines?.[index] ?? rule.origin.line,
+        run: () => runRuleTest(pack, rule, test, index),
+      }),
+    ),
+  );
+}
+
+/**
+ * Runs every inline test of a pack.
+ *
+ * @example
+ * ```ts
+ * const results = await runRuleTests(pack);
+ * const failed = results.filter((result) => !result.passed);
+ * ```
+ */
+export async function runRuleTests(pack: RulePack): Promise<RuleTestResult[]> {
+  const results: RuleTestResult[] = [];
+  for (const test of collectRuleTests(pack)) results.push(await test.run());
+  return results;
+}
+
+async function runRuleTest(
+  pack: RulePack,
+  rule: PackedRule,
+  test: RuleTestSpec,
+  index: number,
+): Promise<RuleTestResult> {
+  const ruleId = rule.spec.id;
+  const engine = createRuleEngine({ pack, counters: new MemoryCounterStore(), ruleIds: [ruleId] });
+  const events = (test.events ?? (test.event === undefined ? [] : [test.event])).map(
+    (event, eventIndex): AtlasEvent =>
+      event.id === undefined ? { ...event, id: `${ruleId}/${index}/${eventIndex}` } : event,
+  );
+  const alerts = await engine.evaluate(events);
+  const failures: string[] = [];
+  const { expect } = test;
+  const first = alerts[0];
+  if (expect.alert && alerts.length === 0) failures.push('expected an alert, got none');
+  if (!expect.alert && alerts.length > 0) {
+    failures.push(`expected no alert, got ${alerts.length}: "${first?.title ?? ''}"`);
+  }
+  if (expect.count !== undefined && alerts.length !== expect.count) {
+    failures.push(`expected ${expect.count} alert${expect.count === 1 ? '' : 's'}, got ${alerts.length}`);
+  }
+  if (first !== undefined) {
+    if (expect.title !== undefined && first.title !== expect.title) {
+      failures.push(`expected title "${expect.title}", got "${first.title}"`);
+    }
+    if (expect.summary !== undefined && first.summary !== expect.summary) {
+      failures.push(`expected summary "${expect.summary}", got "${first.summary}"`);
+    }
+    if (expect.severity !== undefined && first.severity !== expect.severity) {
+      failures.push(`expected severity ${expect.severity}, got ${first.severity}`);
+    }
+  }
+  return { ruleId, name: test.name, passed: failures.length === 0, failures, alerts };
+}

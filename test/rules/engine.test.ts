@@ -1,0 +1,379 @@
+import { describe, expect, it } from 'vitest';
+import type { AtlasEvent } from '../../shared/atlas/types.js';
+import type { Clock } from '../../shared/clock.js';
+import type { Logger } from '../../shared/logger.js';
+import type { CounterStore } from '../../shared/rules/counter-store.js';
+import { createRuleEngine } from '../../shared/rules/engine.js';
+import { RuleLoadError, RuleStateError } from '../../shared/rules/errors.js';
+import { MemoryCounterStore } from '../../shared/rules/memory-counter-store.js';
+import type { RulePack } from '../../shared/rules/rule-pack.js';
+import { packOf } from './rule-files.js';
+
+const STATELESS = `
+rules:
+  - id: project-deleted
+    name: Project deleted
+    severity: high
+    tags: [destruction]
+    match: { eventTypeName: GROUP_DELETED }
+    group_by: [groupId]
+    title: 'Project {{groupId}} deleted by {{username | publicKey | "unknown"}}'
+    summary: 'Deleted at {{created}}'
+    runbook: https://runbooks.example/project-deleted
+  - id: any-admin
+    name: Action by a MongoDB employee
+    severity: medium
+    match: { isGlobalAdmin: true }
+    title: 'MongoDB employee acted: {{eventTypeName}}'
+  - id: disabled-rule
+    name: Disabled
+    severity: low
+    enabled: false
+    match: { eventTypeName: GROUP_DELETED }
+    title: never
+  - id: mentions
+    name: Mentions allowed
+    severity: info
+    allow_mentions: true
+    match: { eventTypeName: JOINED_TEAM }
+    title: '<!channel> {{targetUsername}} joined a team'
+`;
+
+const STATEFUL = `
+rules:
+  - id: many-reads
+    name: Many Data Explorer operations by one user
+    severity: medium
+    match: { eventTypeName: DATA_EXPLORER }
+    group_by: [username]
+    threshold: { count: 3, window: 10m }
+    title: '{{username}} ran many Data Explorer operations'
+  - id: metric-once
+    name: Metric outside threshold
+    severity: low
+    match: { eventTypeName: OUTSIDE_METRIC_THRESHOLD }
+    group_by: [metricName, hostname]
+    suppress: 1h
+    title: '{{metricName}} on {{hostname}}'
+  - id: many-reads-quiet
+    name: Many reads, at most one alert an hour
+    severity: low
+    match: { eventTypeName: DATA_EXPLORER }
+    group_by: [username]
+    threshold: { count: 2, window: 10m }
+    suppress: 1h
+    title: '{{username}} again'
+`;
+
+const T0 = Date.UTC(2024, 2, 18, 14, 0, 0);
+
+function at(offsetMs: number): string {
+  return new Date(T0 + offsetMs).toISOString();
+}
+
+function read(id: string, offsetMs: number, username = 'ana@example.com'): AtlasEvent {
+  return { id, eventTypeName: 'DATA_EXPLORER', username, created: at(offsetMs) };
+}
+
+function metric(id: string, offsetMs: number, hostname = 'host-1'): AtlasEvent {
+  return {
+    id,
+    eventTypeName: 'OUTSIDE_METRIC_THRESHOLD',
+    metricName: 'CONNECTIONS',
+    hostname,
+    created: at(offsetMs),
+  };
+}
+
+function engineFor(pack: RulePack, counters: CounterStore = new MemoryCounterStore(), ruleIds?: string[]) {
+  return createRuleEngine({ pack, counters, ruleIds });
+}
+
+const minutes = (count: number): number => count * 60_000;
+
+describe('createRuleEngine', () => {
+  it('raises one alert per matching rule, in event then rule order', async () => {
+    const engine = engineFor(packOf(STATELESS));
+    const events: AtlasEvent[] = [
+      {
+        id: 'e1',
+        eventTypeName: 'GROUP_DELETED',
+        groupId: 'g1',
+        username: 'ana@example.com',
+        isGlobalAdmin: true,
+      },
+      { id: 'e2', eventTypeName: 'CLUSTER_CREATED', isGlobalAdmin: true },
+      { id: 'e3', eventTypeName: 'CLUSTER_CREATED', isGlobalAdmin: false },
+    ];
+
+    const alerts = await engine.evaluate(events);
+
+    expect(alerts.map((alert) => [alert.ruleId, alert.events[0]?.id])).toEqual([
+      ['project-deleted', 'e1'],
+      ['any-admin', 'e1'],
+      ['any-admin', 'e2'],
+    ]);
+  });
+
+  it('fills every field of the alert from the rule and the event', async () => {
+    const engine = engineFor(packOf(STATELESS));
+    const event: AtlasEvent = {
+      id: 'e1',
+      eventTypeName: 'GROUP_DELETED',
+      groupId: 'g1',
+      publicKey: 'abcdefgh',
+      created: '2024-03-18T14:40:03Z',
+    };
+
+    const [alert] = await engine.evaluate([event]);
+
+    expect(alert).toEqual({
+      ruleId: 'project-deleted',
+      ruleName: 'Project deleted',
+      severity: 'high',
+      title: 'Project g1 deleted by abcdefgh',
+      summary: 'Deleted at 2024-03-18T14:40:03Z',
+      runbook: 'https://runbooks.example/project-deleted',
+      tags: ['destruction'],
+      events: [event],
+      groupKey: 'g1',
+      fingerprint: expect.stringMatching(/^project-deleted:[0-9a-f]{32}$/),
+      allowMentions: false,
+      raisedAt: Date.parse('2024-03-18T14:40:03Z'),
+    });
+  });
+
+  it('gives the same fingerprint to the same event in another engine, and another to another event', async () => {
+    const event = { id: 'e1', eventTypeName: 'GROUP_DELETED', groupId: 'g1' };
+
+    const [first] = await engineFor(packOf(STATELESS)).evaluate([event]);
+    const [again] = await engineFor(packOf(STATELESS)).evaluate([{ ...event }]);
+    const [other] = await engineFor(packOf(STATELESS)).evaluate([{ ...event, id: 'e2' }]);
+
+    expect(again?.fingerprint).toBe(first?.fingerprint);
+    expect(other?.fingerprint).not.toBe(first?.fingerprint);
+  });
+
+  it('identifies an event without an id by its content', async () => {
+    const event = { eventTypeName: 'GROUP_DELETED', groupId: 'g1', created: '2024-03-18T14:40:03Z' };
+
+    const [first] = await engineFor(packOf(STATELESS)).evaluate([event]);
+    const [again] = await engineFor(packOf(STATELESS)).evaluate([{ ...event }]);
+    const [other] = await engineFor(packOf(STATELESS)).evaluate([{ ...event, groupId: 'g2' }]);
+
+    expect(again?.fingerprint).toBe(first?.fingerprint);
+    expect(other?.fingerprint).not.toBe(first?.fingerprint);
+  });
+
+  it('skips disabled rules unless asked for them by id', async () => {
+    const event = { id: 'e1', eventTypeName: 'GROUP_DELETED', groupId: 'g1' };
+
+    const all = engineFor(packOf(STATELESS));
+    const only = engineFor(packOf(STATELESS), new MemoryCounterStore(), ['disabled-rule']);
+
+    expect(all.ruleIds).toEqual(['project-deleted', 'any-admin', 'mentions']);
+    expect((await all.evaluate([event])).map((alert) => alert.ruleId)).toEqual(['project-deleted']);
+    expect((await only.evaluate([event])).map((alert) => alert.ruleId)).toEqual(['disabled-rule']);
+  });
+
+  it('carries the rule opt-in for Slack mentions', async () => {
+    const [alert] = await engineFor(packOf(STATELESS)).evaluate([
+      { id: 'e1', eventTypeName: 'JOINED_TEAM', targetUsername: 'b@example.com' },
+    ]);
+
+    expect(alert).toMatchObject({ allowMentions: true, title: '<!channel> b@example.com joined a team' });
+  });
+
+  it('uses the clock for raisedAt only when the event time cannot be read', async () => {
+    const clock: Clock = { now: () => 1234, sleep: async () => {} };
+    const engine = createRuleEngine({ pack: packOf(STATELESS), counters: new MemoryCounterStore(), clock });
+
+    const alerts = await engine.evaluate([
+      { id: 'e1', eventTypeName: 'GROUP_DELETED', created: '2024-04-03 11:13:04.000000000' },
+      { id: 'e2', eventTypeName: 'GROUP_DELETED', created: 'last Tuesday' },
+    ]);
+
+    expect(alerts.map((alert) => alert.raisedAt)).toEqual([Date.UTC(2024, 3, 3, 11, 13, 4), 1234]);
+  });
+
+  it('skips values that are not events', async () => {
+    const engine = engineFor(packOf(STATELESS));
+
+    const alerts = await engine.evaluate([null, 'text', 42] as unknown as AtlasEvent[]);
+
+    expect(alerts).toEqual([]);
+  });
+
+  it('refuses a pack whose rules do not compile', () => {
+    const [rule] = packOf(STATELESS).rules;
+    const broken: RulePack = {
+      lists: new Map(),
+      files: ['x'],
+      rules: rule === undefined ? [] : [{ spec: { ...rule.spec, suppress: 'soon' }, origin: { file: 'x' } }],
+    };
+
+    expect(() => engineFor(broken)).toThrow(RuleLoadError);
+  });
+});
+
+describe('createRuleEngine threshold rules', () => {
+  it('alerts once when a group reaches the count within a window, with the window events oldest first', async () => {
+    const engine = engineFor(packOf(STATEFUL), new MemoryCounterStore(), ['many-reads']);
+    const events = [
+      read('r2', minutes(2)),
+      read('r1', minutes(1)),
+      read('r3', minutes(3)),
+      read('r4', minutes(4)),
+    ];
+
+    const alerts = await engine.evaluate(events);
+
+    expect(alerts).toHaveLength(1);
+    expect(alerts[0]?.events.map((event) => event.id)).toEqual(['r1', 'r2', 'r3']);
+    expect(alerts[0]).toMatchObject({ groupKey: 'ana@example.com', raisedAt: T0 + minutes(3) });
+  });
+
+  it('counts each group apart', async () => {
+    const engine = engineFor(packOf(STATEFUL), new MemoryCounterStore(), ['many-reads']);
+
+    const alerts = await engine.evaluate([
+      read('a1', 0),
+      read('b1', 1, 'bo@example.com'),
+      read('a2', 2),
+      read('b2', 3, 'bo@example.com'),
+    ]);
+
+    expect(alerts).toEqual([]);
+  });
+
+  it('counts in tumbling windows aligned to the window length', async () => {
+    const engine = engineFor(packOf(STATEFUL), new MemoryCounterStore(), ['many-reads']);
+
+    const straddling = await engine.evaluate([
+      read('s1', minutes(8)),
+      read('s2', minutes(9)),
+      read('s3', minutes(11)),
+    ]);
+    const next = await engine.evaluate([read('s4', minutes(12)), read('s5', minutes(13))]);
+
+    expect(straddling).toEqual([]);
+    expect(next.map((alert) => alert.events.map((event) => event.id))).toEqual([['s3', 's4', 's5']]);
+  });
+
+  it('counts nothing twice when a batch is read again, and keeps the fingerprint', async () => {
+    const counters = new MemoryCounterStore();
+    const events = [read('r1', 0), read('r2', 1), read('r3', 2)];
+
+    const cutShort = await engineFor(packOf(STATEFUL), counters, ['many-reads']).evaluate(events.slice(0, 2));
+    const retried = await engineFor(packOf(STATEFUL), counters, ['many-reads']).evaluate(events);
+    const readAgain = await engineFor(packOf(STATEFUL), counters, ['many-reads']).evaluate([
+      events[2] as AtlasEvent,
+    ]);
+
+    expect(cutShort).toEqual([]);
+    expect(retried).toHaveLength(1);
+    expect(readAgain.map((alert) => alert.fingerprint)).toEqual([retried[0]?.fingerprint]);
+  });
+
+  it('never counts events whose created time cannot be read, and says so', async () => {
+    const warnings: unknown[] = [];
+    const logger: Logger = {
+      debug() {},
+      info() {},
+      error() {},
+      warn: (message, attributes) => warnings.push([message, attributes]),
+    };
+    const engine = createRuleEngine({
+      pack: packOf(STATEFUL),
+      counters: new MemoryCounterStore(),
+      logger,
+      ruleIds: ['many-reads'],
+    });
+    const undated = { id: 'u1', eventTypeName: 'DATA_EXPLORER', username: 'ana@example.com' };
+
+    const alerts = await engine.evaluate([undated, read('r1', 0), read('r2', 1)]);
+
+    expect(alerts).toEqual([]);
+    expect(warnings).toEqual([
+      [expect.stringContaining('no readable created time'), { ruleId: 'many-reads', eventId: 'u1' }],
+    ]);
+  });
+
+  it('wraps a counter store failure in a RuleStateError that keeps the cause', async () => {
+    const failure = new Error('ProvisionedThroughputExceededException');
+    const failing: CounterStore = {
+      increment: () => Promise.reject(failure),
+      get: () => Promise.resolve(0),
+    };
+    const engine = engineFor(packOf(STATEFUL), failing, ['many-reads']);
+
+    const error = await engine.evaluate([read('r1', 0)]).catch((caught: unknown) => caught);
+
+    expect(error).toBeInstanceOf(RuleStateError);
+    expect((error as RuleStateError).cause).toBe(failure);
+    expect((error as Error).message).toContain('rule "many-reads"');
+  });
+});
+
+describe('createRuleEngine suppressed rules', () => {
+  it('lets the first alert of a group out and suppresses the rest for the period', async () => {
+    const engine = engineFor(packOf(STATEFUL), new MemoryCounterStore(), ['metric-once']);
+
+    const alerts = await engine.evaluate([
+      metric('m1', 0),
+      metric('m2', minutes(10)),
+      metric('h2', minutes(20), 'host-2'),
+      metric('m3', minutes(59)),
+      metric('m4', minutes(61)),
+    ]);
+
+    expect(alerts.map((alert) => [alert.events[0]?.id, alert.groupKey])).toEqual([
+      ['m1', 'CONNECTIONS|host-1'],
+      ['h2', 'CONNECTIONS|host-2'],
+      ['m4', 'CONNECTIONS|host-1'],
+    ]);
+  });
+
+  it('raises the same fingerprint when the first event is read again', async () => {
+    const counters = new MemoryCounterStore();
+
+    const [first] = await engineFor(packOf(STATEFUL), counters, ['metric-once']).evaluate([metric('m1', 0)]);
+    const again = await engineFor(packOf(STATEFUL), counters, ['metric-once']).evaluate([
+      metric('m1', 0),
+      metric('m2', 1),
+    ]);
+
+    expect(again.map((alert) => alert.fingerprint)).toEqual([first?.fingerprint]);
+  });
+
+  it('suppresses threshold alerts of later windows', async () => {
+    const engine = engineFor(packOf(STATEFUL), new MemoryCounterStore(), ['many-reads-quiet']);
+
+    const alerts = await engine.evaluate([
+      read('w1a', 0),
+      read('w1b', 1),
+      read('w2a', minutes(10)),
+      read('w2b', minutes(11)),
+      read('w7a', minutes(70)),
+      read('w7b', minutes(71)),
+    ]);
+
+    expect(alerts.map((alert) => alert.events.map((event) => event.id))).toEqual([
+      ['w1a', 'w1b'],
+      ['w7a', 'w7b'],
+    ]);
+  });
+});
+
+describe('createRuleEngine group keys', () => {
+  it('encodes separators inside values so that distinct groups never share a key', async () => {
+    const engine = engineFor(packOf(STATEFUL), new MemoryCounterStore(), ['metric-once']);
+
+    const alerts = await engine.evaluate([
+      { ...metric('a', 0), metricName: 'A|B', hostname: 'C' },
+      { ...metric('b', 0), metricName: 'A', hostname: 'B|C' },
+    ]);
+
+    expect(alerts.map((alert) => alert.groupKey)).toEqual(['A%7CB|C', 'A|B%7CC']);
+  });
+});
