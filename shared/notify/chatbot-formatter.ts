@@ -1,0 +1,217 @@
+import type { Alert, Severity } from './alert.js';
+import { type AlertFacts, describeAlert, type Fact } from './alert-facts.js';
+import {
+  CHATBOT_DESCRIPTION_MAX_LENGTH,
+  CHATBOT_TITLE_MAX_LENGTH,
+  type ChatbotNotification,
+} from './chatbot-notification.js';
+import { eventLinks } from './event-links.js';
+import { fingerprintDigest } from './fingerprint-digest.js';
+import type { FormatContext } from './format-context.js';
+import { allowedMentionTokens } from './mentions.js';
+import { formatAgo, formatUtc } from './relative-time.js';
+import { escapeSlackText } from './slack-escape.js';
+import { severityLabel } from './subject.js';
+
+/**
+ * Limits this project keeps where the Chatbot guide gives none: a notification stays readable in a
+ * channel, and far below the SNS size limit whatever the events hold.
+ */
+export const CHATBOT_LIMITS = {
+  factValueLength: 200,
+  changeLines: 6,
+  summaryLength: 200,
+  nextSteps: 10,
+  nextStepLength: 500,
+  keywords: 10,
+  keywordLength: 60,
+  contextValueLength: 256,
+  eventTypeLength: 128,
+} as const;
+
+const SEVERITY_EMOJI: Readonly<Record<Severity, string>> = {
+  critical: ':rotating_light:',
+  high: ':red_circle:',
+  medium: ':large_orange_circle:',
+  low: ':large_yellow_circle:',
+  info: ':information_source:',
+};
+
+export interface ChatbotFormatOptions {
+  context: FormatContext;
+}
+
+/**
+ * The AWS Chatbot custom notification of an alert: what Slack shows. Every text that comes from the
+ * alert or its events is escaped for Slack (see `slack-escape.ts`); a mention survives only where the
+ * rule allows mentions and the events do not carry it (see `mentions.ts`). The result always satisfies
+ * `chatbotNotificationSchema`. Never throws, whatever the events hold.
+ *
+ * @example
+ * ```ts
+ * const notification = formatChatbotNotification(alert, { context: { now: Date.now() } });
+ * JSON.stringify(notification); // the `default` text of the SNS message
+ * ```
+ */
+export function formatChatbotNotification(alert: Alert, options: ChatbotFormatOptions): ChatbotNotification {
+  const { context } = options;
+  const facts = describeAlert(alert);
+  const mentions = allowedMentionTokens(alert);
+  const digest = fingerprintDigest(alert.fingerprint);
+  const label = severityLabel(alert.severity);
+  const firstEvent = alert.events[0] ?? {};
+  const links = eventLinks(alert.events.at(-1) ?? {}, context.console);
+  const consoleLink = links.find((link) => link.label !== 'Event in the Admin API');
+
+  const title = escapeSlackText(`${label} ${alert.title}`, {
+    allowedMentions: mentions,
+    maxLength: CHATBOT_TITLE_MAX_LENGTH - SEVERITY_EMOJI[alert.severity].length - 1,
+  });
+  const factLines = describeFacts(alert, facts, context);
+  if (consoleLink !== undefined) factLines.push(slackLink(consoleLink.url, consoleLink.label));
+  const factsText = fitLines(factLines, CHATBOT_DESCRIPTION_MAX_LENGTH);
+  const summaryRoom = CHATBOT_DESCRIPTION_MAX_LENGTH - factsText.length - 2;
+  const summary =
+    summaryRoom > 0
+      ? escapeSlackText(alert.summary, { multiline: true, allowedMentions: mentions, maxLength: summaryRoom })
+      : '';
+  const description = summary.trim() === '' ? factsText : `${summary}\n\n${factsText}`;
+
+  const notification: ChatbotNotification = {
+    version: '1.0',
+    source: 'custom',
+    id: `atlas-audit-alerts-${digest}`,
+    content: {
+      textType: 'client-markdown',
+      title: `${SEVERITY_EMOJI[alert.severity]} ${title}`,
+      description,
+      nextSteps: nextSteps(alert, mentions, consoleLink),
+      keywords: keywords(alert, facts),
+    },
+    metadata: {
+      threadId: `atlas-audit-alerts-${digest}`,
+      summary: escapeSlackText(`${label} ${alert.title}`, { maxLength: CHATBOT_LIMITS.summaryLength }),
+      eventType: escapeSlackText(facts.eventTypes[0] ?? 'UNKNOWN', {
+        maxLength: CHATBOT_LIMITS.eventTypeLength,
+      }),
+      relatedResources: links.map((link) => slackUrl(link.url)),
+      additionalContext: additionalContext(alert, facts, firstEvent),
+    },
+  };
+  return notification;
+}
+
+function describeFacts(alert: Alert, facts: AlertFacts, context: FormatContext): string[] {
+  const value = (text: string): string =>
+    escapeSlackText(text, { maxLength: CHATBOT_LIMITS.factValueLength });
+  const lines = [
+    `*Severity:* ${alert.severity.toUpperCase()}`,
+    `*Rule:* ${value(alert.ruleName)} (${value(alert.ruleId)})`,
+    `*When:* ${describeWhen(alert, facts, context)}`,
+  ];
+  const who = facts.actors.map(value).join(', ');
+  const more = facts.moreActors > 0 ? ` and ${facts.moreActors} more` : '';
+  lines.push(`*Who:* ${who === '' ? 'no user recorded (Atlas or an automated process)' : `${who}${more}`}`);
+  if (facts.where.length > 0)
+    lines.push(`*Where:* ${facts.where.map((fact) => factText(fact, value)).join(', ')}`);
+  for (const fact of facts.changes.slice(0, CHATBOT_LIMITS.changeLines)) {
+    lines.push(`*${escapeSlackText(fact.label, { maxLength: 60 })}:* ${value(fact.value)}`);
+  }
+  const types = facts.eventTypes.slice(0, 5).map(value).join(', ');
+  if (types !== '')
+    lines.push(`*Event:* ${types}${facts.eventCount > 1 ? ` (${facts.eventCount} events)` : ''}`);
+  return lines;
+}
+
+function describeWhen(alert: Alert, facts: AlertFacts, context: FormatContext): string {
+  const last = facts.lastEventAt ?? alert.raisedAt;
+  const first = facts.firstEventAt ?? last;
+  const ago = formatAgo(last, context.now);
+  if (first === last) return `${formatUtc(last)} (${ago})`;
+  return `${formatUtc(first)} to ${formatUtc(last)} (last ${ago})`;
+}
+
+function factText(fact: Fact, value: (text: string) => string): string {
+  return `${fact.label} ${value(fact.value)}`;
+}
+
+function nextSteps(
+  alert: Alert,
+  mentions: ReadonlySet<string>,
+  consoleLink: { url: string; label: string } | undefined,
+): string[] {
+  const steps = (alert.runbook ?? '')
+    .split(/\r\n|[\r\n\u2028\u2029]/)
+    .map((line) => line.trim().replace(/^(?:[-*\u2022]|\d+[.)])\s+/, ''))
+    .filter((line) => line !== '')
+    .slice(0, CHATBOT_LIMITS.nextSteps - 1)
+    .map((line) =>
+      escapeSlackText(line, { allowedMentions: mentions, maxLength: CHATBOT_LIMITS.nextStepLength }),
+    );
+  if (steps.length === 0) steps.push('Check with the person named above that this change was expected.');
+  if (consoleLink !== undefined)
+    steps.push(`Open the ${slackLink(consoleLink.url, consoleLink.label.toLowerCase())}.`);
+  return steps;
+}
+
+function keywords(alert: Alert, facts: AlertFacts): string[] {
+  const where =
+    facts.where.find((fact) => fact.label === 'Project') ??
+    facts.where.find((fact) => fact.label === 'Organization');
+  const candidates = [
+    alert.severity.toUpperCase(),
+    alert.ruleId,
+    ...(where === undefined ? [] : [`${where.label.toLowerCase()} ${where.value}`]),
+    ...alert.tags,
+  ];
+  const out: string[] = [];
+  for (const candidate of candidates) {
+    const keyword = escapeSlackText(candidate, { maxLength: CHATBOT_LIMITS.keywordLength }).trim();
+    if (keyword !== '' && !out.includes(keyword)) out.push(keyword);
+    if (out.length === CHATBOT_LIMITS.keywords) break;
+  }
+  return out;
+}
+
+function additionalContext(
+  alert: Alert,
+  facts: AlertFacts,
+  firstEvent: Record<string, unknown>,
+): Record<string, string> {
+  const context: Record<string, string> = {
+    ruleId: alert.ruleId,
+    severity: alert.severity,
+    fingerprint: alert.fingerprint,
+    eventCount: String(facts.eventCount),
+  };
+  if (facts.eventId !== undefined) context.eventId = facts.eventId;
+  for (const key of ['orgId', 'groupId'] as const) {
+    const value = firstEvent[key];
+    if (typeof value === 'string' && value !== '') context[key] = value;
+  }
+  const escaped: Record<string, string> = {};
+  for (const [key, value] of Object.entries(context)) {
+    escaped[key] = escapeSlackText(value, { maxLength: CHATBOT_LIMITS.contextValueLength });
+  }
+  return escaped;
+}
+
+/** Joins lines, leaving out whole lines from the end until the text fits `maxLength`. */
+function fitLines(lines: readonly string[], maxLength: number): string {
+  const kept = [...lines];
+  let text = kept.join('\n');
+  while (text.length > maxLength && kept.length > 1) {
+    kept.pop();
+    text = kept.join('\n');
+  }
+  return text.slice(0, maxLength);
+}
+
+/** A URL as Slack reads it inside `<url|label>`: `&` escaped, `|` percent-encoded. */
+function slackUrl(url: string): string {
+  return url.replace(/\|/g, '%7C').replace(/&/g, '&amp;');
+}
+
+function slackLink(url: string, label: string): string {
+  return `<${slackUrl(url)}|${label}>`;
+}

@@ -1,0 +1,25 @@
+/**
+ * What formatting needs to know beyond the alert: the time to measure "how long ago" against, and where
+ * people open the Atlas or Ops Manager console. The poller builds it from its configuration and clock.
+ */
+
+/**
+ * The API generation the poller talks to. The same names as the poller configuration's `atlas.flavor`,
+ * so the poller passes its setting through unchanged.
+ */
+export type AtlasFlavor = 'ops-manager' | 'atlas-v1' | 'atlas-v2';
+
+/** Where the web console of the polled deployment lives. */
+export interface ConsoleLinkOptions {
+  flavor: AtlasFlavor;
+  /** The console's base URL: `https://cloud.mongodb.com`, or an Ops Manager host such as `https://om.example.com:8080`. */
+  baseUrl: string;
+}
+
+/** Everything a formatter takes besides the alert. */
+export interface FormatContext {
+  /** Milliseconds since the Unix epoch: "how long ago" is measured against it. */
+  now: number;
+  /** Where console links point; without it, messages carry only the event's own API link. */
+  console?: ConsoleLinkOptions;
+}

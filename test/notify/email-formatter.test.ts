@@ -1,0 +1,186 @@
+import { describe, expect, it } from 'vitest';
+import { jsonStringBytes } from '../../shared/notify/byte-size.js';
+import { formatEmailText, RAW_EVENT_OMITTED, SUMMARY_CUT_NOTE } from '../../shared/notify/email-formatter.js';
+import type { FormatContext } from '../../shared/notify/format-context.js';
+import {
+  accessListEvent,
+  apiKeyCreatedEvent,
+  automationConfigEvent,
+  dataExplorerEvent,
+  makeAlert,
+  NOW,
+  ORG_ID,
+  PROJECT_ID,
+} from './support/alerts.js';
+import { hasControlCharacter } from './support/text.js';
+
+const ATLAS: FormatContext = {
+  now: NOW,
+  console: { flavor: 'atlas-v2', baseUrl: 'https://cloud.mongodb.com' },
+};
+
+/** The JSON under the email's raw event heading. */
+function rawEventJson(email: string): string {
+  const start = email.indexOf('{', email.indexOf('\nRaw event'));
+  const end = email.lastIndexOf('\n\n--\n');
+  return email.slice(start, end);
+}
+
+describe('formatEmailText', () => {
+  it('puts severity and rule name first, then the title', () => {
+    // Prepare
+    const alert = makeAlert();
+
+    // Act
+    const email = formatEmailText(alert, { context: ATLAS });
+
+    // Assess
+    expect(email.split('\n').slice(0, 3)).toEqual([
+      'CRITICAL: Project IP access list opened to the internet (rule network-access-open-to-internet)',
+      '',
+      'Project IP access list open to 0.0.0.0/0',
+    ]);
+  });
+
+  it('says when in UTC and how long ago, who, and where', () => {
+    // Prepare
+    const alert = makeAlert();
+
+    // Act
+    const email = formatEmailText(alert, { context: ATLAS });
+
+    // Assess
+    expect(email).toContain('When:          2026-11-22 06:12:41 UTC (4 minutes ago)\n');
+    expect(email).toContain('Who:           j.doe@example.com from 203.0.113.22\n');
+    expect(email).toContain(`Organization:  ${ORG_ID}\n`);
+    expect(email).toContain(`Project:       ${PROJECT_ID}\n`);
+    expect(email).toContain('Event:         NETWORK_PERMISSION_ENTRY_ADDED, id 6740f1c9a3b2c1d0e9f81234\n');
+  });
+
+  it('orders the sections summary, what changed, runbook, links, raw event', () => {
+    // Prepare
+    const alert = makeAlert();
+
+    // Act
+    const email = formatEmailText(alert, { context: ATLAS });
+
+    // Assess
+    const order = [
+      '\nWhat happened\n',
+      '\nWhat changed\n',
+      '\nRunbook\n',
+      '\nLinks\n',
+      '\nRaw event\n',
+      '\n--\n',
+    ].map((heading) => email.indexOf(heading));
+    expect(order.every((position) => position > 0)).toBe(true);
+    expect([...order].sort((a, b) => a - b)).toEqual(order);
+    expect(email).toContain('Access list entry:  0.0.0.0/0 (the whole internet)');
+    expect(email).toContain(`Project activity feed:   https://cloud.mongodb.com/v2/${PROJECT_ID}#/activity`);
+  });
+
+  it('ends with the raw event, pretty-printed and whole when small', () => {
+    // Prepare
+    const event = accessListEvent();
+    const alert = makeAlert({ events: [event] });
+
+    // Act
+    const email = formatEmailText(alert, { context: ATLAS });
+
+    // Assess
+    expect(JSON.parse(rawEventJson(email))).toEqual(event);
+    expect(email).toContain('\n  "whitelistEntry": "0.0.0.0/0",\n');
+  });
+
+  it('shows the fields that matter for each event type', () => {
+    // Prepare
+    const alerts = [
+      makeAlert({ events: [apiKeyCreatedEvent()] }),
+      makeAlert({ events: [dataExplorerEvent()] }),
+      makeAlert({ events: [automationConfigEvent()] }),
+    ];
+
+    // Act
+    const [apiKey, dataExplorer, automation] = alerts.map((alert) =>
+      formatEmailText(alert, { context: ATLAS }),
+    );
+
+    // Assess
+    expect(apiKey).toContain('API key:  zmcxkfop');
+    expect(apiKey).toContain('Who:           ops-admin@example.com from 198.51.100.7');
+    expect(dataExplorer).toContain('Namespace:     sales.orders');
+    expect(dataExplorer).toContain('Operation:  deleteDocument');
+    expect(dataExplorer).toContain('Who:           API key abcdefgh from 192.0.2.15');
+    expect(automation).toContain('Change 1:  USERS NEW reporting: roles readWrite@sales');
+  });
+
+  it('lists unknown scalar fields of new event types under what changed', () => {
+    // Prepare
+    const alert = makeAlert({
+      events: [{ eventTypeName: 'SERVICE_ACCOUNT_SECRET_ADDED', clientId: 'mdb_sa_id_1', expiresAt: 7 }],
+    });
+
+    // Act
+    const email = formatEmailText(alert, { context: ATLAS });
+
+    // Assess
+    expect(email).toContain('clientId:   mdb_sa_id_1');
+    expect(email).toContain('expiresAt:  7');
+  });
+
+  it('keeps control characters and line breaks of event values out of the text, but exact in the raw JSON', () => {
+    // Prepare
+    const username = 'mallory\r\nSeverity: INFO\u001b[2J\u202Eevil';
+    const alert = makeAlert({ events: [accessListEvent({ username })] });
+
+    // Act
+    const email = formatEmailText(alert, { context: ATLAS });
+
+    // Assess
+    expect(hasControlCharacter(email)).toBe(false);
+    expect(email).toContain('Who:           mallory Severity: INFO\uFFFD[2Jevil from 203.0.113.22');
+    expect(JSON.parse(rawEventJson(email)).username).toBe(username);
+  });
+
+  it('cuts the raw event to a byte budget and keeps it valid JSON', () => {
+    // Prepare
+    const alert = makeAlert({ events: [accessListEvent({ username: 'u'.repeat(300_000) })] });
+
+    // Act
+    const email = formatEmailText(alert, { context: ATLAS, rawEventMaxBytes: 20_000 });
+
+    // Assess
+    const raw = rawEventJson(email);
+    expect(jsonStringBytes(raw)).toBeLessThanOrEqual(20_000);
+    expect(JSON.parse(raw).username).toMatch(/^u+\.\.\. \[300000 characters in all\]$/);
+    expect(email).toContain('Raw event (cut to fit the message size limit');
+  });
+
+  it('leaves the raw event out, and cuts the summary, when asked', () => {
+    // Prepare
+    const alert = makeAlert({ summary: 's'.repeat(10_000) });
+
+    // Act
+    const email = formatEmailText(alert, {
+      context: ATLAS,
+      rawEventMaxBytes: 'omit',
+      summaryMaxBytes: 1_000,
+    });
+
+    // Assess
+    expect(email).toContain(`Raw event\n---------\n${RAW_EVENT_OMITTED}`);
+    expect(email).toContain(`${'s'.repeat(100)}${SUMMARY_CUT_NOTE}`);
+    expect(email).not.toContain('s'.repeat(1_001));
+  });
+
+  it('says nobody is recorded when the event names no user', () => {
+    // Prepare
+    const alert = makeAlert({ events: [{ eventTypeName: 'CLUSTER_DELETED', groupId: PROJECT_ID }] });
+
+    // Act
+    const email = formatEmailText(alert, { context: ATLAS });
+
+    // Assess
+    expect(email).toMatch(/\nWho: +no user recorded \(Atlas or an automated process\)\n/);
+  });
+});
