@@ -1,0 +1,450 @@
+import { Agent, type Dispatcher } from 'undici';
+import { pathId, resourceOfLink } from './api-paths.js';
+import { AtlasList, type FetchedPage, type PageRequest } from './atlas-list.js';
+import { type AtlasClientOptions, type ResolvedClientConfig, resolveClientConfig } from './client-options.js';
+import { createDigestAuthInterceptor } from './digest-interceptor.js';
+import { AtlasError } from './errors.js';
+import { type AtlasEventFilter, type AtlasListOptions, eventListQuery, listQuery } from './event-filter.js';
+import { exchange, type HttpRequest, type HttpResponse } from './http-exchange.js';
+import {
+  errorFromNetworkFailure,
+  errorFromResponse,
+  type FailureContext,
+  malformedResponseError,
+} from './response-errors.js';
+import {
+  readAccessListEntry,
+  readApiKey,
+  readEvent,
+  readListPage,
+  readProject,
+  type Shape,
+  unwrapEnvelope,
+} from './response-shapes.js';
+import { type AttemptOutcome, type AttemptProgress, retryWithBackoff } from './retry-loop.js';
+import { parseRetryAfter, RETRYABLE_STATUSES } from './retry-policy.js';
+import { SecretRedactor } from './secret-redactor.js';
+import { ServiceAccountTokenProvider } from './service-account-token-provider.js';
+import type { AtlasAccessListEntry, AtlasApiKey, AtlasEvent, AtlasProject } from './types.js';
+
+/** Counters since the client was created, for metrics and tests. */
+export interface AtlasClientStats {
+  /** HTTP requests sent: Digest challenges, retries and token requests included. */
+  requests: number;
+  /** Digest challenges answered: each one an extra request. */
+  authRoundTrips: number;
+  /** Attempts repeated after a retryable failure, and requests repeated with a fresh token. */
+  retries: number;
+  /** 429 answers received. */
+  rateLimited: number;
+  /** Service-account token requests. */
+  tokenFetches: number;
+}
+
+/** Options of the single-event reads. */
+export interface AtlasReadOptions {
+  /** Ask for the event's `raw` document. */
+  includeRaw?: boolean;
+  signal?: AbortSignal;
+}
+
+const UNAUTHORIZED = Symbol('unauthorized');
+
+/**
+ * The Atlas Admin API client: Ops Manager / Cloud Manager (`/api/public/v1.0`), Atlas v1.0 and Atlas
+ * v2, with an API key (HTTP Digest, one request per call after the first) or a service account (OAuth
+ * 2.0, token cached). Lists follow every `next` link; 429, 5xx and connection failures are retried with
+ * backoff that honours `Retry-After`; every failure is a typed {@link AtlasError} whose message names
+ * the request and the fix, and never a credential.
+ *
+ * @example
+ * ```ts
+ * const client = new AtlasClient({ credentials: { kind: 'digest', publicKey, privateKey } });
+ * try {
+ *   for await (const event of client.listOrgEvents('5f4e3d2c1b0a998877665544', { minDate: since })) {
+ *     console.log(event.eventTypeName);
+ *   }
+ * } finally {
+ *   await client.close();
+ * }
+ * ```
+ */
+export class AtlasClient {
+  readonly #config: ResolvedClientConfig;
+  readonly #agent: Agent;
+  readonly #dispatcher: Dispatcher;
+  readonly #tokens: ServiceAccountTokenProvider | undefined;
+  readonly #redactor: SecretRedactor;
+  readonly #counts = { requests: 0, authRoundTrips: 0, retries: 0, rateLimited: 0 };
+
+  /**
+   * @throws AtlasInsecureUrlError when the base URL is `http://` to a host that is not loopback and
+   *   `allowInsecureHttp` is off.
+   * @throws AtlasConfigError for any other invalid option (see `resolveClientConfig`).
+   */
+  constructor(options: AtlasClientOptions) {
+    const config = resolveClientConfig(options);
+    this.#config = config;
+    this.#agent = new Agent({
+      ...(config.connections === undefined ? {} : { connections: config.connections }),
+      headersTimeout: config.requestTimeoutMs,
+      bodyTimeout: config.requestTimeoutMs,
+    });
+    const { credentials } = config;
+    if (credentials.kind === 'digest') {
+      this.#redactor = new SecretRedactor([credentials.privateKey]);
+      this.#dispatcher = this.#agent.compose(
+        createDigestAuthInterceptor({
+          username: credentials.publicKey,
+          password: credentials.privateKey,
+          onChallenge: () => {
+            this.#counts.authRoundTrips += 1;
+            this.#counts.requests += 1;
+          },
+        }),
+      );
+      this.#tokens = undefined;
+    } else {
+      const basic = Buffer.from(`${credentials.clientId}:${credentials.clientSecret}`, 'utf8').toString(
+        'base64',
+      );
+      this.#redactor = new SecretRedactor([credentials.clientSecret, basic]);
+      this.#dispatcher = this.#agent;
+      const tokenPath = `${config.basePath}/api/oauth/token`;
+      this.#tokens = new ServiceAccountTokenProvider({
+        clientId: credentials.clientId,
+        clientSecret: credentials.clientSecret,
+        tokenPath,
+        clock: config.clock,
+        onToken: (token) => this.#redactor.add(token),
+        send: (request) =>
+          this.#send(
+            { ...request, headers: { ...request.headers, 'user-agent': config.userAgent } },
+            tokenPath,
+            (response) => ({ ok: true, value: response }),
+          ),
+        errorFor: (response) =>
+          errorFromResponse(response, this.#context('POST', tokenPath, { attempt: 1, elapsedMs: 0 })),
+      });
+    }
+  }
+
+  /** Counters since the client was created: a snapshot. */
+  get stats(): AtlasClientStats {
+    return { ...this.#counts, tokenFetches: this.#tokens?.fetches ?? 0 };
+  }
+
+  /**
+   * The events of a project (`GET /groups/{groupId}/events`), newest first as Atlas sends them (no
+   * order is promised: sort by `created` and `id` yourself).
+   *
+   * @throws AtlasRequestError at once for an invalid id or filter; while iterating, the errors of
+   *   every call: AtlasAuthError, AtlasForbiddenError, AtlasNotFoundError, AtlasRateLimitError,
+   *   AtlasVersionError, AtlasServerError, AtlasNetworkError, AtlasResponseError.
+   */
+  listProjectEvents(groupId: string, filter: AtlasEventFilter = {}): AtlasList<AtlasEvent> {
+    return this.#list(
+      `/groups/${pathId('groupId', groupId)}/events`,
+      eventListQuery(filter),
+      readEvent,
+      filter.signal,
+    );
+  }
+
+  /**
+   * The events of an organization (`GET /orgs/{orgId}/events`). Throws as {@link listProjectEvents}.
+   */
+  listOrgEvents(orgId: string, filter: AtlasEventFilter = {}): AtlasList<AtlasEvent> {
+    return this.#list(
+      `/orgs/${pathId('orgId', orgId)}/events`,
+      eventListQuery(filter),
+      readEvent,
+      filter.signal,
+    );
+  }
+
+  /**
+   * One project event (`GET /groups/{groupId}/events/{eventId}`).
+   *
+   * @throws AtlasRequestError for an invalid id (before sending), AtlasNotFoundError when Atlas does
+   *   not know it, and the other errors of {@link listProjectEvents}.
+   */
+  async getProjectEvent(
+    groupId: string,
+    eventId: string,
+    options: AtlasReadOptions = {},
+  ): Promise<AtlasEvent> {
+    const path = `/groups/${pathId('groupId', groupId)}/events/${pathId('eventId', eventId)}`;
+    return this.#getJson(path, readQuery(options), readEvent, options.signal);
+  }
+
+  /**
+   * One organization event (`GET /orgs/{orgId}/events/{eventId}`). Throws as {@link getProjectEvent}.
+   */
+  async getOrgEvent(orgId: string, eventId: string, options: AtlasReadOptions = {}): Promise<AtlasEvent> {
+    const path = `/orgs/${pathId('orgId', orgId)}/events/${pathId('eventId', eventId)}`;
+    return this.#getJson(path, readQuery(options), readEvent, options.signal);
+  }
+
+  /**
+   * The API keys of an organization (`GET /orgs/{orgId}/apiKeys`), `privateKey` always masked.
+   * Throws as {@link listProjectEvents}.
+   */
+  listApiKeys(orgId: string, options: AtlasListOptions = {}): AtlasList<AtlasApiKey> {
+    return this.#list(
+      `/orgs/${pathId('orgId', orgId)}/apiKeys`,
+      listQuery(options),
+      readApiKey,
+      options.signal,
+    );
+  }
+
+  /**
+   * The access list of one API key (`GET /orgs/{orgId}/apiKeys/{apiKeyId}/accessList`). Throws as
+   * {@link listProjectEvents}.
+   */
+  listApiKeyAccessList(
+    orgId: string,
+    apiKeyId: string,
+    options: AtlasListOptions = {},
+  ): AtlasList<AtlasAccessListEntry> {
+    const path = `/orgs/${pathId('orgId', orgId)}/apiKeys/${pathId('apiKeyId', apiKeyId)}/accessList`;
+    return this.#list(path, listQuery(options), readAccessListEntry, options.signal);
+  }
+
+  /**
+   * The projects of an organization (`GET /orgs/{orgId}/groups`). Throws as {@link listProjectEvents}.
+   */
+  listOrgProjects(orgId: string, options: AtlasListOptions = {}): AtlasList<AtlasProject> {
+    return this.#list(
+      `/orgs/${pathId('orgId', orgId)}/groups`,
+      listQuery(options),
+      readProject,
+      options.signal,
+    );
+  }
+
+  /** Closes the connections. The client cannot be used afterwards. */
+  async close(): Promise<void> {
+    await this.#agent.close();
+  }
+
+  #list<T>(
+    path: string,
+    query: URLSearchParams,
+    readItem: (value: unknown) => Shape<T>,
+    signal: AbortSignal | undefined,
+  ): AtlasList<T> {
+    const readPage = (body: unknown): Shape<FetchedPage<T>> => {
+      const page = readListPage(body);
+      if (!page.ok) {
+        return page;
+      }
+      const items: T[] = [];
+      for (const result of page.value.results) {
+        const item = readItem(result);
+        if (!item.ok) {
+          return item;
+        }
+        items.push(item.value);
+      }
+      const nextLink = page.value.links.find((link) => link.rel === 'next');
+      const next = nextLink === undefined ? undefined : resourceOfLink(nextLink.href);
+      if (nextLink !== undefined && next === undefined) {
+        return { ok: false, problem: 'a next link that is not an Atlas API URL' };
+      }
+      return { ok: true, value: { items, totalCount: page.value.totalCount, next } };
+    };
+    return new AtlasList<T>({
+      first: { path, query },
+      apiPrefix: this.#config.apiPrefix,
+      fetchPage: (request: PageRequest) => this.#getJson(request.path, request.query, readPage, signal),
+    });
+  }
+
+  /** GETs a resource below the API prefix and reads its body; with a service account, once more with a fresh token on a 401. */
+  async #getJson<T>(
+    resource: string,
+    query: URLSearchParams,
+    read: (body: unknown) => Shape<T>,
+    signal: AbortSignal | undefined,
+  ): Promise<T> {
+    const path = `${this.#config.apiPrefix}${resource}`;
+    const search = query.toString();
+    const headers: Record<string, string> = {
+      accept: this.#config.accept,
+      'user-agent': this.#config.userAgent,
+    };
+    const request: HttpRequest = {
+      method: 'GET',
+      path: search === '' ? path : `${path}?${search}`,
+      headers,
+      ...(signal === undefined ? {} : { signal }),
+    };
+    const tokens = this.#tokens;
+    for (let refreshed = false; ; refreshed = true) {
+      const token = tokens ? await tokens.getToken(signal) : undefined;
+      if (token !== undefined) {
+        headers.authorization = `Bearer ${token}`;
+      }
+      const result = await this.#sendForJson(request, path, read, token !== undefined && !refreshed);
+      if (result !== UNAUTHORIZED) {
+        return result;
+      }
+      if (token !== undefined) {
+        tokens?.invalidate(token);
+      }
+      this.#counts.retries += 1;
+    }
+  }
+
+  #sendForJson<T>(
+    request: HttpRequest,
+    path: string,
+    read: (body: unknown) => Shape<T>,
+    refreshable: boolean,
+  ): Promise<T | typeof UNAUTHORIZED> {
+    return this.#send<T | typeof UNAUTHORIZED>(request, path, (response, progress) => {
+      const context = this.#context(request.method, path, progress);
+      if (response.status === 401 && refreshable) {
+        return { ok: true, value: UNAUTHORIZED };
+      }
+      if (response.status < 200 || response.status >= 300) {
+        return { ok: false, retryable: false, error: () => errorFromResponse(response, context) };
+      }
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(response.body);
+      } catch (cause) {
+        return {
+          ok: false,
+          retryable: true,
+          error: (final) =>
+            malformedResponseError({
+              what: 'a body that is not JSON',
+              status: response.status,
+              context: this.#context(request.method, path, final),
+              retryable: true,
+              cause,
+            }),
+        };
+      }
+      const envelope = unwrapEnvelope(parsed);
+      if (envelope.status !== undefined && (envelope.status < 200 || envelope.status >= 300)) {
+        const inner: HttpResponse = {
+          ...response,
+          status: envelope.status,
+          body: JSON.stringify(envelope.body),
+        };
+        return { ok: false, retryable: false, error: () => errorFromResponse(inner, context) };
+      }
+      const shape = read(envelope.body);
+      if (!shape.ok) {
+        return {
+          ok: false,
+          retryable: false,
+          error: () =>
+            malformedResponseError({
+              what: shape.problem,
+              status: response.status,
+              context,
+              retryable: false,
+            }),
+        };
+      }
+      return { ok: true, value: shape.value };
+    });
+  }
+
+  /**
+   * Sends `request` with retries. Retryable statuses and transport failures are retried; any other
+   * answer goes to `interpret`, which turns it into a value or a failure.
+   */
+  #send<T>(
+    request: HttpRequest,
+    path: string,
+    interpret: (response: HttpResponse, progress: AttemptProgress) => AttemptOutcome<T>,
+  ): Promise<T> {
+    const config = this.#config;
+    const { signal } = request;
+    return retryWithBackoff<T>(
+      async (progress) => {
+        let response: HttpResponse;
+        this.#counts.requests += 1;
+        try {
+          response = await exchange({
+            dispatcher: this.#dispatcher,
+            origin: config.origin,
+            request,
+            timeoutMs: config.requestTimeoutMs,
+            maxBodyBytes: config.maxBodyBytes,
+          });
+        } catch (cause) {
+          if (signal?.aborted) {
+            throw signal.reason;
+          }
+          if (cause instanceof AtlasError) {
+            return { ok: false, retryable: cause.retryable, error: () => cause };
+          }
+          const retryable = errorFromNetworkFailure(
+            cause,
+            this.#context(request.method, path, progress),
+          ).retryable;
+          return {
+            ok: false,
+            retryable,
+            error: (final) => errorFromNetworkFailure(cause, this.#context(request.method, path, final)),
+          };
+        }
+        config.logger.debug('Atlas request', { method: request.method, path, status: response.status });
+        if (response.status === 429) {
+          this.#counts.rateLimited += 1;
+        }
+        if (RETRYABLE_STATUSES.has(response.status)) {
+          const retryAfterMs = parseRetryAfter(response.headers['retry-after'], config.clock.now());
+          return {
+            ok: false,
+            retryable: true,
+            ...(retryAfterMs === undefined ? {} : { retryAfterMs }),
+            error: (final) => errorFromResponse(response, this.#context(request.method, path, final)),
+          };
+        }
+        return interpret(response, progress);
+      },
+      {
+        policy: config.policy,
+        clock: config.clock,
+        random: config.random,
+        ...(signal === undefined ? {} : { signal }),
+        onRetry: ({ attempt, delayMs, error }) => {
+          this.#counts.retries += 1;
+          config.logger.warn('Atlas request failed; retrying', {
+            method: request.method,
+            path,
+            status: error.status,
+            errorCode: error.errorCode,
+            attempt,
+            delayMs,
+          });
+        },
+      },
+    );
+  }
+
+  #context(method: string, path: string, progress: AttemptProgress): FailureContext {
+    return {
+      method,
+      path,
+      origin: this.#config.origin,
+      auth: this.#config.credentials.kind,
+      redactor: this.#redactor,
+      attempts: progress.attempt,
+      elapsedMs: progress.elapsedMs,
+      nowMs: this.#config.clock.now(),
+    };
+  }
+}
+
+function readQuery(options: AtlasReadOptions): URLSearchParams {
+  return new URLSearchParams(options.includeRaw ? { includeRaw: 'true' } : {});
+}
