@@ -1,0 +1,130 @@
+import { readFileSync } from 'node:fs';
+import { extname, isAbsolute, resolve } from 'node:path';
+import { parseDocument } from 'yaml';
+import { DEPLOY_CONFIG_CONTEXT_KEY, type DeployConfig, parseDeployConfig } from './config.js';
+import { DeployConfigFileError } from './errors.js';
+
+export interface ResolveDeployConfigOptions {
+  /**
+   * The value of the `atlasAuditAlerts` context key: an object from `cdk.json`, JSON text when given
+   * with `--context atlasAuditAlerts=…`, or undefined.
+   */
+  context: unknown;
+  /** The value of the `config` context key: a YAML or JSON file, relative to `projectRoot`. */
+  configFile?: unknown;
+  /** The directory `cdk.json` is in; relative paths are resolved against it. */
+  projectRoot: string;
+}
+
+/**
+ * Resolves the one deploy configuration the app builds from: the `atlasAuditAlerts` object in `cdk.json`
+ * context, with the configuration file (`--context config=path.yaml`) laid over it. Objects merge key
+ * by key, `null` removes a setting, and any other value in the file, lists included, replaces the
+ * context's.
+ *
+ * @throws {DeployConfigFileError} when the file cannot be read or is not valid YAML or JSON.
+ * @throws {DeployConfigError} listing every wrong or unknown setting with its path.
+ * @example
+ * ```ts
+ * const config = resolveDeployConfig({
+ *   context: app.node.tryGetContext('atlasAuditAlerts'),
+ *   configFile: app.node.tryGetContext('config'),
+ *   projectRoot: process.cwd(),
+ * });
+ * ```
+ */
+export function resolveDeployConfig({
+  context,
+  configFile,
+  projectRoot,
+}: ResolveDeployConfigOptions): DeployConfig {
+  const base = parseContextValue(context);
+  const origins = [`cdk.json context "${DEPLOY_CONFIG_CONTEXT_KEY}"`];
+  if (configFile === undefined || configFile === null || configFile === '') {
+    return parseDeployConfig({ input: base, origin: origins[0] ?? '' });
+  }
+  if (typeof configFile !== 'string') {
+    throw new DeployConfigFileError(
+      `The "config" context value must be a file path, got ${JSON.stringify(configFile)}: pass --context config=path/to/config.yaml`,
+    );
+  }
+  const overlay = readConfigFile(
+    isAbsolute(configFile) ? configFile : resolve(projectRoot, configFile),
+    configFile,
+  );
+  origins.push(configFile);
+  return parseDeployConfig({ input: mergeSettings(base, overlay), origin: origins.join(' and ') });
+}
+
+function parseContextValue(context: unknown): unknown {
+  if (typeof context !== 'string') return context ?? {};
+  try {
+    return JSON.parse(context) as unknown;
+  } catch (error) {
+    throw new DeployConfigFileError(
+      `The "${DEPLOY_CONFIG_CONTEXT_KEY}" context value given on the command line is not JSON (${(error as Error).message}): pass a JSON object, or use --context config=path.yaml`,
+      { cause: error },
+    );
+  }
+}
+
+function readConfigFile(path: string, shownAs: string): unknown {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (error) {
+    throw new DeployConfigFileError(
+      `Cannot read the configuration file ${shownAs} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}): check the path given with --context config=…; relative paths start at the project root`,
+      { cause: error },
+    );
+  }
+  if (extname(path).toLowerCase() === '.json') {
+    try {
+      return JSON.parse(text) as unknown;
+    } catch (error) {
+      throw new DeployConfigFileError(
+        `The configuration file ${shownAs} is not valid JSON: ${(error as Error).message}`,
+        { cause: error },
+      );
+    }
+  }
+  const document = parseDocument(text);
+  if (document.errors.length > 0) {
+    const problems = document.errors.map((error) => {
+      const position = error.linePos?.[0];
+      const where = position === undefined ? shownAs : `${shownAs}:${position.line}:${position.col}`;
+      // The library appends ` at line L, column C:` and a code frame; the location is given up front.
+      const message =
+        error.message.split('\n')[0]?.replace(/ at line \d+, column \d+:$/, '') ?? error.message;
+      return `  - ${where}: ${message}`;
+    });
+    throw new DeployConfigFileError(
+      `The configuration file ${shownAs} is not valid YAML:\n${problems.join('\n')}`,
+    );
+  }
+  return document.toJS() as unknown;
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/**
+ * Lays `overlay` over `base`: objects merge key by key, `null` removes a setting (so a file can drop
+ * the Slack channel `cdk.json` sets), anything else in `overlay` replaces `base`.
+ *
+ * @example
+ * ```ts
+ * mergeSettings({ alerts: { emails: ['a@example.com'] } }, { alerts: { emailMinSeverity: 'high' } });
+ * // { alerts: { emails: ['a@example.com'], emailMinSeverity: 'high' } }
+ * ```
+ */
+export function mergeSettings(base: unknown, overlay: unknown): unknown {
+  if (!isPlainObject(base) || !isPlainObject(overlay)) return overlay === undefined ? base : overlay;
+  const merged: Record<string, unknown> = { ...base };
+  for (const [key, value] of Object.entries(overlay)) {
+    if (value === null) delete merged[key];
+    else merged[key] = mergeSettings(base[key], value);
+  }
+  return merged;
+}

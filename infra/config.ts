@@ -1,0 +1,341 @@
+import { z } from 'zod';
+import { SEVERITIES } from '../shared/notify/alert.js';
+import { atlasFlavorSchema, sourcesSchema, timingSchema } from '../shared/poll/poller-config.js';
+import { DeployConfigError, type DeployConfigProblem } from './errors.js';
+
+/** The `cdk.json` context key that holds the deploy configuration. */
+export const DEPLOY_CONFIG_CONTEXT_KEY = 'atlasAuditAlerts';
+/** The context key that names an optional configuration file: `--context config=path.yaml`. */
+export const DEPLOY_CONFIG_FILE_CONTEXT_KEY = 'config';
+
+/** The retention periods CloudWatch Logs accepts, in days. */
+export const LOG_RETENTION_DAYS = [
+  1, 3, 5, 7, 14, 30, 60, 90, 120, 150, 180, 365, 400, 545, 731, 1096, 1827, 2192, 2557, 2922, 3288, 3653,
+] as const;
+
+/**
+ * The heartbeat alarm waits three schedule periods; CloudWatch evaluates at most one day of periods, so
+ * the schedule can be at most a third of a day.
+ */
+export const MAX_SCHEDULE_MINUTES = 480;
+
+const severitySchema = z.enum(SEVERITIES);
+
+const secretArnSchema = z
+  .string()
+  .regex(
+    /^arn:aws[a-z-]*:secretsmanager:[a-z0-9-]+:\d{12}:secret:[\w/+=.@-]+-[A-Za-z0-9]{6}$/,
+    'must be the complete ARN of a Secrets Manager secret, ending in its 6-character suffix (copy it from the console)',
+  );
+
+const kmsKeyArnSchema = z
+  .string()
+  .regex(/^arn:aws[a-z-]*:kms:[a-z0-9-]+:\d{12}:key\/[A-Za-z0-9-]+$/, 'must be the ARN of a KMS key');
+
+const emailListSchema = z.array(z.email('must be an email address')).default([]);
+
+const slackSchema = z.strictObject({
+  /** The Slack workspace (team) id AWS Chatbot shows once the workspace is authorised, such as T012AB3CD. */
+  workspaceId: z
+    .string()
+    .regex(
+      /^[0-9A-Z]{1,255}$/,
+      'must be a Slack workspace id such as T012AB3CD (the AWS Chatbot console shows it)',
+    ),
+  /** The channel id, such as C0123ABCDEF (Slack shows it under the channel's details). */
+  channelId: z
+    .string()
+    .regex(
+      /^[A-Za-z0-9]{1,255}$/,
+      'must be a Slack channel id such as C0123ABCDEF (see the channel details)',
+    ),
+  /** Alerts below this severity do not reach the channel. */
+  minSeverity: severitySchema.default('low'),
+});
+
+/**
+ * The settings, one by one. One schema gives the defaults, the validation and the type the stack is
+ * built from; the poller's own settings (`atlas`, `sources`, `timing`, `concurrency`) reuse the poller's
+ * schemas, so a value accepted here is a value the Lambda accepts.
+ */
+export const deploySettingsSchema = z.strictObject({
+  /** The CloudFormation stack name. */
+  stackName: z
+    .string()
+    .regex(
+      /^[A-Za-z][A-Za-z0-9-]{0,100}$/,
+      'must start with a letter and hold only letters, digits and hyphens (at most 101 characters)',
+    )
+    .default('AtlasAuditAlerts'),
+  /** Pins the stack to an account and region; by default the CLI's credentials and region decide. */
+  env: z
+    .strictObject({
+      account: z
+        .string()
+        .regex(/^\d{12}$/, 'must be a 12-digit AWS account id')
+        .optional(),
+      region: z
+        .string()
+        .regex(/^[a-z]{2}(-[a-z]+)+-\d$/, 'must be an AWS region such as eu-west-1')
+        .optional(),
+    })
+    .optional(),
+  atlas: z
+    .strictObject({
+      flavor: atlasFlavorSchema.default('atlas-v2'),
+      baseUrl: z.url({ protocol: /^https?$/ }).default('https://cloud.mongodb.com'),
+    })
+    .prefault({}),
+  sources: sourcesSchema.prefault({}),
+  timing: timingSchema
+    .extend({
+      /** How often the poller runs, in minutes. */
+      scheduleMinutes: z
+        .number()
+        .int()
+        .min(1)
+        .max(
+          MAX_SCHEDULE_MINUTES,
+          `must be at most ${MAX_SCHEDULE_MINUTES}: the heartbeat alarm waits three periods, and CloudWatch alarms look back one day at most`,
+        )
+        .default(5),
+    })
+    .prefault({}),
+  /** How many sources one tick polls at once. */
+  concurrency: z.number().int().min(1).max(32).default(4),
+  alerts: z
+    .strictObject({
+      /** Addresses that receive alerts by email; each confirms its subscription once. */
+      emails: emailListSchema,
+      /** Alerts below this severity are not emailed. */
+      emailMinSeverity: severitySchema.default('medium'),
+      /** The AWS Chatbot Slack channel that receives alerts; none when absent. */
+      slack: slackSchema.optional(),
+    })
+    .prefault({}),
+  operations: z
+    .strictObject({
+      /** Addresses that receive the stack's own alarms (failed ticks, Atlas refusing the key). */
+      emails: emailListSchema,
+      /** The watermark lag, in minutes, above which the lag alarm fires. */
+      watermarkLagAlarmMinutes: z.number().int().min(2).max(10_080).default(60),
+    })
+    .prefault({}),
+  rules: z
+    .strictObject({
+      /** Directories of rule files, relative to the project root. */
+      directories: z.array(z.string().min(1)).min(1, 'must name at least one directory').default(['rules']),
+    })
+    .prefault({}),
+  credentials: z
+    .strictObject({
+      /** An existing secret holding the Atlas credentials; when absent the stack creates one to fill in. */
+      secretArn: secretArnSchema.optional(),
+      /** The customer managed key that encrypts the existing secret, if it is not the default key. */
+      kmsKeyArn: kmsKeyArnSchema.optional(),
+    })
+    .prefault({}),
+  table: z
+    .strictObject({
+      /** `retain` keeps the table (watermarks, alert history) when the stack is deleted. */
+      removalPolicy: z.enum(['retain', 'destroy']).default('retain'),
+      /** Defaults to on when the table is retained, off when it is destroyed with the stack. */
+      deletionProtection: z.boolean().optional(),
+    })
+    .prefault({}),
+  poller: z
+    .strictObject({
+      timeoutSeconds: z.number().int().min(30).max(900).default(180),
+      memoryMiB: z.number().int().min(128).max(10_240).default(256),
+      logRetentionDays: z
+        .number()
+        .refine((days) => (LOG_RETENTION_DAYS as readonly number[]).includes(days), {
+          message: `must be one of ${LOG_RETENTION_DAYS.join(', ')}`,
+        })
+        .default(30),
+      logLevel: z.enum(['DEBUG', 'INFO', 'WARN', 'ERROR']).default('INFO'),
+      /**
+       * Reserve one concurrent execution so ticks never run side by side. Accounts whose concurrency
+       * quota is still at the new-account minimum cannot reserve any: turn it off there (the per-source
+       * lease still keeps two ticks from working the same source).
+       */
+      reservedConcurrency: z.boolean().default(true),
+    })
+    .prefault({}),
+});
+
+type DeploySettings = z.output<typeof deploySettingsSchema>;
+
+/** A rule across settings, checked only once the settings it reads are valid on their own. */
+interface CrossCheck {
+  /** The settings it reads, as path prefixes. */
+  inputs: readonly (readonly string[])[];
+  check(config: DeploySettings, fail: (path: (string | number)[], message: string) => void): void;
+}
+
+const uniqueLists = (
+  [
+    ['sources', 'orgIds'],
+    ['sources', 'projectIds'],
+    ['alerts', 'emails'],
+    ['operations', 'emails'],
+    ['rules', 'directories'],
+  ] as const
+).map(
+  ([section, key]): CrossCheck => ({
+    inputs: [[section, key]],
+    check(config, fail) {
+      const values: readonly string[] = (config[section] as Record<string, readonly string[]>)[key] ?? [];
+      const seen = new Set<string>();
+      values.forEach((value, index) => {
+        if (seen.has(value.toLowerCase())) fail([section, key, index], `${value} is listed twice`);
+        seen.add(value.toLowerCase());
+      });
+    },
+  }),
+);
+
+const CROSS_CHECKS: readonly CrossCheck[] = [
+  {
+    inputs: [['sources']],
+    check(config, fail) {
+      if (config.sources.allProjectsOfOrgs && config.sources.orgIds.length === 0) {
+        fail(['sources', 'allProjectsOfOrgs'], 'needs at least one org id in sources.orgIds');
+      }
+    },
+  },
+  ...uniqueLists,
+  {
+    inputs: [
+      ['timing', 'deadlineMarginSeconds'],
+      ['poller', 'timeoutSeconds'],
+    ],
+    check(config, fail) {
+      if (config.timing.deadlineMarginSeconds >= config.poller.timeoutSeconds) {
+        fail(
+          ['timing', 'deadlineMarginSeconds'],
+          `must be less than poller.timeoutSeconds (${config.poller.timeoutSeconds}), or no tick could start any work`,
+        );
+      }
+    },
+  },
+  {
+    inputs: [
+      ['operations', 'watermarkLagAlarmMinutes'],
+      ['timing', 'scheduleMinutes'],
+    ],
+    check(config, fail) {
+      if (config.operations.watermarkLagAlarmMinutes <= config.timing.scheduleMinutes) {
+        fail(
+          ['operations', 'watermarkLagAlarmMinutes'],
+          `must be more than timing.scheduleMinutes (${config.timing.scheduleMinutes}), or it fires between two ticks`,
+        );
+      }
+    },
+  },
+  {
+    inputs: [['table']],
+    check(config, fail) {
+      if (config.table.removalPolicy === 'destroy' && config.table.deletionProtection === true) {
+        fail(
+          ['table', 'deletionProtection'],
+          'cannot be on when table.removalPolicy is destroy: CloudFormation could not delete the table',
+        );
+      }
+    },
+  },
+  {
+    inputs: [['credentials']],
+    check(config, fail) {
+      if (config.credentials.kmsKeyArn !== undefined && config.credentials.secretArn === undefined) {
+        fail(
+          ['credentials', 'kmsKeyArn'],
+          'only applies to an existing secret: set credentials.secretArn too',
+        );
+      }
+    },
+  },
+];
+
+function startsWith(path: readonly PropertyKey[], prefix: readonly string[]): boolean {
+  return prefix.every((segment, index) => path[index] === segment);
+}
+
+/**
+ * Everything a deployment can tune: {@link deploySettingsSchema} and the rules across settings. A
+ * rule across settings runs once the settings it reads are valid, so one error lists every wrong
+ * setting without also blaming its neighbours.
+ */
+export const deployConfigSchema = CROSS_CHECKS.reduce(
+  (schema, { inputs, check }) =>
+    schema.superRefine(
+      (config, context) => {
+        check(config, (path, message) => context.addIssue({ code: 'custom', path, message }));
+      },
+      {
+        when: (payload) =>
+          !payload.issues.some((issue) => inputs.some((input) => startsWith(issue.path ?? [], input))),
+      },
+    ),
+  deploySettingsSchema,
+);
+
+export type DeployConfig = z.output<typeof deployConfigSchema>;
+export type DeployConfigInput = z.input<typeof deployConfigSchema>;
+
+export interface ParseDeployConfigOptions {
+  /** The merged configuration, as read from `cdk.json` context and the configuration file. */
+  input: unknown;
+  /** Where the input came from, for the error message (`cdk.json context "atlasAuditAlerts"`). */
+  origin: string;
+}
+
+/**
+ * Validates a deploy configuration and fills in its defaults.
+ *
+ * @throws {DeployConfigError} listing every wrong or unknown setting with its path.
+ * @example
+ * ```ts
+ * const config = parseDeployConfig({ input: { sources: { orgIds: ['5f4e3d2c1b0a998877665544'] } }, origin: 'test' });
+ * config.timing.scheduleMinutes; // 5
+ * ```
+ */
+export function parseDeployConfig({ input, origin }: ParseDeployConfigOptions): DeployConfig {
+  const result = deployConfigSchema.safeParse(input ?? {});
+  if (result.success) return result.data;
+  const problems = result.error.issues.flatMap(toProblems);
+  const list = problems.map((problem) => `  - ${problem.path || '(root)'}: ${problem.message}`).join('\n');
+  const count = problems.length === 1 ? '1 setting' : `${problems.length} settings`;
+  throw new DeployConfigError(
+    `The deploy configuration from ${origin} is invalid (${count}); fix these, then run cdk synth again:\n${list}`,
+    { problems },
+  );
+}
+
+function toProblems(issue: z.core.$ZodIssue): DeployConfigProblem[] {
+  const path = formatSettingPath(issue.path);
+  if (issue.code === 'unrecognized_keys') {
+    return issue.keys.map((key) => ({
+      path: formatSettingPath([...issue.path, key]),
+      message: 'is not a known setting (check its spelling against infra/examples/config.example.yaml)',
+    }));
+  }
+  return [{ path, message: issue.message }];
+}
+
+/**
+ * Writes a setting's path the way a person reads it: `alerts.emails[1]`.
+ *
+ * @example
+ * ```ts
+ * formatSettingPath(['alerts', 'emails', 1]); // 'alerts.emails[1]'
+ * ```
+ */
+export function formatSettingPath(path: readonly PropertyKey[]): string {
+  let text = '';
+  for (const segment of path) {
+    if (typeof segment === 'number') text += `[${segment}]`;
+    else text += text === '' ? String(segment) : `.${String(segment)}`;
+  }
+  return text;
+}

@@ -1,0 +1,282 @@
+import { relative } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { type DeployConfigInput, parseDeployConfig } from '../../infra/config.js';
+import { mergeSettings, resolveDeployConfig } from '../../infra/config-source.js';
+import { DeployConfigError, DeployConfigFileError } from '../../infra/errors.js';
+import { cdkJsonContext, createTestWorkspace, PROJECT_ROOT } from './support/workspace.js';
+
+const ORG_ID = '5f4e3d2c1b0a998877665544';
+
+function problemsOf(input: unknown): { path: string; message: string }[] {
+  try {
+    parseDeployConfig({ input, origin: 'test settings' });
+  } catch (error) {
+    if (error instanceof DeployConfigError) return [...error.problems];
+    throw error;
+  }
+  throw new Error('The configuration was accepted');
+}
+
+describe('parseDeployConfig', () => {
+  it('fills in every default from an empty configuration', () => {
+    const config = parseDeployConfig({ input: {}, origin: 'test settings' });
+
+    expect(config).toEqual({
+      stackName: 'AtlasAuditAlerts',
+      atlas: { flavor: 'atlas-v2', baseUrl: 'https://cloud.mongodb.com' },
+      sources: { orgIds: [], projectIds: [], allProjectsOfOrgs: false },
+      timing: {
+        scheduleMinutes: 5,
+        overlapSeconds: 900,
+        lagSeconds: 30,
+        initialLookbackSeconds: 3600,
+        inventoryIntervalSeconds: 3600,
+        deadlineMarginSeconds: 20,
+      },
+      concurrency: 4,
+      alerts: { emails: [], emailMinSeverity: 'medium' },
+      operations: { emails: [], watermarkLagAlarmMinutes: 60 },
+      rules: { directories: ['rules'] },
+      credentials: {},
+      table: { removalPolicy: 'retain' },
+      poller: {
+        timeoutSeconds: 180,
+        memoryMiB: 256,
+        logRetentionDays: 30,
+        logLevel: 'INFO',
+        reservedConcurrency: true,
+      },
+    });
+  });
+
+  it('keeps the settings it is given', () => {
+    const input: DeployConfigInput = {
+      atlas: { flavor: 'ops-manager', baseUrl: 'https://opsmanager.example.com:8443' },
+      sources: { orgIds: [ORG_ID], allProjectsOfOrgs: true },
+      timing: { scheduleMinutes: 15 },
+      alerts: { slack: { workspaceId: 'T012AB3CD', channelId: 'C0123ABCDEF' } },
+      table: { removalPolicy: 'destroy' },
+    };
+
+    const config = parseDeployConfig({ input, origin: 'test settings' });
+
+    expect(config.atlas).toEqual({ flavor: 'ops-manager', baseUrl: 'https://opsmanager.example.com:8443' });
+    expect(config.sources).toEqual({ orgIds: [ORG_ID], projectIds: [], allProjectsOfOrgs: true });
+    expect(config.timing.scheduleMinutes).toBe(15);
+    expect(config.alerts.slack).toEqual({
+      workspaceId: 'T012AB3CD',
+      channelId: 'C0123ABCDEF',
+      minSeverity: 'low',
+    });
+    expect(config.table).toEqual({ removalPolicy: 'destroy' });
+  });
+
+  it('lists every wrong setting with its path in one error', () => {
+    const input = {
+      stackName: '1-bad name',
+      atlas: { flavor: 'atlas-v3', baseUrl: 'not a url' },
+      sources: { orgIds: ['5f4e3d2c1b0a99887766554', ORG_ID], projectIds: 'all' },
+      timing: { scheduleMinutes: 0, lagSeconds: -1 },
+      alerts: { emails: ['secops@example.com', 'not-an-address'], emailMinSeverity: 'urgent' },
+      operations: { emails: [42] },
+      poller: { logRetentionDays: 10, memoryMiB: 64 },
+      credentials: { secretArn: 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:atlas' },
+    };
+
+    const problems = problemsOf(input).map((problem) => problem.path);
+
+    expect(problems).toEqual([
+      'stackName',
+      'atlas.flavor',
+      'atlas.baseUrl',
+      'sources.orgIds[0]',
+      'sources.projectIds',
+      'timing.lagSeconds',
+      'timing.scheduleMinutes',
+      'alerts.emails[1]',
+      'alerts.emailMinSeverity',
+      'operations.emails[0]',
+      'credentials.secretArn',
+      'poller.memoryMiB',
+      'poller.logRetentionDays',
+    ]);
+  });
+
+  it('names the origin and each problem in the message', () => {
+    const input = { sources: { orgIds: ['nope'] }, alerts: { emails: ['x'] } };
+
+    const parse = () => parseDeployConfig({ input, origin: 'cdk.json context "atlasAuditAlerts"' });
+
+    expect(parse).toThrow(
+      /from cdk\.json context "atlasAuditAlerts" is invalid \(2 settings\)[\s\S]*- sources\.orgIds\[0\]: must be a 24-character hexadecimal Atlas id[\s\S]*- alerts\.emails\[0\]: must be an email address/,
+    );
+  });
+
+  it('reports each unknown setting by its full path', () => {
+    const problems = problemsOf({ alerts: { email: ['a@example.com'] }, schedule: 5 });
+
+    expect(problems).toEqual([
+      { path: 'alerts.email', message: expect.stringContaining('is not a known setting') },
+      { path: 'schedule', message: expect.stringContaining('is not a known setting') },
+    ]);
+  });
+
+  it('refuses settings that contradict each other', () => {
+    const input = {
+      sources: { allProjectsOfOrgs: true, projectIds: [ORG_ID, ORG_ID] },
+      timing: { scheduleMinutes: 90, deadlineMarginSeconds: 200 },
+      table: { removalPolicy: 'destroy', deletionProtection: true },
+      credentials: {
+        kmsKeyArn: 'arn:aws:kms:eu-west-1:123456789012:key/1234abcd-12ab-34cd-56ef-1234567890ab',
+      },
+      alerts: { emails: ['SecOps@example.com', 'secops@example.com'] },
+    };
+
+    const problems = problemsOf(input);
+
+    expect(problems).toEqual([
+      { path: 'sources.allProjectsOfOrgs', message: 'needs at least one org id in sources.orgIds' },
+      { path: 'sources.projectIds[1]', message: `${ORG_ID} is listed twice` },
+      { path: 'alerts.emails[1]', message: 'secops@example.com is listed twice' },
+      {
+        path: 'timing.deadlineMarginSeconds',
+        message: expect.stringContaining('less than poller.timeoutSeconds (180)'),
+      },
+      {
+        path: 'operations.watermarkLagAlarmMinutes',
+        message: expect.stringContaining('more than timing.scheduleMinutes (90)'),
+      },
+      {
+        path: 'table.deletionProtection',
+        message: expect.stringContaining('cannot be on when table.removalPolicy is destroy'),
+      },
+      { path: 'credentials.kmsKeyArn', message: expect.stringContaining('set credentials.secretArn too') },
+    ]);
+  });
+
+  it('caps the schedule so three periods of heartbeat fit in a day', () => {
+    const problems = problemsOf({ timing: { scheduleMinutes: 481 } });
+
+    expect(problems).toEqual([{ path: 'timing.scheduleMinutes', message: expect.stringContaining('480') }]);
+  });
+});
+
+describe('resolveDeployConfig', () => {
+  const workspace = createTestWorkspace();
+  afterAll(() => workspace.remove());
+
+  it('reads the cdk.json context alone when no file is named', () => {
+    const config = resolveDeployConfig({
+      context: { sources: { orgIds: [ORG_ID] } },
+      projectRoot: PROJECT_ROOT,
+    });
+
+    expect(config.sources.orgIds).toEqual([ORG_ID]);
+  });
+
+  it('lays a YAML file over the context, merging objects and replacing lists', () => {
+    const file = workspace.write(
+      'overlay.yaml',
+      'alerts:\n  emailMinSeverity: high\nsources:\n  projectIds: [6a5b4c3d2e1f009988776655]\n',
+    );
+    const context = {
+      alerts: { emails: ['secops@example.com'] },
+      sources: { orgIds: [ORG_ID], projectIds: ['7a5b4c3d2e1f009988776655'] },
+    };
+
+    const config = resolveDeployConfig({ context, configFile: file, projectRoot: PROJECT_ROOT });
+
+    expect(config.alerts).toEqual({ emails: ['secops@example.com'], emailMinSeverity: 'high' });
+    expect(config.sources).toEqual({
+      orgIds: [ORG_ID],
+      projectIds: ['6a5b4c3d2e1f009988776655'],
+      allProjectsOfOrgs: false,
+    });
+  });
+
+  it('reads a JSON file named relative to the project root', () => {
+    const file = workspace.write('settings.json', JSON.stringify({ timing: { scheduleMinutes: 10 } }));
+
+    const config = resolveDeployConfig({
+      context: {},
+      configFile: relative(PROJECT_ROOT, file),
+      projectRoot: PROJECT_ROOT,
+    });
+
+    expect(config.timing.scheduleMinutes).toBe(10);
+  });
+
+  it('parses a context value given as JSON text on the command line', () => {
+    const config = resolveDeployConfig({
+      context: JSON.stringify({ concurrency: 2 }),
+      projectRoot: PROJECT_ROOT,
+    });
+
+    expect(config.concurrency).toBe(2);
+  });
+
+  it('names the file, line and column of a YAML syntax error', () => {
+    const file = workspace.write('broken.yaml', 'alerts:\n  emails: [a@example.com\n');
+
+    const resolve = () => resolveDeployConfig({ context: {}, configFile: file, projectRoot: PROJECT_ROOT });
+
+    expect(resolve).toThrow(DeployConfigFileError);
+    expect(resolve).toThrow(
+      /broken\.yaml:3:1: Flow sequence in block collection must be sufficiently indented and end with a \]$/,
+    );
+  });
+
+  it('says which file cannot be read', () => {
+    const resolve = () =>
+      resolveDeployConfig({ context: {}, configFile: 'no/such/file.yaml', projectRoot: PROJECT_ROOT });
+
+    expect(resolve).toThrow(/Cannot read the configuration file no\/such\/file\.yaml \(ENOENT\)/);
+  });
+
+  it('names both origins when the merged settings are invalid', () => {
+    const file = workspace.write('bad.yaml', 'timing:\n  scheduleMinutes: 0\n');
+
+    const resolve = () => resolveDeployConfig({ context: {}, configFile: file, projectRoot: PROJECT_ROOT });
+
+    expect(resolve).toThrow(
+      /cdk\.json context "atlasAuditAlerts" and .*bad\.yaml is invalid[\s\S]*timing\.scheduleMinutes/,
+    );
+  });
+
+  it('accepts the default settings of the project cdk.json', () => {
+    const config = resolveDeployConfig({
+      context: cdkJsonContext().atlasAuditAlerts,
+      projectRoot: PROJECT_ROOT,
+    });
+
+    expect(config.rules.directories).toEqual(['rules']);
+  });
+
+  it('accepts the example configuration file', () => {
+    const config = resolveDeployConfig({
+      context: cdkJsonContext().atlasAuditAlerts,
+      configFile: 'infra/examples/config.example.yaml',
+      projectRoot: PROJECT_ROOT,
+    });
+
+    expect(config.sources.orgIds.length).toBeGreaterThan(0);
+    expect(config.alerts.slack).toBeDefined();
+  });
+});
+
+describe('mergeSettings', () => {
+  it('merges nested objects and lets the overlay replace everything else', () => {
+    const merged = mergeSettings({ a: { b: 1, c: [1, 2] }, d: 'x' }, { a: { c: [3] }, e: true });
+
+    expect(merged).toEqual({ a: { b: 1, c: [3] }, d: 'x', e: true });
+  });
+
+  it('removes a setting the overlay sets to null', () => {
+    const merged = mergeSettings(
+      { alerts: { emails: ['a@example.com'], slack: { channelId: 'C1' } } },
+      { alerts: { slack: null } },
+    );
+
+    expect(merged).toEqual({ alerts: { emails: ['a@example.com'] } });
+  });
+});
