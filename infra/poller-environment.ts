@@ -1,0 +1,95 @@
+import { METRICS_NAMESPACE, METRICS_SERVICE } from '../shared/poll/metric-names.js';
+import { POLLER_CONFIG_ENV, type PollerConfig, pollerConfigSchema } from '../shared/poll/poller-config.js';
+import type { DeployConfig } from './config.js';
+import { PollerEnvironmentTooLargeError } from './errors.js';
+
+/** Lambda refuses a function whose environment variables, names and values together, exceed 4 KB. */
+export const LAMBDA_ENVIRONMENT_LIMIT_BYTES = 4096;
+
+/**
+ * The longest values the deployment-time references can take: at synth they are still CloudFormation
+ * tokens, so the size check and the schema check run on these instead. Each is the longest the service
+ * allows (table names 255 characters, topic names 256, secret names 512) in the longest partition and
+ * region names.
+ */
+const LONGEST_REFERENCES = {
+  tableName: 't'.repeat(255),
+  topicArn: `arn:aws-us-gov:sns:us-gov-west-1:123456789012:${'t'.repeat(256)}`,
+  secretArn: `arn:aws-us-gov:secretsmanager:us-gov-west-1:123456789012:secret:${'s'.repeat(512)}-AbCdEf`,
+} as const;
+
+/** Where the poller finds its resources; at synth these are usually CloudFormation tokens. */
+export interface PollerResourceReferences {
+  tableName: string;
+  topicArn: string;
+  secretArn: string;
+}
+
+export interface PollerEnvironmentOptions {
+  config: DeployConfig;
+  resources: PollerResourceReferences;
+  /** Serialises a value that holds tokens, such as `Stack.of(scope).toJsonString`. */
+  toJsonString: (value: unknown) => string;
+}
+
+/**
+ * Builds the poller's environment variables: its configuration as JSON in `ATLAS_AUDIT_ALERTS_CONFIG`,
+ * validated by the same schema the handler parses it with, and the Powertools settings whose service
+ * name and namespace the alarms and dashboard read.
+ *
+ * @throws {PollerEnvironmentTooLargeError} when the variables could exceed Lambda's 4 KB limit once the
+ *   resource names are known; the message says how much must go.
+ * @throws {z.ZodError} only if the deploy schema ever accepted a value the poller schema rejects.
+ * @example
+ * ```ts
+ * const environment = pollerEnvironment({
+ *   config,
+ *   resources: { tableName: table.tableName, topicArn: topic.topicArn, secretArn: secret.secretArn },
+ *   toJsonString: (value) => Stack.of(this).toJsonString(value),
+ * });
+ * ```
+ */
+export function pollerEnvironment({
+  config,
+  resources,
+  toJsonString,
+}: PollerEnvironmentOptions): Record<string, string> {
+  const settings = pollerSettings(config);
+  const longest = pollerConfigSchema.parse({ ...settings, ...LONGEST_REFERENCES });
+  const fixed: Record<string, string> = {
+    POWERTOOLS_SERVICE_NAME: METRICS_SERVICE,
+    POWERTOOLS_METRICS_NAMESPACE: METRICS_NAMESPACE,
+    POWERTOOLS_LOG_LEVEL: config.poller.logLevel,
+    NODE_OPTIONS: '--enable-source-maps',
+  };
+  const worstCase = environmentBytes({ ...fixed, [POLLER_CONFIG_ENV]: JSON.stringify(longest) });
+  if (worstCase > LAMBDA_ENVIRONMENT_LIMIT_BYTES) {
+    const ids = config.sources.orgIds.length + config.sources.projectIds.length;
+    // Each id takes 27 bytes in the JSON: 24 characters, two quotes and a comma.
+    const excess = Math.ceil((worstCase - LAMBDA_ENVIRONMENT_LIMIT_BYTES) / 27);
+    throw new PollerEnvironmentTooLargeError(
+      `The poller's environment could reach ${worstCase} bytes once the table, topic and secret names are known, over Lambda's limit of ${LAMBDA_ENVIRONMENT_LIMIT_BYTES} bytes; it lists ${ids} org and project ids. Remove at least ${excess} project ${excess === 1 ? 'id' : 'ids'}: list their orgs in sources.orgIds with sources.allProjectsOfOrgs: true instead.`,
+    );
+  }
+  const pollerConfig: PollerConfig = { ...pollerConfigSchema.parse(settings), ...resources };
+  return { ...fixed, [POLLER_CONFIG_ENV]: toJsonString(pollerConfig) };
+}
+
+/** The poller's settings from the deploy configuration, without the resource references. */
+function pollerSettings(config: DeployConfig): Omit<PollerConfig, keyof PollerResourceReferences> {
+  const { scheduleMinutes: _schedule, ...timing } = config.timing;
+  return {
+    atlas: config.atlas,
+    sources: config.sources,
+    timing,
+    concurrency: config.concurrency,
+  };
+}
+
+function environmentBytes(environment: Record<string, string>): number {
+  let bytes = 0;
+  for (const [name, value] of Object.entries(environment)) {
+    bytes += Buffer.byteLength(name) + Buffer.byteLength(value);
+  }
+  return bytes;
+}

@@ -1,0 +1,92 @@
+import { describe, expect, it } from 'vitest';
+import { parseDeployConfig } from '../../infra/config.js';
+import { PollerEnvironmentTooLargeError } from '../../infra/errors.js';
+import { LAMBDA_ENVIRONMENT_LIMIT_BYTES, pollerEnvironment } from '../../infra/poller-environment.js';
+import { POLLER_CONFIG_ENV, pollerConfigSchema } from '../../shared/poll/poller-config.js';
+
+const RESOURCES = {
+  tableName: 'AtlasAuditAlerts-StateTable962DE04C-1A2B3C4D5E6F7',
+  topicArn: 'arn:aws:sns:eu-west-1:123456789012:AtlasAuditAlerts-AlertsTopicCF7C81C9-1A2B3C4D5E6F',
+  secretArn: 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:AtlasCredentialsSecret30718703-AbCdEf',
+};
+
+function projectIds(count: number): string[] {
+  return Array.from({ length: count }, (_, index) => index.toString(16).padStart(24, '0'));
+}
+
+function environmentFor(settings: unknown): Record<string, string> {
+  const config = parseDeployConfig({ input: settings, origin: 'test settings' });
+  return pollerEnvironment({ config, resources: RESOURCES, toJsonString: JSON.stringify });
+}
+
+describe('pollerEnvironment', () => {
+  it('carries a configuration the poller schema accepts unchanged', () => {
+    const environment = environmentFor({
+      atlas: { flavor: 'atlas-v1' },
+      sources: { orgIds: ['5f4e3d2c1b0a998877665544'], allProjectsOfOrgs: true },
+      timing: { scheduleMinutes: 10, overlapSeconds: 600 },
+      concurrency: 8,
+    });
+
+    const config = JSON.parse(environment[POLLER_CONFIG_ENV] ?? '') as unknown;
+
+    expect(pollerConfigSchema.parse(config)).toEqual(config);
+    expect(config).toEqual({
+      atlas: { baseUrl: 'https://cloud.mongodb.com', flavor: 'atlas-v1' },
+      sources: { orgIds: ['5f4e3d2c1b0a998877665544'], projectIds: [], allProjectsOfOrgs: true },
+      timing: {
+        overlapSeconds: 600,
+        lagSeconds: 30,
+        initialLookbackSeconds: 3600,
+        inventoryIntervalSeconds: 3600,
+        deadlineMarginSeconds: 20,
+      },
+      concurrency: 8,
+      ...RESOURCES,
+    });
+  });
+
+  it('sets the Powertools service, namespace and log level, and source maps', () => {
+    const environment = environmentFor({ poller: { logLevel: 'DEBUG' } });
+
+    expect(environment).toMatchObject({
+      POWERTOOLS_SERVICE_NAME: 'atlas-audit-alerts',
+      POWERTOOLS_METRICS_NAMESPACE: 'AtlasAuditAlerts',
+      POWERTOOLS_LOG_LEVEL: 'DEBUG',
+      NODE_OPTIONS: '--enable-source-maps',
+    });
+  });
+
+  it('stays well under the Lambda limit for a typical deployment', () => {
+    const environment = environmentFor({
+      sources: { orgIds: projectIds(3), projectIds: projectIds(20).slice(3) },
+    });
+
+    const bytes = Object.entries(environment).reduce(
+      (sum, [name, value]) => sum + name.length + value.length,
+      0,
+    );
+
+    expect(bytes).toBeLessThan(LAMBDA_ENVIRONMENT_LIMIT_BYTES / 2);
+  });
+
+  it('fails with a way out when the ids could push the environment over 4 KB', () => {
+    const build = () =>
+      environmentFor({ sources: { orgIds: ['5f4e3d2c1b0a998877665544'], projectIds: projectIds(110) } });
+
+    expect(build).toThrow(PollerEnvironmentTooLargeError);
+    expect(build).toThrow(
+      /over Lambda's limit of 4096 bytes; it lists 111 org and project ids\. Remove at least 20 project ids: list their orgs in sources\.orgIds with sources\.allProjectsOfOrgs: true instead\./,
+    );
+  });
+
+  it('accepts as many ids as fit with the longest resource names, and no more', () => {
+    const fits = () =>
+      environmentFor({ sources: { orgIds: projectIds(1), projectIds: projectIds(91).slice(1) } });
+    const overflows = () =>
+      environmentFor({ sources: { orgIds: projectIds(1), projectIds: projectIds(92).slice(1) } });
+
+    expect(fits).not.toThrow();
+    expect(overflows).toThrow(/Remove at least 1 project id:/);
+  });
+});
