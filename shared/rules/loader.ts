@@ -117,17 +117,21 @@ export function parseRulePack(options: ParseRulePackOptions): RulePack {
     });
     const source: YamlSource = { file, text, document, lineCounter };
     yamlSources.set(file, source);
-    if (document.errors.length > 0) {
-      for (const error of document.errors) {
-        const position = positionAt(source, error.pos[0], Math.max(1, error.pos[1] - error.pos[0]));
-        problems.push({
-          code: 'YAML_SYNTAX',
-          file,
-          path: [],
-          message: firstLine(error.message),
-          ...position,
-        });
-      }
+    const [syntaxError] = document.errors;
+    if (syntaxError !== undefined) {
+      // Later syntax errors of a file mostly follow from the first one: report that one alone.
+      const position = positionAt(
+        source,
+        syntaxError.pos[0],
+        Math.max(1, syntaxError.pos[1] - syntaxError.pos[0]),
+      );
+      problems.push({
+        code: 'YAML_SYNTAX',
+        file,
+        path: [],
+        message: firstLine(syntaxError.message),
+        ...position,
+      });
       continue;
     }
     let data: unknown;

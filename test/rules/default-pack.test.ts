@@ -1,0 +1,109 @@
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import type { AtlasEvent } from '../../shared/atlas/types.js';
+import { createRuleEngine } from '../../shared/rules/engine.js';
+import { loadRulePack } from '../../shared/rules/loader.js';
+import { MemoryCounterStore } from '../../shared/rules/memory-counter-store.js';
+import { collectRuleTests } from '../../shared/rules/rule-tests.js';
+
+const rulesDirectory = fileURLToPath(new URL('../../rules/', import.meta.url));
+const examplesFile = '/work/shared/atlas/event-examples.json';
+
+const pack = await loadRulePack({ paths: [rulesDirectory] });
+
+async function alertsFor(events: readonly AtlasEvent[]): Promise<string[]> {
+  const engine = createRuleEngine({ pack, counters: new MemoryCounterStore() });
+  return (await engine.evaluate(events)).map((alert) => alert.ruleId);
+}
+
+describe('default rule pack inline tests', () => {
+  for (const test of collectRuleTests(pack)) {
+    const where = `${test.file.slice(rulesDirectory.length)}:${test.line ?? '?'}`;
+    it(`${test.ruleId} › ${test.name} (${where})`, async () => {
+      const result = await test.run();
+
+      expect(result.failures).toEqual([]);
+    });
+  }
+});
+
+describe('default rule pack', () => {
+  it('gives every rule at least one test that alerts and one that does not', () => {
+    const undertested = pack.rules
+      .filter(({ spec }) => {
+        const outcomes = new Set((spec.tests ?? []).map((test) => test.expect.alert));
+        return !(outcomes.has(true) && outcomes.has(false));
+      })
+      .map(({ spec }) => spec.id);
+
+    expect(undertested).toEqual([]);
+  });
+
+  it('points every rule file at the committed JSON Schema on its first line', () => {
+    const files = readdirSync(rulesDirectory).filter((name) => name.endsWith('.yaml'));
+
+    const firstLines = files.map((name) => readFileSync(`${rulesDirectory}${name}`, 'utf8').split('\n')[0]);
+
+    expect(files.length).toBeGreaterThanOrEqual(9);
+    expect(new Set(firstLines)).toEqual(new Set(['# yaml-language-server: $schema=./rule-file.schema.json']));
+  });
+
+  it.each([
+    ['ORG_TWO_FACTOR_AUTH_OPTIONAL', {}, 'org-mfa-made-optional'],
+    ['NETWORK_PERMISSION_ENTRY_ADDED', { whitelistEntry: '0.0.0.0/0' }, 'network-access-open-to-internet'],
+    ['ALERT_CONFIG_DISABLED_AUDIT', {}, 'alert-configuration-disabled'],
+    ['ALERT_CONFIG_DELETED_AUDIT', {}, 'alert-configuration-deleted'],
+    ['API_KEY_ACCESS_LIST_ENTRY_ADDED', { whitelistEntry: '1.2.3.4' }, 'api-key-access-list-entry-added'],
+    [
+      'INVITED_TO_ORG',
+      { username: 'user@company.com', targetUsername: 'outsider@other.com' },
+      'org-user-invited-untrusted-domain',
+    ],
+    ['FEDERATION_SETTINGS_CREATED', {}, 'identity-provider-changed'],
+    ['OIDC_IDENTITY_PROVIDER_DISABLED', {}, 'identity-provider-changed'],
+    ['AUDIT_LOG_CONFIGURATION_UPDATED', {}, 'audit-log-configuration-changed'],
+    ['ORG_PUBLIC_API_ACCESS_LIST_NOT_REQUIRED', {}, 'org-api-access-list-not-required'],
+    ['JOINED_ORG', { targetUsername: 'insider@company.com' }, 'user-joined-organization'],
+    ['REMOVED_FROM_ORG', { targetUsername: 'outsider@other.com' }, 'user-removed-from-organization'],
+    ['USER_ROLES_CHANGED_AUDIT', { targetUsername: 'insider@company.com' }, 'user-roles-changed'],
+  ])("covers Panther's detection of %s", async (eventTypeName, fields, ruleId) => {
+    const alerts = await alertsFor([{ id: 'p1', eventTypeName, orgId: 'o1', ...fields }]);
+
+    expect(alerts).toEqual([ruleId]);
+  });
+});
+
+describe.skipIf(!existsSync(examplesFile))('default rule pack over the example events', () => {
+  interface Example {
+    eventTypeName: string;
+    body: AtlasEvent;
+  }
+  const examples = existsSync(examplesFile)
+    ? (JSON.parse(readFileSync(examplesFile, 'utf8')) as Example[])
+    : [];
+
+  it('raises the alerts the README lists, in order, without failing on odd bodies', async () => {
+    const engine = createRuleEngine({ pack, counters: new MemoryCounterStore() });
+
+    const alerts = await engine.evaluate(examples.map((example) => example.body));
+
+    expect(alerts.map((alert) => [alert.events[0]?.eventTypeName, alert.ruleId, alert.severity])).toEqual([
+      ['JOINED_TEAM', 'user-added-to-team', 'low'],
+      ['OUTSIDE_METRIC_THRESHOLD', 'metric-outside-threshold', 'low'],
+      ['ALERT_CONFIG_CHANGED_AUDIT', 'alert-configuration-changed', 'low'],
+      ['OUTSIDE_METRIC_THRESHOLD', 'metric-outside-threshold', 'low'],
+      ['NETWORK_PERMISSION_ENTRY_ADDED', 'network-access-open-to-internet', 'critical'],
+      ['ALERT_CONFIG_DELETED_AUDIT', 'alert-configuration-deleted', 'high'],
+      ['USER_ROLES_CHANGED_AUDIT', 'user-roles-changed', 'medium'],
+      ['INVITED_TO_ORG', 'org-user-invited-untrusted-domain', 'medium'],
+      ['ORG_TWO_FACTOR_AUTH_OPTIONAL', 'org-mfa-made-optional', 'high'],
+      ['AUDIT_LOG_CONFIGURATION_UPDATED', 'audit-log-configuration-changed', 'medium'],
+      ['API_KEY_CREATED', 'api-key-created', 'medium'],
+      ['API_KEY_ACCESS_LIST_ENTRY_ADDED', 'api-key-access-list-entry-added', 'medium'],
+      ['DATA_EXPLORER_CRUD', 'data-explorer-write', 'medium'],
+      ['MONGODB_USER_ADDED', 'database-user-created', 'medium'],
+      ['CLUSTER_DELETED', 'cluster-deleted', 'high'],
+    ]);
+  });
+});
