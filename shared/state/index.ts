@@ -1,3 +1,10 @@
+export { type CreateStateTableOptions, createStateTable } from './create-state-table.js';
+export {
+  DynamoDbStateStore,
+  type DynamoDbStateStoreOptions,
+  MAX_INVENTORY_BYTES_PER_ITEM,
+  MAX_SEEN_IDS_PER_ITEM,
+} from './dynamodb-state-store.js';
 export {
   LeaseLostError,
   StateConflictError,
@@ -34,3 +41,4 @@ export type {
   StateStoreStats,
   WriteInventoryOptions,
 } from './state-store.js';
+export { stateTableSchema } from './table-schema.js';

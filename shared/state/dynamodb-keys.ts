@@ -1,0 +1,48 @@
+import { createHash } from 'node:crypto';
+
+/**
+ * Names longer than this (in UTF-8 bytes) are hashed before they go into a key: DynamoDB allows 2,048
+ * bytes in a partition key, and fingerprints and counter keys carry event values of any length.
+ */
+const MAX_NAME_BYTES = 1_024;
+
+/** A name as it appears in a key: itself when short, else its SHA-256. */
+function keyName(name: string): string {
+  if (Buffer.byteLength(name, 'utf8') <= MAX_NAME_BYTES) return name;
+  return `sha256:${createHash('sha256').update(name, 'utf8').digest('base64url')}`;
+}
+
+/** The primary key of an item, as plain strings. */
+export interface ItemKey {
+  pk: string;
+  sk: string;
+}
+
+/** Keys of the items of the state table. */
+export const stateKeys = {
+  /** The source's item: lease, watermark, first chunk of seen ids, inventory time. */
+  source: (source: string): ItemKey => ({ pk: `SOURCE#${keyName(source)}`, sk: 'CURSOR' }),
+  /** Sort-key prefix of one generation of a source's extra seen-id chunks. */
+  seenChunkPrefix: (generation: string): string => `CURSOR#SEEN#${generation}#`,
+  alert: (fingerprint: string): ItemKey => ({ pk: `ALERT#${keyName(fingerprint)}`, sk: 'ALERT' }),
+  counter: (key: string): ItemKey => ({ pk: `COUNTER#${keyName(key)}`, sk: 'COUNTER' }),
+  inventory: (orgId: string): ItemKey => ({ pk: `INVENTORY#${keyName(orgId)}`, sk: 'SNAPSHOT' }),
+  /** Sort-key prefix of one generation of an inventory snapshot's extra chunks. */
+  inventoryChunkPrefix: (generation: string): string => `SNAPSHOT#${generation}#`,
+} as const;
+
+/**
+ * A counter member as stored in the string set: itself when it is 1 to 64 characters and does not
+ * start with `#`, else `#` and its SHA-256. Keeps sets small whatever the members, and stores the empty
+ * string, which a DynamoDB set cannot hold.
+ *
+ * @example
+ * ```ts
+ * counterMember('5f4e3d2c1b0a998877665544'); // '5f4e3d2c1b0a998877665544'
+ * counterMember('').startsWith('#'); // true
+ * ```
+ */
+export function counterMember(member: string): string {
+  if (member.length >= 1 && member.length <= 64 && !member.startsWith('#')) return member;
+  return `#${createHash('sha256').update(member, 'utf8').digest('base64url')}`;
+}

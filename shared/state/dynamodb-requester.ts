@@ -1,0 +1,130 @@
+import {
+  DeleteItemCommand,
+  type DeleteItemCommandInput,
+  type DeleteItemCommandOutput,
+  type DynamoDBClient,
+  GetItemCommand,
+  type GetItemCommandInput,
+  type GetItemCommandOutput,
+  PutItemCommand,
+  type PutItemCommandInput,
+  type PutItemCommandOutput,
+  QueryCommand,
+  type QueryCommandInput,
+  type QueryCommandOutput,
+  UpdateItemCommand,
+  type UpdateItemCommandInput,
+  type UpdateItemCommandOutput,
+} from '@aws-sdk/client-dynamodb';
+import type { Item } from './dynamodb-attributes.js';
+import { StateStoreRequestError } from './errors.js';
+import type { StateStoreStats } from './state-store.js';
+
+type StateCommand = DeleteItemCommand | GetItemCommand | PutItemCommand | QueryCommand | UpdateItemCommand;
+type WithoutTable<T> = Omit<T, 'TableName'>;
+
+/**
+ * Sends the state store's requests to one table through a caller's client: counts every HTTP attempt
+ * by operation (an SDK middleware on each command, so a client shared with other code is not counted),
+ * and turns failures other than a failed condition into a {@link StateStoreRequestError} that names
+ * the table and says what to do.
+ */
+export class DynamoDbRequester {
+  readonly tableName: string;
+  readonly #client: DynamoDBClient;
+  readonly #requests = new Map<string, number>();
+
+  constructor(options: { client: DynamoDBClient; tableName: string }) {
+    this.#client = options.client;
+    this.tableName = options.tableName;
+  }
+
+  getItem(input: WithoutTable<GetItemCommandInput>): Promise<GetItemCommandOutput> {
+    const command = new GetItemCommand({ ...input, TableName: this.tableName });
+    return this.#send('GetItem', command, () => this.#client.send(command));
+  }
+
+  putItem(input: WithoutTable<PutItemCommandInput>): Promise<PutItemCommandOutput> {
+    const command = new PutItemCommand({ ...input, TableName: this.tableName });
+    return this.#send('PutItem', command, () => this.#client.send(command));
+  }
+
+  updateItem(input: WithoutTable<UpdateItemCommandInput>): Promise<UpdateItemCommandOutput> {
+    const command = new UpdateItemCommand({ ...input, TableName: this.tableName });
+    return this.#send('UpdateItem', command, () => this.#client.send(command));
+  }
+
+  deleteItem(input: WithoutTable<DeleteItemCommandInput>): Promise<DeleteItemCommandOutput> {
+    const command = new DeleteItemCommand({ ...input, TableName: this.tableName });
+    return this.#send('DeleteItem', command, () => this.#client.send(command));
+  }
+
+  query(input: WithoutTable<QueryCommandInput>): Promise<QueryCommandOutput> {
+    const command = new QueryCommand({ ...input, TableName: this.tableName });
+    return this.#send('Query', command, () => this.#client.send(command));
+  }
+
+  stats(): StateStoreStats {
+    const requests = Object.fromEntries(this.#requests);
+    return { requests, total: [...this.#requests.values()].reduce((sum, count) => sum + count, 0) };
+  }
+
+  resetStats(): void {
+    this.#requests.clear();
+  }
+
+  async #send<Output>(
+    operation: string,
+    command: StateCommand,
+    send: () => Promise<Output>,
+  ): Promise<Output> {
+    // The deserialize step runs once per HTTP attempt, retries included: what DynamoDB bills and sees.
+    // Every command's stack has the same shape; the cast only unifies the per-command generic types.
+    (command.middlewareStack as GetItemCommand['middlewareStack']).add(
+      (next) => async (args) => {
+        this.#requests.set(operation, (this.#requests.get(operation) ?? 0) + 1);
+        return next(args);
+      },
+      { step: 'deserialize', name: 'stateStoreRequestCounter', override: true },
+    );
+    try {
+      return await send();
+    } catch (error) {
+      if (conditionFailure(error) !== undefined) throw error;
+      throw requestError(operation, this.tableName, error);
+    }
+  }
+}
+
+/**
+ * The item a failed condition returned (`ReturnValuesOnConditionCheckFailure: ALL_OLD`) when `error`
+ * is a failed condition, as `{ item }` (`item` is `undefined` when there was no item); `undefined` for
+ * any other error.
+ *
+ * @example
+ * ```ts
+ * const failure = conditionFailure(error);
+ * if (failure === undefined) throw error;
+ * ```
+ */
+export function conditionFailure(error: unknown): { item: Item | undefined } | undefined {
+  if (!(error instanceof Error) || error.name !== 'ConditionalCheckFailedException') return undefined;
+  const item = (error as Error & { Item?: Item }).Item;
+  return { item };
+}
+
+function requestError(operation: string, tableName: string, error: unknown): StateStoreRequestError {
+  const name = error instanceof Error ? error.name : 'Error';
+  const detail = error instanceof Error ? error.message : String(error);
+  const attempts = (error as { $metadata?: { attempts?: number } }).$metadata?.attempts;
+  let advice: string;
+  if (name === 'ResourceNotFoundException') {
+    advice = `state table ${tableName} does not exist in this account and region: deploy the stack, or name an existing table`;
+  } else if (name === 'AccessDeniedException' || name === 'UnrecognizedClientException') {
+    advice = `DynamoDB refused access to state table ${tableName}: give the caller read and write access to it`;
+  } else {
+    const tries = attempts === undefined ? '' : ` after ${attempts} attempt${attempts === 1 ? '' : 's'}`;
+    advice = `DynamoDB ${operation} on state table ${tableName} failed${tries}: the work is retried next time`;
+  }
+  return new StateStoreRequestError(`${advice} (${name}: ${detail})`, { cause: error, operation, tableName });
+}

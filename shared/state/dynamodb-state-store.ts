@@ -1,0 +1,622 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import type { AttributeValue, DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { type Clock, systemClock } from '../clock.js';
+import { type Logger, silentLogger } from '../logger.js';
+import type { CounterIncrementOptions } from '../rules/counter-store.js';
+import {
+  binaryValue,
+  type Item,
+  numberValue,
+  readBinary,
+  readNumber,
+  readString,
+  readStringSet,
+  stringValue,
+} from './dynamodb-attributes.js';
+import { type ChunkLocation, deleteChunks, readChunks, splitBytes, writeChunks } from './dynamodb-chunks.js';
+import { counterMember, type ItemKey, stateKeys } from './dynamodb-keys.js';
+import { conditionFailure, DynamoDbRequester } from './dynamodb-requester.js';
+import { LeaseLostError, StateConflictError } from './errors.js';
+import { DAY_MS, isExpired, nowSeconds, ttlSeconds } from './expiry.js';
+import { decodeInventory, encodeInventory } from './inventory-codec.js';
+import type { InventorySnapshot } from './inventory-snapshot.js';
+import {
+  counterTtlSeconds,
+  type ResolvedRetention,
+  resolveRetention,
+  type StateRetention,
+} from './retention.js';
+import { SEEN_ID_BYTES, SeenIdSet } from './seen-id-set.js';
+import type {
+  AcquireLeaseOptions,
+  AlertClaimOptions,
+  AlertClaimResult,
+  ClaimAlertOptions,
+  CommitCursorOptions,
+  LeaseAcquisition,
+  ReadInventoryOptions,
+  ReleaseLeaseOptions,
+  RenewLeaseOptions,
+  SourceCursor,
+  SourceLease,
+  StateStore,
+  StateStoreStats,
+  WriteInventoryOptions,
+} from './state-store.js';
+
+/**
+ * Seen ids kept in the source's own item: 30,000 × 12 bytes = 360 KB, under DynamoDB's 400 KB item
+ * limit with room for the other attributes. A 15-minute overlap holding more than 30,000 events is far
+ * beyond what one Atlas project produces; past it the ids spill into chunk items.
+ */
+export const MAX_SEEN_IDS_PER_ITEM = 30_000;
+
+/** Compressed inventory bytes kept in the snapshot's own item; the rest spills into chunk items. */
+export const MAX_INVENTORY_BYTES_PER_ITEM = 350_000;
+
+/**
+ * How long a chunk item of seen ids lives without being replaced. Chunks are deleted when a commit
+ * replaces them; this TTL only collects the chunks of a commit that died half-way. A spilled cursor
+ * left uncommitted for longer loses its extra ids (with a warning), never its watermark.
+ */
+const SEEN_CHUNK_RETENTION_MS = 400 * DAY_MS;
+
+/** Attempts at a counter update that keeps losing races with concurrent resets. */
+const COUNTER_ATTEMPTS = 3;
+
+/** Options of {@link DynamoDbStateStore}. */
+export interface DynamoDbStateStoreOptions extends StateRetention {
+  /** Created once per container by the caller; the store never closes it. */
+  client: DynamoDBClient;
+  /** The state table (see `stateTableSchema`). */
+  tableName: string;
+  clock?: Clock;
+  /** Receives warnings: chunks that could not be read or deleted. */
+  logger?: Logger;
+  /** Seen ids kept in a source's item before spilling into chunks. Default and maximum 30,000. */
+  maxSeenIdsPerItem?: number;
+  /** Compressed inventory bytes kept in the snapshot's item before spilling. Default and maximum 350,000. */
+  maxInventoryBytesPerItem?: number;
+}
+
+/** The extra chunks a source's item points to. */
+interface SeenSpill {
+  generation: string;
+  chunks: number;
+}
+
+/**
+ * The state store in DynamoDB, for the Lambda: one table (see `stateTableSchema`), one item per source,
+ * alert, counter and inventory snapshot, conditional writes throughout.
+ *
+ * A steady-state tick costs two requests per source, whatever the number of events: acquiring the
+ * lease is one `UpdateItem` that returns the whole item (watermark and seen ids packed 12 bytes each
+ * in a binary attribute), and committing is one `UpdateItem` conditioned on the lease token (fencing)
+ * that also releases the lease. Only a window of more than 30,000 seen ids adds requests: the ids past
+ * the first 30,000 spill into chunk items (see `dynamodb-chunks.ts`).
+ *
+ * Items past their TTL count as absent: DynamoDB deletes them days late. Requests are counted per
+ * HTTP attempt, by operation, in {@link stats}.
+ *
+ * @example
+ * ```ts
+ * const client = new DynamoDBClient({}); // once per container
+ * const store = new DynamoDbStateStore({ client, tableName: config.tableName, logger });
+ * const acquisition = await store.acquireLease({ source: 'org:5f4e…', owner: context.awsRequestId, durationMs });
+ * ```
+ */
+export class DynamoDbStateStore implements StateStore {
+  readonly #requester: DynamoDbRequester;
+  readonly #clock: Clock;
+  readonly #logger: Logger;
+  readonly #retention: ResolvedRetention;
+  readonly #maxSeenIdsPerItem: number;
+  readonly #maxInventoryBytesPerItem: number;
+  /** The chunks each held lease's cursor points to, so a commit can delete the ones it replaces. */
+  readonly #spills = new WeakMap<SourceLease, SeenSpill>();
+
+  /** @throws RangeError when a limit or retention setting is out of range. */
+  constructor(options: DynamoDbStateStoreOptions) {
+    this.#requester = new DynamoDbRequester({ client: options.client, tableName: options.tableName });
+    this.#clock = options.clock ?? systemClock;
+    this.#logger = options.logger ?? silentLogger;
+    this.#retention = resolveRetention(options);
+    this.#maxSeenIdsPerItem = limitSetting(
+      'maxSeenIdsPerItem',
+      options.maxSeenIdsPerItem,
+      MAX_SEEN_IDS_PER_ITEM,
+    );
+    this.#maxInventoryBytesPerItem = limitSetting(
+      'maxInventoryBytesPerItem',
+      options.maxInventoryBytesPerItem,
+      MAX_INVENTORY_BYTES_PER_ITEM,
+    );
+  }
+
+  /** The table this store writes to. */
+  get tableName(): string {
+    return this.#requester.tableName;
+  }
+
+  async acquireLease(options: AcquireLeaseOptions): Promise<LeaseAcquisition> {
+    const now = this.#clock.now();
+    const key = stateKeys.source(options.source);
+    const lease: SourceLease = {
+      source: options.source,
+      owner: options.owner,
+      token: randomUUID(),
+      expiresAt: now + options.durationMs,
+    };
+    let item: Item;
+    try {
+      const output = await this.#requester.updateItem({
+        Key: keyOf(key),
+        UpdateExpression:
+          'SET #source = :source, #leaseToken = :token, #leaseOwner = :owner, #leaseExpiresAt = :expiresAt',
+        ConditionExpression: 'attribute_not_exists(#leaseToken) OR #leaseExpiresAt <= :now',
+        ExpressionAttributeNames: sourceNames('source', 'leaseToken', 'leaseOwner', 'leaseExpiresAt'),
+        ExpressionAttributeValues: {
+          ':source': stringValue(options.source),
+          ':token': stringValue(lease.token),
+          ':owner': stringValue(lease.owner),
+          ':expiresAt': numberValue(lease.expiresAt),
+          ':now': numberValue(now),
+        },
+        ReturnValues: 'ALL_NEW',
+        ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+      });
+      item = output.Attributes ?? {};
+    } catch (error) {
+      const failure = conditionFailure(error);
+      if (failure === undefined) throw error;
+      const held = failure.item ?? {};
+      return {
+        acquired: false,
+        owner: readString(held, 'leaseOwner') ?? 'unknown',
+        expiresAt: readNumber(held, 'leaseExpiresAt') ?? now,
+      };
+    }
+    const spill = spillOf(item);
+    if (spill !== undefined) this.#spills.set(lease, spill);
+    return { acquired: true, lease, cursor: await this.#cursorOf(item, key, spill) };
+  }
+
+  async renewLease(options: RenewLeaseOptions): Promise<SourceLease> {
+    const expiresAt = this.#clock.now() + options.durationMs;
+    try {
+      await this.#requester.updateItem({
+        Key: keyOf(stateKeys.source(options.lease.source)),
+        UpdateExpression: 'SET #leaseExpiresAt = :expiresAt',
+        ConditionExpression: '#leaseToken = :token',
+        ExpressionAttributeNames: sourceNames('leaseExpiresAt', 'leaseToken'),
+        ExpressionAttributeValues: {
+          ':expiresAt': numberValue(expiresAt),
+          ':token': stringValue(options.lease.token),
+        },
+      });
+    } catch (error) {
+      if (conditionFailure(error) === undefined) throw error;
+      throw leaseLost(options.lease, 'renew the lease on');
+    }
+    const renewed: SourceLease = { ...options.lease, expiresAt };
+    const spill = this.#spills.get(options.lease);
+    if (spill !== undefined) this.#spills.set(renewed, spill);
+    return renewed;
+  }
+
+  async commitCursor(options: CommitCursorOptions): Promise<void> {
+    const { lease } = options;
+    const now = this.#clock.now();
+    const key = stateKeys.source(lease.source);
+    const bytes = SeenIdSet.from(options.seenIds).toBytes();
+    const [head, ...rest] = splitBytes(bytes, this.#maxSeenIdsPerItem * SEEN_ID_BYTES);
+    const spill: SeenSpill | undefined =
+      rest.length === 0 ? undefined : { generation: newGeneration(), chunks: rest.length };
+    if (spill !== undefined) {
+      await writeChunks(this.#requester, {
+        ...seenLocation(key, spill),
+        parts: rest,
+        expiresAt: ttlSeconds(now + SEEN_CHUNK_RETENTION_MS),
+      });
+    }
+
+    const set: Record<string, AttributeValue> = {
+      watermark: numberValue(options.watermark),
+      committedAt: numberValue(now),
+      seenCount: numberValue(bytes.length / SEEN_ID_BYTES),
+    };
+    const remove: string[] = [];
+    if (head === undefined) remove.push('seen');
+    else set.seen = binaryValue(head);
+    if (spill === undefined) remove.push('seenGen', 'seenChunks');
+    else
+      Object.assign(set, { seenGen: stringValue(spill.generation), seenChunks: numberValue(spill.chunks) });
+    if (options.inventoryTakenAt !== undefined) set.inventoryTakenAt = numberValue(options.inventoryTakenAt);
+    const release = options.release ?? true;
+    if (release) remove.push('leaseToken', 'leaseOwner', 'leaseExpiresAt');
+
+    try {
+      await this.#requester.updateItem({
+        Key: keyOf(key),
+        UpdateExpression: updateExpression(set, remove),
+        ConditionExpression: '#leaseToken = :token',
+        ExpressionAttributeNames: sourceNames('leaseToken', ...Object.keys(set), ...remove),
+        ExpressionAttributeValues: { ...placeholderValues(set), ':token': stringValue(lease.token) },
+      });
+    } catch (error) {
+      if (conditionFailure(error) === undefined) throw error;
+      if (spill !== undefined) await this.#deleteQuietly(seenLocation(key, spill), spill.chunks);
+      throw leaseLost(lease, 'commit the cursor of');
+    }
+
+    const replaced = this.#spills.get(lease);
+    if (release || spill === undefined) this.#spills.delete(lease);
+    else this.#spills.set(lease, spill);
+    if (replaced !== undefined) await this.#deleteQuietly(seenLocation(key, replaced), replaced.chunks);
+  }
+
+  async releaseLease(options: ReleaseLeaseOptions): Promise<boolean> {
+    this.#spills.delete(options.lease);
+    try {
+      await this.#requester.updateItem({
+        Key: keyOf(stateKeys.source(options.lease.source)),
+        UpdateExpression: 'REMOVE #leaseToken, #leaseOwner, #leaseExpiresAt',
+        ConditionExpression: '#leaseToken = :token',
+        ExpressionAttributeNames: sourceNames('leaseToken', 'leaseOwner', 'leaseExpiresAt'),
+        ExpressionAttributeValues: { ':token': stringValue(options.lease.token) },
+      });
+      return true;
+    } catch (error) {
+      if (conditionFailure(error) === undefined) throw error;
+      return false;
+    }
+  }
+
+  async claimAlert(options: ClaimAlertOptions): Promise<AlertClaimResult> {
+    const now = this.#clock.now();
+    const claim = { fingerprint: options.fingerprint, token: randomUUID(), expiresAt: now + options.claimMs };
+    try {
+      const output = await this.#requester.putItem({
+        Item: {
+          ...keyOf(stateKeys.alert(options.fingerprint)),
+          status: stringValue('IN_PROGRESS'),
+          claimToken: stringValue(claim.token),
+          claimExpiresAt: numberValue(claim.expiresAt),
+          expiresAt: numberValue(ttlSeconds(claim.expiresAt + this.#retention.alertRetentionMs)),
+        },
+        ConditionExpression:
+          'attribute_not_exists(pk) OR #expiresAt <= :nowSeconds OR (#status = :inProgress AND #claimExpiresAt <= :now)',
+        ExpressionAttributeNames: {
+          '#expiresAt': 'expiresAt',
+          '#status': 'status',
+          '#claimExpiresAt': 'claimExpiresAt',
+        },
+        ExpressionAttributeValues: {
+          ':nowSeconds': numberValue(nowSeconds(now)),
+          ':inProgress': stringValue('IN_PROGRESS'),
+          ':now': numberValue(now),
+        },
+        ReturnValues: 'ALL_OLD',
+        ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+      });
+      const previous = output.Attributes;
+      const tookOver = previous !== undefined && !isExpired(readNumber(previous, 'expiresAt'), now);
+      return { outcome: 'claimed', claim, tookOver };
+    } catch (error) {
+      const failure = conditionFailure(error);
+      if (failure === undefined) throw error;
+      const existing = failure.item ?? {};
+      if (readString(existing, 'status') === 'SENT') {
+        return { outcome: 'sent', sentAt: readNumber(existing, 'sentAt') ?? 0 };
+      }
+      return { outcome: 'in-progress', claimExpiresAt: readNumber(existing, 'claimExpiresAt') ?? now };
+    }
+  }
+
+  async markAlertSent(options: AlertClaimOptions): Promise<void> {
+    const now = this.#clock.now();
+    // No condition: whoever published may record it, even after its claim was taken over. A claim
+    // (PutItem) never carries sentAt, so `if_not_exists` keeps the first sender's time.
+    await this.#requester.updateItem({
+      Key: keyOf(stateKeys.alert(options.claim.fingerprint)),
+      UpdateExpression:
+        'SET #status = :sent, #sentAt = if_not_exists(#sentAt, :now), #expiresAt = :expiresAt ' +
+        'REMOVE #claimToken, #claimExpiresAt',
+      ExpressionAttributeNames: {
+        '#status': 'status',
+        '#sentAt': 'sentAt',
+        '#expiresAt': 'expiresAt',
+        '#claimToken': 'claimToken',
+        '#claimExpiresAt': 'claimExpiresAt',
+      },
+      ExpressionAttributeValues: {
+        ':sent': stringValue('SENT'),
+        ':now': numberValue(now),
+        ':expiresAt': numberValue(ttlSeconds(now + this.#retention.alertRetentionMs)),
+      },
+    });
+  }
+
+  async releaseAlertClaim(options: AlertClaimOptions): Promise<void> {
+    try {
+      await this.#requester.deleteItem({
+        Key: keyOf(stateKeys.alert(options.claim.fingerprint)),
+        ConditionExpression: '#status = :inProgress AND #claimToken = :token',
+        ExpressionAttributeNames: { '#status': 'status', '#claimToken': 'claimToken' },
+        ExpressionAttributeValues: {
+          ':inProgress': stringValue('IN_PROGRESS'),
+          ':token': stringValue(options.claim.token),
+        },
+      });
+    } catch (error) {
+      if (conditionFailure(error) === undefined) throw error;
+    }
+  }
+
+  async increment(key: string, member: string, options: CounterIncrementOptions): Promise<number> {
+    if (options.limit < 1) return options.limit + 1;
+    const wallNow = this.#clock.now();
+    const itemKey = keyOf(stateKeys.counter(key));
+    const names = { '#members': 'members', '#windowExpiresAt': 'windowExpiresAt', '#expiresAt': 'expiresAt' };
+    const stored = counterMember(member);
+    const values = {
+      ':memberSet': { SS: [stored] },
+      ':windowExpiresAt': numberValue(options.expiresAt),
+      ':ttl': numberValue(
+        counterTtlSeconds({ wallNow, counter: options, graceMs: this.#retention.counterGraceMs }),
+      ),
+      ':now': numberValue(options.now),
+      ':nowSeconds': numberValue(nowSeconds(wallNow)),
+    };
+    for (let attempt = 0; attempt < COUNTER_ATTEMPTS; attempt += 1) {
+      try {
+        // The common case, one round trip: add to a live set that holds the member or has room.
+        const output = await this.#requester.updateItem({
+          Key: itemKey,
+          UpdateExpression:
+            'ADD #members :memberSet ' +
+            'SET #windowExpiresAt = if_not_exists(#windowExpiresAt, :windowExpiresAt), #expiresAt = if_not_exists(#expiresAt, :ttl)',
+          ConditionExpression:
+            'attribute_not_exists(pk) OR (#windowExpiresAt > :now AND #expiresAt > :nowSeconds AND ' +
+            '(contains(#members, :member) OR size(#members) < :limit))',
+          ExpressionAttributeNames: names,
+          ExpressionAttributeValues: {
+            ...values,
+            ':member': stringValue(stored),
+            ':limit': numberValue(options.limit),
+          },
+          ReturnValues: 'ALL_NEW',
+          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+        });
+        return readStringSet(output.Attributes ?? {}, 'members')?.length ?? 0;
+      } catch (error) {
+        const failure = conditionFailure(error);
+        if (failure === undefined) throw error;
+        if (failure.item !== undefined && counterIsLive(failure.item, options.now, wallNow))
+          return options.limit + 1;
+      }
+      try {
+        // The set expired: start it again, unless a concurrent writer already did.
+        await this.#requester.updateItem({
+          Key: itemKey,
+          UpdateExpression:
+            'SET #members = :memberSet, #windowExpiresAt = :windowExpiresAt, #expiresAt = :ttl',
+          ConditionExpression:
+            'attribute_not_exists(pk) OR #windowExpiresAt <= :now OR #expiresAt <= :nowSeconds',
+          ExpressionAttributeNames: names,
+          ExpressionAttributeValues: values,
+        });
+        return 1;
+      } catch (error) {
+        if (conditionFailure(error) === undefined) throw error;
+      }
+    }
+    throw new StateConflictError(
+      `counter ${key} kept changing under concurrent writers after ${COUNTER_ATTEMPTS} attempts: the event ` +
+        'is evaluated again on the next tick',
+    );
+  }
+
+  async get(key: string, now: number): Promise<number> {
+    const output = await this.#requester.getItem({
+      Key: keyOf(stateKeys.counter(key)),
+      ConsistentRead: true,
+    });
+    const item = output.Item;
+    if (item === undefined || !counterIsLive(item, now, this.#clock.now())) return 0;
+    return readStringSet(item, 'members')?.length ?? 0;
+  }
+
+  async readInventory(options: ReadInventoryOptions): Promise<InventorySnapshot | undefined> {
+    const key = stateKeys.inventory(options.orgId);
+    const output = await this.#requester.getItem({ Key: keyOf(key), ConsistentRead: true });
+    const item = output.Item;
+    if (item === undefined || isExpired(readNumber(item, 'expiresAt'), this.#clock.now())) return undefined;
+    const head = readBinary(item, 'data') ?? new Uint8Array();
+    const generation = readString(item, 'gen');
+    const chunks = readNumber(item, 'chunks') ?? 0;
+    let parts: Uint8Array[] = [];
+    if (generation !== undefined && chunks > 0) {
+      parts = await readChunks(this.#requester, {
+        pk: key.pk,
+        prefix: stateKeys.inventoryChunkPrefix(generation),
+      });
+      if (parts.length !== chunks) {
+        // Chunks expire with their snapshot, so this is an item changed by hand: start a new baseline.
+        this.#logger.warn('inventory snapshot chunks are missing; the next snapshot sets a new baseline', {
+          tableName: this.tableName,
+          pk: key.pk,
+          expected: chunks,
+          found: parts.length,
+        });
+        return undefined;
+      }
+    }
+    return decodeInventory(Buffer.concat([head, ...parts]), `state table ${this.tableName} item ${key.pk}`);
+  }
+
+  async writeInventory(options: WriteInventoryOptions): Promise<boolean> {
+    const { snapshot } = options;
+    const now = this.#clock.now();
+    const key = stateKeys.inventory(snapshot.orgId);
+    const expiresAt = ttlSeconds(now + this.#retention.inventoryRetentionMs);
+    const bytes = await encodeInventory(snapshot);
+    const [head = new Uint8Array(), ...rest] = splitBytes(bytes, this.#maxInventoryBytesPerItem);
+    const generation = rest.length === 0 ? undefined : newGeneration();
+    const location = (of: string): ChunkLocation => ({
+      pk: key.pk,
+      prefix: stateKeys.inventoryChunkPrefix(of),
+    });
+    if (generation !== undefined) {
+      // Same TTL as the snapshot item: the two expire together.
+      await writeChunks(this.#requester, { ...location(generation), parts: rest, expiresAt });
+    }
+    let previous: Item | undefined;
+    try {
+      const output = await this.#requester.putItem({
+        Item: {
+          ...keyOf(key),
+          orgId: stringValue(snapshot.orgId),
+          takenAt: numberValue(snapshot.takenAt),
+          keyCount: numberValue(snapshot.apiKeys.length),
+          encoding: stringValue('gzip-json'),
+          data: binaryValue(head),
+          ...(generation === undefined
+            ? {}
+            : { gen: stringValue(generation), chunks: numberValue(rest.length) }),
+          expiresAt: numberValue(expiresAt),
+        },
+        // A snapshot taken later wins, whatever order the writes arrive in.
+        ConditionExpression: 'attribute_not_exists(pk) OR #takenAt <= :takenAt OR #expiresAt <= :nowSeconds',
+        ExpressionAttributeNames: { '#takenAt': 'takenAt', '#expiresAt': 'expiresAt' },
+        ExpressionAttributeValues: {
+          ':takenAt': numberValue(snapshot.takenAt),
+          ':nowSeconds': numberValue(nowSeconds(now)),
+        },
+        ReturnValues: 'ALL_OLD',
+      });
+      previous = output.Attributes;
+    } catch (error) {
+      if (conditionFailure(error) === undefined) throw error;
+      if (generation !== undefined) await this.#deleteQuietly(location(generation), rest.length);
+      return false;
+    }
+    const replaced = previous === undefined ? undefined : readString(previous, 'gen');
+    if (previous !== undefined && replaced !== undefined) {
+      await this.#deleteQuietly(location(replaced), readNumber(previous, 'chunks') ?? 0);
+    }
+    return true;
+  }
+
+  stats(): StateStoreStats {
+    return this.#requester.stats();
+  }
+
+  resetStats(): void {
+    this.#requester.resetStats();
+  }
+
+  /** Nothing to free: the client belongs to the caller. */
+  async close(): Promise<void> {}
+
+  async #cursorOf(item: Item, key: ItemKey, spill: SeenSpill | undefined): Promise<SourceCursor | undefined> {
+    const watermark = readNumber(item, 'watermark');
+    if (watermark === undefined) return undefined;
+    const parts = [readBinary(item, 'seen') ?? new Uint8Array()];
+    if (spill !== undefined) {
+      const chunks = await readChunks(this.#requester, seenLocation(key, spill));
+      if (chunks.length !== spill.chunks) {
+        this.#logger.warn(
+          'seen-id chunks of a cursor are missing; events inside the overlap may alert again',
+          {
+            tableName: this.tableName,
+            pk: key.pk,
+            expected: spill.chunks,
+            found: chunks.length,
+          },
+        );
+      }
+      parts.push(...chunks);
+    }
+    const inventoryTakenAt = readNumber(item, 'inventoryTakenAt');
+    return {
+      watermark,
+      seenIds: SeenIdSet.fromBytes(...parts),
+      ...(inventoryTakenAt === undefined ? {} : { inventoryTakenAt }),
+    };
+  }
+
+  /** Deletes chunks that nothing points to any more; a failure only leaves them to their TTL. */
+  async #deleteQuietly(location: ChunkLocation, count: number): Promise<void> {
+    try {
+      await deleteChunks(this.#requester, { ...location, count });
+    } catch (error) {
+      this.#logger.warn('could not delete unused state chunks; they expire through TTL', {
+        tableName: this.tableName,
+        pk: location.pk,
+        prefix: location.prefix,
+        error: (error as Error).message,
+      });
+    }
+  }
+}
+
+function limitSetting(name: string, value: number | undefined, maximum: number): number {
+  if (value === undefined) return maximum;
+  if (!Number.isInteger(value) || value < 1 || value > maximum) {
+    throw new RangeError(`${name} must be an integer from 1 to ${maximum}, got ${value}`);
+  }
+  return value;
+}
+
+function keyOf(key: ItemKey): Item {
+  return { pk: stringValue(key.pk), sk: stringValue(key.sk) };
+}
+
+/** Expression placeholders for attribute names: `#watermark` for `watermark`. */
+function sourceNames(...names: string[]): Record<string, string> {
+  return Object.fromEntries(names.map((name) => [`#${name}`, name]));
+}
+
+function updateExpression(set: Record<string, AttributeValue>, remove: readonly string[]): string {
+  const setClause = Object.keys(set)
+    .map((name) => `#${name} = :${name}`)
+    .join(', ');
+  const removeClause = remove.map((name) => `#${name}`).join(', ');
+  return `SET ${setClause}${removeClause === '' ? '' : ` REMOVE ${removeClause}`}`;
+}
+
+function placeholderValues(set: Record<string, AttributeValue>): Record<string, AttributeValue> {
+  return Object.fromEntries(Object.entries(set).map(([name, value]) => [`:${name}`, value]));
+}
+
+function spillOf(item: Item): SeenSpill | undefined {
+  const generation = readString(item, 'seenGen');
+  const chunks = readNumber(item, 'seenChunks') ?? 0;
+  return generation === undefined || chunks === 0 ? undefined : { generation, chunks };
+}
+
+function seenLocation(key: ItemKey, spill: SeenSpill): ChunkLocation {
+  return { pk: key.pk, prefix: stateKeys.seenChunkPrefix(spill.generation) };
+}
+
+function counterIsLive(item: Item, now: number, wallNow: number): boolean {
+  const windowExpiresAt = readNumber(item, 'windowExpiresAt');
+  return (
+    windowExpiresAt !== undefined &&
+    windowExpiresAt > now &&
+    !isExpired(readNumber(item, 'expiresAt'), wallNow)
+  );
+}
+
+function newGeneration(): string {
+  return randomBytes(8).toString('hex');
+}
+
+function leaseLost(lease: SourceLease, action: string): LeaseLostError {
+  return new LeaseLostError(
+    `cannot ${action} source ${lease.source}: the lease of ${lease.owner} was taken over or released; ` +
+      'another worker now owns the source, and this one must stop working on it',
+    { source: lease.source },
+  );
+}

@@ -1,0 +1,291 @@
+import { randomUUID } from 'node:crypto';
+import { gunzipSync } from 'node:zlib';
+import { type DynamoDBClient, GetItemCommand, QueryCommand } from '@aws-sdk/client-dynamodb';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  createStateTable,
+  DynamoDbStateStore,
+  type DynamoDbStateStoreOptions,
+  LeaseLostError,
+  MAX_SEEN_IDS_PER_ITEM,
+  type StateStore,
+  StateStoreRequestError,
+  stateTableSchema,
+} from '../../shared/state/index.js';
+import { createDynamoDbLocalClient, freePort } from '../support/dynamodb-local.js';
+import { dynamoDbLocalEndpoint } from '../support/dynamodb-local-setup.js';
+import { ManualClock } from './manual-clock.js';
+import { atlasId, describeStateStoreContract } from './state-store.contract.js';
+
+const MINUTE = 60_000;
+
+let endpoint: string;
+let client: DynamoDBClient;
+const tableName = `state-${randomUUID()}`;
+
+beforeAll(async () => {
+  endpoint = await dynamoDbLocalEndpoint();
+  client = createDynamoDbLocalClient(endpoint);
+  await createStateTable({ client, tableName });
+});
+
+afterAll(() => {
+  client?.destroy();
+});
+
+function newStore(options: Partial<DynamoDbStateStoreOptions> = {}): DynamoDbStateStore {
+  return new DynamoDbStateStore({ client, tableName, clock: new ManualClock(), ...options });
+}
+
+async function acquire(store: StateStore, source: string, owner = 'worker-a') {
+  const acquisition = await store.acquireLease({ source, owner, durationMs: 5 * MINUTE });
+  if (!acquisition.acquired) throw new Error(`expected to acquire ${source}`);
+  return acquisition;
+}
+
+/** Sort keys of the items in a source's partition. */
+async function sortKeysOf(source: string): Promise<string[]> {
+  const output = await client.send(
+    new QueryCommand({
+      TableName: tableName,
+      KeyConditionExpression: 'pk = :pk',
+      ExpressionAttributeValues: { ':pk': { S: `SOURCE#${source}` } },
+      ProjectionExpression: 'sk',
+    }),
+  );
+  return (output.Items ?? []).map((item) => item.sk?.S ?? '');
+}
+
+// Small limits, so that the contract's large cursors and inventories take the spill path.
+describeStateStoreContract('DynamoDbStateStore', async ({ clock }) =>
+  newStore({ clock, maxSeenIdsPerItem: 1_000, maxInventoryBytesPerItem: 4_000 }),
+);
+
+describe('DynamoDbStateStore requests', () => {
+  it('begins and commits a tick in two requests, with 0 or 10,000 new seen ids', async () => {
+    const store = newStore();
+    const source = `project:${randomUUID()}`;
+    const first = await acquire(store, source);
+    await store.commitCursor({ lease: first.lease, watermark: 1, seenIds: [] });
+    const measure = async (newIds: number): Promise<Record<string, number>> => {
+      store.resetStats();
+      const held = await acquire(store, source);
+      const seenIds = [...(held.cursor?.seenIds ?? []), ...Array.from({ length: newIds }, atlasId)];
+      await store.commitCursor({ lease: held.lease, watermark: 2, seenIds });
+      return { ...store.stats().requests, total: store.stats().total };
+    };
+
+    const idle = await measure(0);
+    const busy = await measure(10_000);
+    const afterBusy = await measure(0);
+
+    console.log(
+      'DynamoDB requests for begin + commit of one source:\n' +
+        `  0 new seen ids:                        ${JSON.stringify(idle)}\n` +
+        `  10,000 new seen ids:                   ${JSON.stringify(busy)}\n` +
+        `  0 new, 10,000 carried in the overlap: ${JSON.stringify(afterBusy)}`,
+    );
+    expect(idle).toEqual({ UpdateItem: 2, total: 2 });
+    expect(busy).toEqual({ UpdateItem: 2, total: 2 });
+    expect(afterBusy).toEqual({ UpdateItem: 2, total: 2 });
+  });
+
+  it('keeps 30,000 seen ids in the source item and spills the next one into a chunk item', async () => {
+    const store = newStore();
+    const source = `project:${randomUUID()}`;
+    const ids = Array.from({ length: MAX_SEEN_IDS_PER_ITEM + 1 }, atlasId);
+    const first = await acquire(store, source);
+    store.resetStats();
+
+    await store.commitCursor({
+      lease: first.lease,
+      watermark: 1,
+      seenIds: ids.slice(0, MAX_SEEN_IDS_PER_ITEM),
+    });
+    const fits = store.stats().requests;
+    const second = await acquire(store, source);
+    store.resetStats();
+    await store.commitCursor({ lease: second.lease, watermark: 2, seenIds: ids });
+    const spills = store.stats().requests;
+    const keysWhileSpilled = await sortKeysOf(source);
+    const third = await acquire(store, source);
+
+    expect(fits).toEqual({ UpdateItem: 1 });
+    expect(spills).toEqual({ PutItem: 1, UpdateItem: 1 });
+    expect(keysWhileSpilled).toHaveLength(2);
+    expect(keysWhileSpilled).toContainEqual(expect.stringMatching(/^CURSOR#SEEN#[0-9a-f]+#000001$/));
+    expect(third.cursor?.seenIds.size).toBe(MAX_SEEN_IDS_PER_ITEM + 1);
+    expect(third.cursor?.seenIds.has(ids[MAX_SEEN_IDS_PER_ITEM] ?? '')).toBe(true);
+    await store.commitCursor({ lease: third.lease, watermark: 3, seenIds: ids.slice(0, 10) });
+    expect(await sortKeysOf(source)).toEqual(['CURSOR']);
+  });
+
+  it('deletes the chunks it wrote for a commit that lost its lease', async () => {
+    const clock = new ManualClock();
+    const store = newStore({ clock, maxSeenIdsPerItem: 10 });
+    const source = `project:${randomUUID()}`;
+    const stale = await acquire(store, source, 'worker-a');
+    clock.advance(6 * MINUTE);
+    const fresh = await acquire(store, source, 'worker-b');
+
+    const commit = store.commitCursor({
+      lease: stale.lease,
+      watermark: 5,
+      seenIds: Array.from({ length: 35 }, atlasId),
+    });
+
+    await expect(commit).rejects.toBeInstanceOf(LeaseLostError);
+    expect(await sortKeysOf(source)).toEqual(['CURSOR']);
+    await store.releaseLease({ lease: fresh.lease });
+  });
+
+  it('claims an alert, and learns why a claim failed, in one request each', async () => {
+    const store = newStore();
+    const fingerprint = `rule|${randomUUID()}`;
+
+    await store.claimAlert({ fingerprint, claimMs: MINUTE });
+    const claimRequests = store.stats().total;
+    const second = await store.claimAlert({ fingerprint, claimMs: MINUTE });
+
+    expect(claimRequests).toBe(1);
+    expect(second.outcome).toBe('in-progress');
+    expect(store.stats()).toEqual({ requests: { PutItem: 2 }, total: 2 });
+  });
+
+  it('counts a member in one request while its set is live', async () => {
+    const store = newStore();
+    const key = `rule|${randomUUID()}`;
+    const window = { now: 0, expiresAt: Date.UTC(2030, 0, 1), limit: 3 };
+
+    for (const member of ['a', 'b', 'a', 'c', 'd']) await store.increment(key, member, window);
+
+    expect(store.stats()).toEqual({ requests: { UpdateItem: 5 }, total: 5 });
+  });
+
+  it('counts only its own requests when it shares a client', async () => {
+    const counted = newStore();
+    const other = newStore();
+
+    await other.get(`rule|${randomUUID()}`, 0);
+    await counted.get(`rule|${randomUUID()}`, 0);
+
+    expect(counted.stats()).toEqual({ requests: { GetItem: 1 }, total: 1 });
+  });
+});
+
+describe('DynamoDbStateStore storage', () => {
+  it('keeps no privateKey in the table', async () => {
+    const store = newStore();
+    const orgId = atlasId();
+    await store.writeInventory({
+      snapshot: {
+        orgId,
+        takenAt: 1,
+        apiKeys: [{ apiKey: { id: atlasId(), privateKey: 'fake-private-key-for-tests' }, accessList: [] }],
+      },
+    });
+
+    const raw = await client.send(
+      new GetItemCommand({
+        TableName: tableName,
+        Key: { pk: { S: `INVENTORY#${orgId}` }, sk: { S: 'SNAPSHOT' } },
+      }),
+    );
+
+    const stored = gunzipSync(raw.Item?.data?.B ?? new Uint8Array()).toString('utf8');
+    expect(stored).toContain(orgId);
+    expect(stored).not.toContain('privateKey');
+    expect(JSON.stringify(raw.Item)).not.toContain('fake-private-key-for-tests');
+  });
+
+  it('stores an inventory of 10,000 keys, spilling past the item limit', async () => {
+    const store = newStore();
+    const orgId = atlasId();
+    const apiKeys = Array.from({ length: 10_000 }, () => ({
+      apiKey: { id: atlasId(), desc: `key ${atlasId()}`, roles: [{ orgId, roleName: 'ORG_MEMBER' }] },
+      accessList: [{ cidrBlock: '10.1.2.0/24', created: '2025-05-01T00:00:00Z', lastUsedAddress: atlasId() }],
+    }));
+
+    const written = await store.writeInventory({ snapshot: { orgId, takenAt: 1, apiKeys } });
+    const read = await store.readInventory({ orgId });
+
+    expect(written).toBe(true);
+    expect(store.stats().requests.PutItem).toBeGreaterThan(1);
+    expect(read?.apiKeys).toHaveLength(10_000);
+    expect(read?.apiKeys[9_999]).toEqual(apiKeys[9_999]);
+  });
+
+  it('keeps only the chunks of the stored inventory snapshot', async () => {
+    const store = newStore({ maxInventoryBytesPerItem: 1_000 });
+    const orgId = atlasId();
+    const snapshotAt = (takenAt: number) => ({
+      orgId,
+      takenAt,
+      apiKeys: Array.from({ length: 200 }, () => ({
+        apiKey: { id: atlasId(), desc: atlasId() },
+        accessList: [],
+      })),
+    });
+    await store.writeInventory({ snapshot: snapshotAt(1) });
+    const newest = snapshotAt(3);
+
+    await store.writeInventory({ snapshot: newest });
+    const refused = await store.writeInventory({ snapshot: snapshotAt(2) });
+
+    const items = await client.send(
+      new QueryCommand({
+        TableName: tableName,
+        KeyConditionExpression: 'pk = :pk',
+        ExpressionAttributeValues: { ':pk': { S: `INVENTORY#${orgId}` } },
+        ProjectionExpression: 'sk',
+      }),
+    );
+    const generations = new Set(
+      (items.Items ?? []).flatMap((item) => /^SNAPSHOT#([0-9a-f]+)#/.exec(item.sk?.S ?? '')?.slice(1) ?? []),
+    );
+    expect(refused).toBe(false);
+    expect(generations.size).toBe(1);
+    expect(await store.readInventory({ orgId })).toEqual(newest);
+  });
+
+  it('exports the table layout the store writes', () => {
+    expect(stateTableSchema).toEqual({
+      partitionKey: 'pk',
+      sortKey: 'sk',
+      keyType: 'S',
+      timeToLiveAttribute: 'expiresAt',
+    });
+  });
+});
+
+describe('DynamoDbStateStore failures', () => {
+  it('names the table and says what to do when the table does not exist', async () => {
+    const store = newStore({ tableName: 'no-such-table' });
+
+    const acquisition = store.acquireLease({ source: 'org:a', owner: 'worker-a', durationMs: MINUTE });
+
+    await expect(acquisition).rejects.toBeInstanceOf(StateStoreRequestError);
+    await expect(acquisition).rejects.toMatchObject({ operation: 'UpdateItem', tableName: 'no-such-table' });
+    await expect(acquisition).rejects.toThrow(
+      'state table no-such-table does not exist in this account and region',
+    );
+  });
+
+  it('reports DynamoDB out of reach after the SDK retries, counting every attempt', async () => {
+    const unreachable = createDynamoDbLocalClient(`http://127.0.0.1:${await freePort()}`, { maxAttempts: 2 });
+    const store = new DynamoDbStateStore({ client: unreachable, tableName, clock: new ManualClock() });
+
+    const read = store.get('rule|a', 0);
+
+    await expect(read).rejects.toThrow(
+      `DynamoDB GetItem on state table ${tableName} failed after 2 attempts`,
+    );
+    expect(store.stats()).toEqual({ requests: { GetItem: 2 }, total: 2 });
+    unreachable.destroy();
+  });
+
+  it('refuses limits that would let an item pass 400 KB', () => {
+    expect(() => newStore({ maxSeenIdsPerItem: MAX_SEEN_IDS_PER_ITEM + 1 })).toThrow(RangeError);
+    expect(() => newStore({ maxInventoryBytesPerItem: 0 })).toThrow(RangeError);
+  });
+});
