@@ -1,5 +1,3 @@
-import { wellFormed } from './text-cleaning.js';
-
 /**
  * Letters and signs that Unicode decomposition (NFKD) does not turn into ASCII, with the ASCII people
  * write for them. Accented Latin letters need no entry: NFKD splits them into a base letter and a
@@ -72,17 +70,19 @@ const SPACE_LIKE = /\s/u;
  * Turns text into printable ASCII (0x20 to 0x7E) on one line: accents are dropped (`é` → `e`), common
  * letters and punctuation are spelled out (`ß` → `ss`, `’` → `'`, `…` → `...`), white space and line
  * breaks become single spaces, and whatever has no ASCII spelling (control characters, CJK, emoji) is
- * dropped. Leading and trailing spaces are trimmed.
+ * dropped. Leading and trailing spaces are trimmed. With `maxLength`, stops once the result is longer
+ * than that: enough for a caller that cuts, without reading the rest of a huge text.
  *
  * @example
  * ```ts
  * toPrintableAscii('Zugriff für „Jürgen“\r\nauf 0.0.0.0/0 ✅'); // 'Zugriff fur "Jurgen" auf 0.0.0.0/0'
  * ```
  */
-export function toPrintableAscii(text: string): string {
+export function toPrintableAscii(text: string, maxLength = Number.POSITIVE_INFINITY): string {
   let out = '';
   let pendingSpace = false;
-  for (const char of wellFormed(text)) {
+  for (const char of text) {
+    if (out.length > maxLength) break;
     const ascii = transliterate(char);
     if (ascii === ' ') {
       pendingSpace = out.length > 0;
@@ -99,6 +99,9 @@ export function toPrintableAscii(text: string): string {
 function transliterate(char: string): string {
   const code = char.codePointAt(0) ?? 0;
   if (code >= 0x20 && code <= 0x7e) return char;
+  if (code < 0xa0) return (code >= 0x09 && code <= 0x0d) || code === 0x85 ? ' ' : '';
+  // A lone surrogate has no spelling at all.
+  if (code >= 0xd800 && code <= 0xdfff) return '';
   if (SPACE_LIKE.test(char)) return ' ';
   const replacement = REPLACEMENTS[char];
   if (replacement !== undefined) return replacement;

@@ -1,5 +1,3 @@
-import { sliceCodePoints } from './text-cleaning.js';
-
 /**
  * SNS limits messages in bytes of UTF-8, not in characters, and every text this project puts in a
  * message travels inside a JSON string (the `email` and `default` keys of a `MessageStructure=json`
@@ -32,7 +30,8 @@ export function jsonStringBytes(text: string): number {
 
 /**
  * The longest prefix of `text` that, followed by `suffix`, takes at most `maxBytes` inside a JSON string.
- * Returns `text` unchanged when it fits, and `''` when not even `suffix` fits.
+ * Returns `text` unchanged when it fits, and `''` when not even `suffix` fits. Never splits a surrogate
+ * pair; reads no more of `text` than the budget can hold.
  *
  * @example
  * ```ts
@@ -40,15 +39,45 @@ export function jsonStringBytes(text: string): number {
  * ```
  */
 export function cutToJsonStringBytes(text: string, maxBytes: number, suffix = ''): string {
-  if (jsonStringBytes(text) <= maxBytes) return text;
-  if (jsonStringBytes(suffix) > maxBytes) return '';
-  // A code unit costs at least one byte, so the answer is shorter than maxBytes code units.
-  let low = 0;
-  let high = Math.min(text.length, Math.max(0, maxBytes));
-  while (low < high) {
-    const middle = Math.ceil((low + high) / 2);
-    if (jsonStringBytes(`${sliceCodePoints(text, middle)}${suffix}`) <= maxBytes) low = middle;
-    else high = middle - 1;
+  const suffixBytes = jsonStringBytes(suffix);
+  const room = maxBytes - suffixBytes;
+  let used = 0;
+  let index = 0;
+  while (index < text.length) {
+    const { bytes, units } = jsonCost(text, index);
+    if (used + bytes > maxBytes) break;
+    used += bytes;
+    index += units;
   }
-  return `${sliceCodePoints(text, low)}${suffix}`;
+  if (index >= text.length) return text;
+  if (room < 0) return '';
+  // The whole text does not fit: go back to where the suffix still fits after the prefix.
+  let end = 0;
+  let total = 0;
+  while (end < text.length) {
+    const { bytes, units } = jsonCost(text, end);
+    if (total + bytes > room) break;
+    total += bytes;
+    end += units;
+  }
+  return `${text.slice(0, end)}${suffix}`;
 }
+
+/** The bytes the code point at `index` takes inside a JSON string, and how many code units it spans. */
+function jsonCost(text: string, index: number): { bytes: number; units: number } {
+  const code = text.charCodeAt(index);
+  if (code === 0x22 || code === 0x5c) return { bytes: 2, units: 1 };
+  if (code < 0x20) return { bytes: SHORT_ESCAPES.has(code) ? 2 : 6, units: 1 };
+  if (code < 0x80) return { bytes: 1, units: 1 };
+  if (code < 0x800) return { bytes: 2, units: 1 };
+  if (code >= 0xd800 && code <= 0xdbff) {
+    const next = text.charCodeAt(index + 1);
+    if (next >= 0xdc00 && next <= 0xdfff) return { bytes: 4, units: 2 };
+    return { bytes: 6, units: 1 };
+  }
+  if (code >= 0xdc00 && code <= 0xdfff) return { bytes: 6, units: 1 };
+  return { bytes: 3, units: 1 };
+}
+
+/** `\b`, `\t`, `\n`, `\f` and `\r`: the control characters JSON escapes in two bytes. */
+const SHORT_ESCAPES = new Set([0x08, 0x09, 0x0a, 0x0c, 0x0d]);

@@ -5,7 +5,13 @@ import { eventLinks } from './event-links.js';
 import type { FormatContext } from './format-context.js';
 import { boundedPrettyJson } from './json-truncation.js';
 import { formatAgo, formatUtc } from './relative-time.js';
-import { cleanLine, cleanMultiline, truncateText } from './text-cleaning.js';
+import {
+  cleanLine,
+  cleanLineWithin,
+  cleanMultiline,
+  sliceCodePoints,
+  truncateText,
+} from './text-cleaning.js';
 
 /** Limits of the parts of an email that are not cut to fit the message size. */
 export const EMAIL_LIMITS = {
@@ -20,8 +26,12 @@ export const RAW_EVENT_OMITTED = '(left out: the message size limit leaves no ro
 /** What ends a summary cut to fit the message size limit. */
 export const SUMMARY_CUT_NOTE = '\n[summary cut to fit the message size limit]';
 
-export interface EmailFormatOptions {
+export interface EmailFormatOptions extends EmailCutOptions {
   context: FormatContext;
+}
+
+/** How much of the two unbounded parts of an email, the raw event and the summary, to keep. */
+export interface EmailCutOptions {
   /**
    * The most bytes the raw event JSON may take inside the SNS message (see `jsonStringBytes`), or
    * `'omit'` to leave it out. Default: the whole event, pretty-printed.
@@ -29,6 +39,11 @@ export interface EmailFormatOptions {
   rawEventMaxBytes?: number | 'omit';
   /** The most bytes the summary may take inside the SNS message. Default: the whole summary. */
   summaryMaxBytes?: number;
+}
+
+/** An email whose fixed parts are written once, rendered as often as a size budget needs. */
+export interface EmailComposer {
+  render(options?: EmailCutOptions): string;
 }
 
 /**
@@ -43,25 +58,35 @@ export interface EmailFormatOptions {
  * ```
  */
 export function formatEmailText(alert: Alert, options: EmailFormatOptions): string {
+  return composeEmail(alert, { context: options.context }).render(options);
+}
+
+/**
+ * Writes the parts of an alert's email that do not depend on the size budget, and returns a composer
+ * that renders the whole text for a budget: what `buildSnsEntry` uses to try budgets without formatting
+ * the alert again each time. Never throws.
+ *
+ * @example
+ * ```ts
+ * const email = composeEmail(alert, { context });
+ * email.render({ rawEventMaxBytes: 100_000 });
+ * ```
+ */
+export function composeEmail(alert: Alert, options: { context: FormatContext }): EmailComposer {
   const { context } = options;
   const facts = describeAlert(alert);
-  const value = (text: string): string => truncateText(cleanLine(text), EMAIL_LIMITS.factValueLength);
-  const severity = alert.severity.toUpperCase();
-  const sections: string[] = [];
-
-  sections.push(
+  const value = (text: string): string => cleanLineWithin(text, EMAIL_LIMITS.factValueLength);
+  const head = [
     [
-      `${severity}: ${value(alert.ruleName)} (rule ${value(alert.ruleId)})`,
+      `${alert.severity.toUpperCase()}: ${value(alert.ruleName)} (rule ${value(alert.ruleId)})`,
       '',
-      truncateText(cleanLine(alert.title), EMAIL_LIMITS.titleLength),
+      cleanLineWithin(alert.title, EMAIL_LIMITS.titleLength),
     ].join('\n'),
-  );
-  sections.push(alignedFacts(headerFacts(alert, facts, context, value)));
-
-  const summary = summaryText(alert.summary, options.summaryMaxBytes);
-  if (summary !== '') sections.push(titled('What happened', summary));
+    alignedFacts(headerFacts(alert, facts, context, value)),
+  ];
+  const tail: string[] = [];
   if (facts.changes.length > 0) {
-    sections.push(
+    tail.push(
       titled(
         'What changed',
         alignedFacts(facts.changes.map((fact) => ({ ...fact, value: value(fact.value) }))),
@@ -69,16 +94,29 @@ export function formatEmailText(alert: Alert, options: EmailFormatOptions): stri
     );
   }
   if (alert.runbook !== undefined && alert.runbook.trim() !== '') {
-    sections.push(
-      titled('Runbook', truncateText(cleanMultiline(alert.runbook).trim(), EMAIL_LIMITS.runbookLength)),
-    );
+    const runbook = cleanMultiline(sliceCodePoints(alert.runbook, EMAIL_LIMITS.runbookLength * 2)).trim();
+    tail.push(titled('Runbook', truncateText(runbook, EMAIL_LIMITS.runbookLength)));
   }
   const links = eventLinks(alert.events.at(-1) ?? {}, context.console);
   if (links.length > 0)
-    sections.push(titled('Links', alignedFacts(links.map(({ label, url }) => ({ label, value: url })))));
-  sections.push(rawEventSection(alert, options.rawEventMaxBytes));
-  sections.push(`--\nSent by atlas-audit-alerts. Alert fingerprint: ${value(alert.fingerprint)}`);
-  return `${sections.join('\n\n')}\n`;
+    tail.push(titled('Links', alignedFacts(links.map(({ label, url }) => ({ label, value: url })))));
+  const footer = `--\nSent by atlas-audit-alerts. Alert fingerprint: ${value(alert.fingerprint)}`;
+  const summary = cleanMultiline(alert.summary).trim();
+  const rawEvents = alert.events.length === 1 ? alert.events[0] : alert.events;
+  const rawTitle = alert.events.length === 1 ? 'Raw event' : `Raw events (${alert.events.length})`;
+
+  return {
+    render(cut: EmailCutOptions = {}): string {
+      const sections = [...head];
+      const shownSummary =
+        cut.summaryMaxBytes === undefined
+          ? summary
+          : cutToJsonStringBytes(summary, cut.summaryMaxBytes, SUMMARY_CUT_NOTE);
+      if (shownSummary !== '') sections.push(titled('What happened', shownSummary));
+      sections.push(...tail, rawEventSection(rawTitle, rawEvents, cut.rawEventMaxBytes), footer);
+      return `${sections.join('\n\n')}\n`;
+    },
+  };
 }
 
 function headerFacts(
@@ -112,15 +150,8 @@ function headerFacts(
   return lines;
 }
 
-function summaryText(summary: string, maxBytes: number | undefined): string {
-  const text = cleanMultiline(summary).trim();
-  return maxBytes === undefined ? text : cutToJsonStringBytes(text, maxBytes, SUMMARY_CUT_NOTE);
-}
-
-function rawEventSection(alert: Alert, maxBytes: number | 'omit' | undefined): string {
-  const title = alert.events.length === 1 ? 'Raw event' : `Raw events (${alert.events.length})`;
+function rawEventSection(title: string, value: unknown, maxBytes: number | 'omit' | undefined): string {
   if (maxBytes === 'omit') return titled(title, RAW_EVENT_OMITTED);
-  const value = alert.events.length === 1 ? alert.events[0] : alert.events;
   const json = boundedPrettyJson(value, { maxBytes: maxBytes ?? Number.POSITIVE_INFINITY });
   if (json.text === '') return titled(title, RAW_EVENT_OMITTED);
   const note = json.truncated

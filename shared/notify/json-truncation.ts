@@ -57,7 +57,11 @@ export interface BoundedJson {
 export function boundedPrettyJson(value: unknown, options: BoundedJsonOptions): BoundedJson {
   const measure = options.measure ?? jsonStringBytes;
   let fullSize: number | undefined;
+  // Each character of a string costs at least a byte, so a value whose strings alone are over budget
+  // skips the uncut pass: serialising a megabyte only to find it too large is the slow part.
+  const firstPass = stringsExceed(value, options.maxBytes) ? 1 : 0;
   for (const [index, limits] of PASSES.entries()) {
+    if (index < firstPass) continue;
     const state = { truncated: false };
     const text = JSON.stringify(prune(value, limits, 0, new Set(), state), null, 2) ?? 'null';
     const size = measure(text);
@@ -65,11 +69,33 @@ export function boundedPrettyJson(value: unknown, options: BoundedJsonOptions): 
     if (size <= options.maxBytes) return { text, truncated: state.truncated };
   }
   const summary = JSON.stringify(
-    { [TRUNCATED_KEY]: `the raw value (${fullSize ?? 'unknown'} bytes) does not fit this message` },
+    {
+      [TRUNCATED_KEY]: `the raw value (${fullSize === undefined ? 'far too large' : `${fullSize} bytes`}) does not fit this message`,
+    },
     null,
     2,
   );
   return { text: measure(summary) <= options.maxBytes ? summary : '', truncated: true };
+}
+
+/** Whether the strings and keys inside `value` are longer, together, than `limit` characters. */
+function stringsExceed(value: unknown, limit: number): boolean {
+  let total = 0;
+  let visited = 0;
+  const stack: unknown[] = [value];
+  while (stack.length > 0 && visited++ < 100_000) {
+    const item = stack.pop();
+    if (typeof item === 'string') total += item.length;
+    else if (Array.isArray(item)) for (const child of item) stack.push(child);
+    else if (typeof item === 'object' && item !== null) {
+      for (const [key, child] of Object.entries(item)) {
+        total += key.length;
+        stack.push(child);
+      }
+    }
+    if (total > limit) return true;
+  }
+  return false;
 }
 
 function prune(

@@ -32,8 +32,9 @@ export function severityLabel(severity: Severity): string {
 export function formatSubject(alert: Pick<Alert, 'severity' | 'title' | 'ruleName' | 'ruleId'>): string {
   const label = severityLabel(alert.severity);
   const text =
-    [alert.title, alert.ruleName, alert.ruleId].map(toPrintableAscii).find((candidate) => candidate !== '') ??
-    'Atlas audit alert';
+    [alert.title, alert.ruleName, alert.ruleId]
+      .map((candidate) => toPrintableAscii(candidate, MAX_SUBJECT_LENGTH))
+      .find((candidate) => candidate !== '') ?? 'Atlas audit alert';
   return cutSubject(`${label} ${text}`);
 }
 

@@ -62,6 +62,23 @@ export function cleanMultiline(text: string): string {
 }
 
 /**
+ * {@link cleanLine} and {@link truncateText} in one, without cleaning more of a huge text than can show.
+ *
+ * @example
+ * ```ts
+ * cleanLineWithin('a\nb'.repeat(1_000_000), 10); // 'a b a b a…'
+ * ```
+ */
+export function cleanLineWithin(text: string, maxLength: number, ellipsis = '\u2026'): string {
+  // Cleaning never lengthens text, and drops little: twice the room is enough to fill it.
+  const room = maxLength * 2 + 8;
+  if (text.length <= room) return truncateText(cleanLine(text), maxLength, ellipsis);
+  const cleaned = cleanLine(sliceCodePoints(text, room));
+  if (cleaned.length > maxLength) return truncateText(cleaned, maxLength, ellipsis);
+  return `${sliceCodePoints(cleaned, maxLength - ellipsis.length)}${ellipsis}`;
+}
+
+/**
  * Cuts text to at most `maxLength` UTF-16 code units, ending with `ellipsis` when cut, never splitting a
  * surrogate pair. Text that fits is returned as is.
  *
