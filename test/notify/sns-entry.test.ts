@@ -1,0 +1,220 @@
+import { describe, expect, it } from 'vitest';
+import { SEVERITIES } from '../../shared/notify/alert.js';
+import { chatbotNotificationSchema } from '../../shared/notify/chatbot-notification.js';
+import { RAW_EVENT_OMITTED, SUMMARY_CUT_NOTE } from '../../shared/notify/email-formatter.js';
+import { MAX_MESSAGE_BYTES, snsEntryBytes } from '../../shared/notify/entry-size.js';
+import type { FormatContext } from '../../shared/notify/format-context.js';
+import { buildMessageAttributes } from '../../shared/notify/message-attributes.js';
+import { buildSnsEntry, type SnsEntry, type SnsMessageBody } from '../../shared/notify/sns-entry.js';
+import { validateSnsEntry } from '../../shared/notify/validate-sns-entry.js';
+import {
+  accessListEvent,
+  apiKeyCreatedEvent,
+  HOSTILE_VALUES,
+  makeAlert,
+  NOW,
+  ORG_ID,
+  PROJECT_ID,
+} from './support/alerts.js';
+
+const ATLAS: FormatContext = {
+  now: NOW,
+  console: { flavor: 'atlas-v2', baseUrl: 'https://cloud.mongodb.com' },
+};
+
+function body(entry: SnsEntry): SnsMessageBody {
+  return JSON.parse(entry.Message) as SnsMessageBody;
+}
+
+/** The JSON under the email's raw event heading. */
+function rawEventJson(email: string): string {
+  const start = email.indexOf('{', email.indexOf('\nRaw event'));
+  return email.slice(start, email.lastIndexOf('\n\n--\n'));
+}
+
+describe('buildSnsEntry', () => {
+  it('builds a valid PublishBatch entry with a JSON message for Chatbot and email', () => {
+    // Prepare
+    const alert = makeAlert();
+
+    // Act
+    const entry = buildSnsEntry(alert, { id: 'alert-0', context: ATLAS });
+
+    // Assess
+    expect(validateSnsEntry(entry)).toEqual({ valid: true });
+    expect(entry).toMatchObject({
+      Id: 'alert-0',
+      Subject: '[CRITICAL] Project IP access list open to 0.0.0.0/0',
+      MessageStructure: 'json',
+    });
+    const message = body(entry);
+    expect(Object.keys(message)).toEqual(['default', 'email']);
+    expect(chatbotNotificationSchema.safeParse(JSON.parse(message.default)).success).toBe(true);
+    expect(message.email.startsWith('CRITICAL: Project IP access list opened to the internet')).toBe(true);
+  });
+
+  it('gives a valid message under 256 KB for a 300 KB event, cutting the raw event first', () => {
+    // Prepare
+    const alert = makeAlert({ events: [accessListEvent({ raw: { payload: 'p'.repeat(300 * 1024) } })] });
+
+    // Act
+    const entry = buildSnsEntry(alert, { id: 'alert-0', context: ATLAS });
+
+    // Assess
+    expect(validateSnsEntry(entry)).toEqual({ valid: true });
+    expect(snsEntryBytes(entry)).toBeLessThanOrEqual(MAX_MESSAGE_BYTES);
+    const { email } = body(entry);
+    const raw = JSON.parse(rawEventJson(email));
+    expect(raw.raw.payload).toMatch(/\.\.\. \[307200 characters in all\]$/);
+    expect(raw.username).toBe('j.doe@example.com');
+    expect(email).toContain(makeAlert().summary);
+  });
+
+  it('uses the room it has: a large event keeps as much as fits', () => {
+    // Prepare
+    const values = Array.from({ length: 400 }, (_, index) => `value ${index} ${'x'.repeat(1_000)}`);
+    const alert = makeAlert({ events: [accessListEvent({ raw: { values } })] });
+
+    // Act
+    const entry = buildSnsEntry(alert, { id: 'alert-0', context: ATLAS });
+
+    // Assess
+    expect(validateSnsEntry(entry)).toEqual({ valid: true });
+    expect(snsEntryBytes(entry)).toBeGreaterThan(MAX_MESSAGE_BYTES * 0.5);
+  });
+
+  it('counts bytes, not characters, for multi-byte events', () => {
+    // Prepare
+    const alert = makeAlert({ events: [accessListEvent({ username: '\u{1F525}'.repeat(100_000) })] });
+
+    // Act
+    const entry = buildSnsEntry(alert, { id: 'alert-0', context: ATLAS });
+
+    // Assess
+    expect(Buffer.byteLength(entry.Message, 'utf8')).toBeLessThanOrEqual(MAX_MESSAGE_BYTES);
+    expect(validateSnsEntry(entry)).toEqual({ valid: true });
+  });
+
+  it('cuts the summary once the raw event is gone, when the summary alone is too large', () => {
+    // Prepare
+    const alert = makeAlert({
+      summary: 'S'.repeat(1024 * 1024),
+      events: [accessListEvent({ username: 'u'.repeat(300_000) })],
+    });
+
+    // Act
+    const entry = buildSnsEntry(alert, { id: 'alert-0', context: ATLAS });
+
+    // Assess
+    expect(validateSnsEntry(entry)).toEqual({ valid: true });
+    const { email } = body(entry);
+    expect(email).toContain(RAW_EVENT_OMITTED);
+    expect(email).toContain(SUMMARY_CUT_NOTE);
+    expect(snsEntryBytes(entry)).toBeGreaterThan(MAX_MESSAGE_BYTES - 2_048);
+  });
+
+  it('builds a valid entry for a 1 MB hostile user name in every field', () => {
+    // Prepare
+    const username = `<!channel>${'\u0000*_~`<>&'.repeat(125_000)}`;
+    const alert = makeAlert({
+      title: username,
+      summary: username,
+      runbook: username,
+      events: [accessListEvent({ username })],
+    });
+
+    // Act
+    const entry = buildSnsEntry(alert, { id: 'alert-0', context: ATLAS });
+
+    // Assess
+    expect(validateSnsEntry(entry)).toEqual({ valid: true });
+    expect(JSON.parse(body(entry).default).content.description).not.toContain('<!channel>');
+  });
+
+  it('builds a valid entry for every hostile value', () => {
+    // Prepare
+    const alerts = HOSTILE_VALUES.map((value) =>
+      makeAlert({
+        title: value,
+        ruleId: value,
+        fingerprint: value,
+        events: [accessListEvent({ username: value, groupId: value })],
+      }),
+    );
+
+    // Act
+    const entries = alerts.map((alert) => buildSnsEntry(alert, { id: 'alert-0', context: ATLAS }));
+
+    // Assess
+    for (const entry of entries) expect(validateSnsEntry(entry)).toEqual({ valid: true });
+  });
+
+  it('stays valid under a tighter byte limit', () => {
+    // Prepare
+    const alert = makeAlert({ events: [accessListEvent({ raw: { payload: 'p'.repeat(100_000) } })] });
+
+    // Act
+    const entry = buildSnsEntry(alert, { id: 'alert-0', context: ATLAS, maxBytes: 20_000 });
+
+    // Assess
+    expect(snsEntryBytes(entry)).toBeLessThanOrEqual(20_000);
+    expect(validateSnsEntry(entry, { maxBytes: 20_000 })).toEqual({ valid: true });
+  });
+});
+
+describe('buildMessageAttributes', () => {
+  it('carries severity, its rank, the rule, the event type, org and project', () => {
+    // Prepare
+    const alert = makeAlert();
+
+    // Act
+    const attributes = buildMessageAttributes(alert);
+
+    // Assess
+    expect(attributes).toEqual({
+      severity: { DataType: 'String', StringValue: 'critical' },
+      severityRank: { DataType: 'Number', StringValue: '5' },
+      ruleId: { DataType: 'String', StringValue: 'network-access-open-to-internet' },
+      eventTypeName: { DataType: 'String', StringValue: 'NETWORK_PERMISSION_ENTRY_ADDED' },
+      orgId: { DataType: 'String', StringValue: ORG_ID },
+      groupId: { DataType: 'String', StringValue: PROJECT_ID },
+    });
+  });
+
+  it('ranks severities from 1 for info to 5 for critical', () => {
+    // Prepare
+    const alerts = SEVERITIES.map((severity) => makeAlert({ severity }));
+
+    // Act
+    const ranks = alerts.map((alert) => buildMessageAttributes(alert).severityRank?.StringValue);
+
+    // Assess
+    expect(ranks).toEqual(['1', '2', '3', '4', '5']);
+  });
+
+  it('leaves out org and project when the event has none or an empty one', () => {
+    // Prepare
+    const alert = makeAlert({ events: [apiKeyCreatedEvent({ orgId: '  ' })] });
+
+    // Act
+    const attributes = buildMessageAttributes(alert);
+
+    // Assess
+    expect(Object.keys(attributes)).toEqual(['severity', 'severityRank', 'ruleId', 'eventTypeName']);
+  });
+
+  it('cleans and cuts hostile values to what SNS takes', () => {
+    // Prepare
+    const alert = makeAlert({
+      events: [accessListEvent({ eventTypeName: `A\u0000B\r\n\uFFFE${'C'.repeat(1_000)}` })],
+    });
+
+    // Act
+    const value = buildMessageAttributes(alert).eventTypeName?.StringValue ?? '';
+
+    // Assess
+    expect(value.startsWith('A\uFFFDB C')).toBe(true);
+    expect(value.length).toBe(256);
+    expect(value.endsWith('...')).toBe(true);
+  });
+});
