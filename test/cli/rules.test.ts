@@ -1,0 +1,205 @@
+import { spawnSync } from 'node:child_process';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { main } from '../../cli/main.js';
+
+const bin = fileURLToPath(new URL('../../cli/bin.mjs', import.meta.url));
+
+/** Runs the command in this process, capturing what it writes. */
+async function run(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  let stdout = '';
+  let stderr = '';
+  const out = vi.spyOn(process.stdout, 'write').mockImplementation((chunk) => {
+    stdout += String(chunk);
+    return true;
+  });
+  const err = vi.spyOn(process.stderr, 'write').mockImplementation((chunk) => {
+    stderr += String(chunk);
+    return true;
+  });
+  try {
+    const code = await main(['node', 'atlas-audit-alerts', ...args]);
+    return { code, stdout, stderr };
+  } finally {
+    out.mockRestore();
+    err.mockRestore();
+  }
+}
+
+const RULE = `rules:
+  - id: project-deleted
+    name: Project deleted
+    severity: high
+    match: { eventTypeName: GROUP_DELETED }
+    title: 'Project {{groupId}} deleted'
+    tests:
+      - name: deleted
+        event: { eventTypeName: GROUP_DELETED, groupId: g1 }
+        expect: { alert: true, title: Project g1 deleted }
+      - name: created
+        event: { eventTypeName: GROUP_CREATED, groupId: g1 }
+        expect: { alert: false }
+  - id: many-reads
+    name: Many reads
+    severity: medium
+    match: { eventTypeName: DATA_EXPLORER }
+    group_by: [username]
+    threshold: { count: 2, window: 10m }
+    title: '{{username}} read a lot'
+    tests:
+      - name: wrong on purpose
+        events: [{ eventTypeName: DATA_EXPLORER, username: a, created: '2024-01-01T00:00:00Z' }]
+        expect: { alert: true }
+`;
+
+describe('atlas-audit-alerts rules', () => {
+  let directory = '';
+
+  beforeAll(async () => {
+    directory = await mkdtemp(join(tmpdir(), 'rules-cli-'));
+    await writeFile(join(directory, 'rules.yaml'), RULE);
+    await writeFile(join(directory, 'broken.yaml'), RULE.replace('severity: high', 'severty: high'));
+  });
+
+  afterAll(async () => {
+    await rm(directory, { recursive: true, force: true });
+  });
+
+  it('validates the built-in rules and prints a count', async () => {
+    const { code, stdout } = await run('rules', 'validate');
+
+    expect(code).toBe(0);
+    expect(stdout).toMatch(
+      /^\d+ rules \(\d+ disabled\), \d+ lists and \d+ inline tests in 9 files: valid\n$/,
+    );
+  });
+
+  it('prints every problem with its file, line and column, and exits 1', async () => {
+    const file = join(directory, 'broken.yaml');
+
+    const { code, stdout, stderr } = await run('rules', 'validate', file);
+
+    expect(code).toBe(1);
+    expect(stdout).toBe('');
+    expect(stderr).toContain(
+      `${file}:4:5: unknown key "severty" (did you mean "severity"?) [SCHEMA]\n 4 |     severty: high\n   |     ^^^^^^^\n`,
+    );
+    expect(stderr).toContain('2 problems in 1 file');
+  });
+
+  it('runs inline tests, one line each, and exits 1 when one fails', async () => {
+    const { code, stdout } = await run('rules', 'test', join(directory, 'rules.yaml'));
+
+    expect(code).toBe(1);
+    expect(stdout.split('\n')).toEqual([
+      expect.stringMatching(/^ok {4}project-deleted › deleted \(.*rules\.yaml:8\)$/),
+      expect.stringMatching(/^ok {4}project-deleted › created \(.*rules\.yaml:11\)$/),
+      expect.stringMatching(/^FAIL {2}many-reads › wrong on purpose \(.*rules\.yaml:22\)$/),
+      '        expected an alert, got none',
+      '2 passed, 1 failed',
+      '',
+    ]);
+  });
+
+  it('evaluates a JSON Lines file in order, stateful rules on event time', async () => {
+    const events = join(directory, 'events.jsonl');
+    const lines = [
+      { id: 'r1', eventTypeName: 'DATA_EXPLORER', username: 'ana', created: '2024-01-01T00:01:00Z' },
+      { id: 'd1', eventTypeName: 'GROUP_DELETED', groupId: 'g9' },
+      { id: 'r2', eventTypeName: 'DATA_EXPLORER', username: 'ana', created: '2024-01-01T00:02:00Z' },
+    ];
+    await writeFile(events, `${lines.map((line) => JSON.stringify(line)).join('\n')}\n`);
+
+    const { code, stdout, stderr } = await run(
+      'rules',
+      'eval',
+      '--rules',
+      join(directory, 'rules.yaml'),
+      '--events',
+      events,
+    );
+
+    expect(code).toBe(0);
+    expect(
+      stdout
+        .trim()
+        .split('\n')
+        .map((line) => JSON.parse(line)),
+    ).toEqual([
+      {
+        ruleId: 'project-deleted',
+        severity: 'high',
+        title: 'Project g9 deleted',
+        summary: '',
+        eventIds: ['d1'],
+        fingerprint: expect.stringMatching(/^project-deleted:/),
+      },
+      {
+        ruleId: 'many-reads',
+        severity: 'medium',
+        title: 'ana read a lot',
+        summary: '',
+        eventIds: ['r1', 'r2'],
+        fingerprint: expect.stringMatching(/^many-reads:/),
+      },
+    ]);
+    expect(stderr).toBe('2 alerts from 3 events\n');
+  });
+
+  it('reads an Atlas events page and warns about entries no rule can read', async () => {
+    const page = join(directory, 'page.json');
+    const results = [
+      { id: 'd1', eventTypeName: 'GROUP_DELETED', groupId: 'g1' },
+      { eventtypename: 'GROUP_DELETED' },
+      'text',
+    ];
+    await writeFile(page, JSON.stringify({ links: [], results, totalCount: 3 }));
+
+    const { code, stdout, stderr } = await run('rules', 'eval', '--events', page);
+
+    expect(code).toBe(0);
+    expect(
+      stdout
+        .trim()
+        .split('\n')
+        .map((line) => JSON.parse(line).ruleId),
+    ).toEqual(['project-deleted']);
+    expect(stderr).toContain('entry 2 (id none) has no eventTypeName and its keys are all lower case');
+    expect(stderr).toContain('entry 3 is not an object: skipped');
+  });
+
+  it('exits 2 when the events file is missing or not JSON', async () => {
+    const notJson = join(directory, 'bad.jsonl');
+    await writeFile(notJson, '{"id": 1}\n{oops\n');
+
+    const missing = await run('rules', 'eval', '--events', join(directory, 'none.json'));
+    const broken = await run('rules', 'eval', '--events', notJson);
+
+    expect([missing.code, broken.code]).toEqual([2, 2]);
+    expect(missing.stderr).toContain('cannot read the events file');
+    expect(broken.stderr).toContain('bad.jsonl line 2 is not JSON');
+  });
+
+  it('prints the JSON Schema that is committed next to the rules', async () => {
+    const committed = JSON.parse(
+      await readFile(new URL('../../rules/rule-file.schema.json', import.meta.url), 'utf8'),
+    );
+
+    const { code, stdout } = await run('rules', 'schema');
+
+    expect(code).toBe(0);
+    expect(JSON.parse(stdout)).toEqual(committed);
+  });
+
+  it('exits 1 through the installed bin when rules are invalid', () => {
+    const result = spawnSync(process.execPath, [bin, 'rules', 'validate', join(directory, 'broken.yaml')], {
+      encoding: 'utf8',
+    });
+
+    expect(result.status).toBe(1);
+    expect(result.stderr).toContain('unknown key "severty"');
+  });
+});
