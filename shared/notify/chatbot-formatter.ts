@@ -29,7 +29,7 @@ export const CHATBOT_LIMITS = {
   eventTypeLength: 128,
 } as const;
 
-const SEVERITY_EMOJI: Readonly<Record<Severity, string>> = {
+const SEVERITY_EMOJI: Readonly<Partial<Record<Severity, string>>> = {
   critical: ':rotating_light:',
   high: ':red_circle:',
   medium: ':large_orange_circle:',
@@ -59,13 +59,15 @@ export function formatChatbotNotification(alert: Alert, options: ChatbotFormatOp
   const mentions = allowedMentionTokens(alert);
   const digest = fingerprintDigest(alert.fingerprint);
   const label = severityLabel(alert.severity);
+  // A severity outside the type still formats; the validator then refuses the entry.
+  const emoji = SEVERITY_EMOJI[alert.severity] ?? ':warning:';
   const firstEvent = alert.events[0] ?? {};
   const links = eventLinks(alert.events.at(-1) ?? {}, context.console);
   const consoleLink = links.find((link) => link.label !== 'Event in the Admin API');
 
   const title = escapeSlackText(`${label} ${alert.title}`, {
     allowedMentions: mentions,
-    maxLength: CHATBOT_TITLE_MAX_LENGTH - SEVERITY_EMOJI[alert.severity].length - 1,
+    maxLength: CHATBOT_TITLE_MAX_LENGTH - emoji.length - 1,
   });
   const factLines = describeFacts(alert, facts, context);
   if (consoleLink !== undefined) factLines.push(slackLink(consoleLink.url, consoleLink.label));
@@ -83,7 +85,7 @@ export function formatChatbotNotification(alert: Alert, options: ChatbotFormatOp
     id: `atlas-audit-alerts-${digest}`,
     content: {
       textType: 'client-markdown',
-      title: `${SEVERITY_EMOJI[alert.severity]} ${title}`,
+      title: `${emoji} ${title}`,
       description,
       nextSteps: nextSteps(alert, mentions, consoleLink),
       keywords: keywords(alert, facts),
