@@ -1,0 +1,89 @@
+import { join } from 'node:path';
+import { Annotations, type App, type Environment, Validations } from 'aws-cdk-lib';
+import { AwsSolutionsChecks } from 'cdk-nag';
+import { AuditAlertsStack } from './audit-alerts-stack.js';
+import { DEPLOY_CONFIG_CONTEXT_KEY, DEPLOY_CONFIG_FILE_CONTEXT_KEY, type DeployConfig } from './config.js';
+import { resolveDeployConfig } from './config-source.js';
+import { buildRulePackModule, type RulePackModule } from './rule-pack-module.js';
+
+export interface AddAuditAlertsStackOptions {
+  app: App;
+  /** The directory holding `cdk.json`, `package.json`, `functions/` and the default `rules/`. */
+  projectRoot: string;
+  /** The account and region the CLI resolved, used when the configuration does not pin them. */
+  defaultEnv?: Environment | undefined;
+}
+
+export interface AuditAlertsDeployment {
+  stack: AuditAlertsStack;
+  config: DeployConfig;
+  rulePack: RulePackModule;
+}
+
+/**
+ * Adds the atlas-audit-alerts stack to a CDK app: resolves the deploy configuration from the app's
+ * context, validates and compiles the rule files, builds the stack, and runs cdk-nag's AwsSolutions
+ * checks on the whole app at synth.
+ *
+ * @throws {DeployConfigError | DeployConfigFileError} when the configuration is invalid or unreadable.
+ * @throws {RuleLoadError} when a rule file is invalid: the message lists file:line:column for each problem.
+ * @throws {PollerEnvironmentTooLargeError} when the poller's configuration would not fit Lambda's limit.
+ * @example
+ * ```ts
+ * const app = new App();
+ * await addAuditAlertsStack({ app, projectRoot: process.cwd() });
+ * app.synth();
+ * ```
+ */
+export async function addAuditAlertsStack({
+  app,
+  projectRoot,
+  defaultEnv,
+}: AddAuditAlertsStackOptions): Promise<AuditAlertsDeployment> {
+  const config = resolveDeployConfig({
+    context: app.node.tryGetContext(DEPLOY_CONFIG_CONTEXT_KEY),
+    configFile: app.node.tryGetContext(DEPLOY_CONFIG_FILE_CONTEXT_KEY),
+    projectRoot,
+  });
+  const rulePack = await buildRulePackModule({
+    paths: config.rules.directories,
+    projectRoot,
+    outputDirectory: join(app.outdir, 'rule-pack'),
+  });
+  const env = definedOnly({ ...defaultEnv, ...config.env });
+  const stack = new AuditAlertsStack(app, config.stackName, {
+    description: 'atlas-audit-alerts: security alerts from the MongoDB Atlas activity feed',
+    ...(Object.keys(env).length > 0 ? { env } : {}),
+    config,
+    bundle: { projectRoot, rulePackModule: rulePack.path },
+  });
+  warnAboutGaps(stack, config);
+  Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
+  return { stack, config, rulePack };
+}
+
+function definedOnly(env: { account?: string | undefined; region?: string | undefined }): Environment {
+  return Object.fromEntries(Object.entries(env).filter(([, value]) => value !== undefined));
+}
+
+function warnAboutGaps(stack: AuditAlertsStack, config: DeployConfig): void {
+  const annotations = Annotations.of(stack);
+  if (config.sources.orgIds.length === 0 && config.sources.projectIds.length === 0) {
+    annotations.addWarningV2(
+      'atlas-audit-alerts:noSources',
+      'No Atlas org or project is configured: the poller will run and read nothing. Set sources.orgIds or sources.projectIds (see infra/examples/config.example.yaml).',
+    );
+  }
+  if (config.alerts.emails.length === 0 && config.alerts.slack === undefined) {
+    annotations.addWarningV2(
+      'atlas-audit-alerts:noAlertDelivery',
+      'No alert email address and no Slack channel are configured: alerts reach only what you subscribe to the AlertTopicArn output yourself.',
+    );
+  }
+  if (config.operations.emails.length === 0) {
+    annotations.addWarningV2(
+      'atlas-audit-alerts:noOperationsEmail',
+      'No operations email address is configured: the alarms (failed ticks, Atlas refusing the credentials) notify nobody. Set operations.emails.',
+    );
+  }
+}

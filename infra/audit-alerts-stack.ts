@@ -1,0 +1,100 @@
+import { CfnOutput, Duration, RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
+import { Key } from 'aws-cdk-lib/aws-kms';
+import type { Construct } from 'constructs';
+import type { PollerBundleOptions } from './bundling.js';
+import type { DeployConfig } from './config.js';
+import { AlertTopic } from './constructs/alert-topic.js';
+import { AtlasCredentials } from './constructs/atlas-credentials.js';
+import { OperationsAlarms } from './constructs/operations-alarms.js';
+import { OperationsDashboard } from './constructs/operations-dashboard.js';
+import { OperationsTopic } from './constructs/operations-topic.js';
+import { PollSchedule } from './constructs/poll-schedule.js';
+import { PollerFunction } from './constructs/poller-function.js';
+import { SlackDelivery } from './constructs/slack-delivery.js';
+import { StateTable } from './constructs/state-table.js';
+
+export interface AuditAlertsStackProps extends StackProps {
+  /** The validated deploy configuration. */
+  config: DeployConfig;
+  /** Where the poller's sources and the compiled rule pack are. */
+  bundle: PollerBundleOptions;
+}
+
+/**
+ * One deployment of atlas-audit-alerts: the scheduled poller with its secret and state table, the alert
+ * topic with its email and Slack deliveries, and the operations topic, alarms and dashboard.
+ */
+export class AuditAlertsStack extends Stack {
+  constructor(scope: Construct, id: string, props: AuditAlertsStackProps) {
+    super(scope, id, props);
+    const { config } = props;
+    const schedulePeriod = Duration.minutes(config.timing.scheduleMinutes);
+
+    const key = new Key(this, 'MessagingKey', {
+      description: 'Encrypts the atlas-audit-alerts topics and queues',
+      enableKeyRotation: true,
+      removalPolicy: RemovalPolicy.DESTROY,
+      pendingWindow: Duration.days(7),
+    });
+    const credentials = new AtlasCredentials(this, 'AtlasCredentials', config.credentials);
+    const state = new StateTable(this, 'State', {
+      removalPolicy: config.table.removalPolicy,
+      deletionProtection: config.table.deletionProtection ?? config.table.removalPolicy === 'retain',
+    });
+    const alerts = new AlertTopic(this, 'Alerts', {
+      key,
+      emails: config.alerts.emails,
+      emailMinSeverity: config.alerts.emailMinSeverity,
+    });
+    const slack =
+      config.alerts.slack === undefined
+        ? undefined
+        : new SlackDelivery(this, 'Slack', {
+            alertTopic: alerts.topic,
+            configurationName: `${config.stackName}-alerts`,
+            workspaceId: config.alerts.slack.workspaceId,
+            channelId: config.alerts.slack.channelId,
+            minSeverity: config.alerts.slack.minSeverity,
+          });
+
+    const poller = new PollerFunction(this, 'Poller', {
+      config,
+      bundle: props.bundle,
+      table: state.table,
+      alertTopic: alerts.topic,
+      alertTopicKey: key,
+      secret: credentials.secret,
+    });
+    new PollSchedule(this, 'Schedule', { poller: poller.function, every: schedulePeriod });
+
+    const operations = new OperationsTopic(this, 'Operations', { key, emails: config.operations.emails });
+    const alarms = new OperationsAlarms(this, 'Alarms', {
+      poller: poller.function,
+      topic: operations.topic,
+      schedulePeriod,
+      watermarkLagThreshold: Duration.minutes(config.operations.watermarkLagAlarmMinutes),
+      slackDeadLetterQueue: slack?.deadLetterQueue,
+    });
+    const dashboard = new OperationsDashboard(this, 'Dashboard', {
+      poller: poller.function,
+      schedulePeriod,
+      alarms: alarms.alarms,
+    });
+
+    new CfnOutput(this, 'CredentialsSecretArn', {
+      description: 'Put the Atlas credentials here: aws secretsmanager put-secret-value --secret-id <this>',
+      value: credentials.secret.secretArn,
+    });
+    new CfnOutput(this, 'AlertTopicArn', {
+      description: 'Alerts are published here; subscribe more endpoints to it',
+      value: alerts.topic.topicArn,
+    });
+    new CfnOutput(this, 'OperationsTopicArn', {
+      description: 'The stack alarms are published here',
+      value: operations.topic.topicArn,
+    });
+    new CfnOutput(this, 'PollerFunctionName', { value: poller.function.functionName });
+    new CfnOutput(this, 'StateTableName', { value: state.table.tableName });
+    new CfnOutput(this, 'DashboardName', { value: dashboard.dashboard.dashboardName });
+  }
+}

@@ -1,0 +1,128 @@
+import { Duration } from 'aws-cdk-lib';
+import { Alarm, ComparisonOperator, type IMetric, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
+import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
+import type { IFunction } from 'aws-cdk-lib/aws-lambda';
+import type { ITopic } from 'aws-cdk-lib/aws-sns';
+import type { IQueue } from 'aws-cdk-lib/aws-sqs';
+import { Construct } from 'constructs';
+import { MetricName } from '../../shared/poll/metric-names.js';
+import { pollerMetric } from './poller-metrics.js';
+
+export interface OperationsAlarmsProps {
+  poller: IFunction;
+  /** Where the alarms (and their return to OK) are sent. */
+  topic: ITopic;
+  /** How often the poller runs: the period the tick metrics are read in. */
+  schedulePeriod: Duration;
+  /** The watermark lag above which the lag alarm fires. */
+  watermarkLagThreshold: Duration;
+  /** The dead-letter queue of the Slack delivery, when Slack is configured. */
+  slackDeadLetterQueue?: IQueue | undefined;
+}
+
+interface AlarmSpec {
+  id: string;
+  metric: IMetric;
+  threshold: number;
+  comparisonOperator: ComparisonOperator;
+  evaluationPeriods: number;
+  treatMissingData: TreatMissingData;
+  description: string;
+}
+
+/**
+ * The alarms that tell the people running the deployment that alerts may not be arriving: the function
+ * failing or throttled, ticks no longer completing (the heartbeat goes missing for three periods), Atlas
+ * refusing the credentials, the watermark falling behind, alerts that could not be published, and Slack
+ * messages that could not be forwarded.
+ */
+export class OperationsAlarms extends Construct {
+  readonly alarms: readonly Alarm[];
+
+  constructor(scope: Construct, id: string, props: OperationsAlarmsProps) {
+    super(scope, id);
+    const period = props.schedulePeriod;
+    const atLeastOnce = {
+      threshold: 1,
+      comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+      evaluationPeriods: 1,
+      treatMissingData: TreatMissingData.NOT_BREACHING,
+    };
+    const specs: AlarmSpec[] = [
+      {
+        id: 'FunctionErrors',
+        metric: props.poller.metricErrors({ period, statistic: 'Sum' }),
+        ...atLeastOnce,
+        description:
+          'The poller Lambda failed (an exception, a timeout or running out of memory). Read its log group; the next tick reads the same window again.',
+      },
+      {
+        id: 'FunctionThrottles',
+        metric: props.poller.metricThrottles({ period, statistic: 'Sum' }),
+        ...atLeastOnce,
+        description:
+          'An invocation of the poller was throttled: a tick ran longer than the schedule period, or the account is out of concurrency. Check the tick duration on the dashboard.',
+      },
+      {
+        id: 'HeartbeatMissing',
+        metric: pollerMetric({ name: MetricName.tickCompleted, statistic: 'Sum', period }),
+        threshold: 1,
+        comparisonOperator: ComparisonOperator.LESS_THAN_THRESHOLD,
+        evaluationPeriods: 3,
+        treatMissingData: TreatMissingData.BREACHING,
+        description:
+          'No poll tick has completed for three schedule periods: alerts are not being raised. Check that the schedule is enabled, then the poller log group.',
+      },
+      {
+        id: 'AtlasAuthFailures',
+        metric: pollerMetric({ name: MetricName.atlasAuthFailures, statistic: 'Sum', period }),
+        ...atLeastOnce,
+        description:
+          "Atlas refused the poller's credentials (401) or their permissions (403): check the secret, the key's roles, and that the Lambda's egress address is on the key's access list.",
+      },
+      {
+        id: 'WatermarkLag',
+        metric: pollerMetric({ name: MetricName.watermarkLagSeconds, statistic: 'Maximum', period }),
+        threshold: props.watermarkLagThreshold.toSeconds(),
+        comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
+        evaluationPeriods: 1,
+        treatMissingData: TreatMissingData.NOT_BREACHING,
+        description: `A source's watermark is more than ${props.watermarkLagThreshold.toMinutes()} minutes behind: events are read late. Check the poller log group for failing sources and the Atlas 429 count on the dashboard.`,
+      },
+      {
+        id: 'AlertsFailed',
+        metric: pollerMetric({ name: MetricName.alertsFailed, statistic: 'Sum', period }),
+        ...atLeastOnce,
+        description:
+          'Alerts could not be published to the alert topic; they are retried on the next tick. Check the poller log group and the topic key policy.',
+      },
+    ];
+    if (props.slackDeadLetterQueue !== undefined) {
+      specs.push({
+        id: 'SlackDeliveryFailed',
+        metric: props.slackDeadLetterQueue.metricApproximateNumberOfMessagesVisible({
+          period: Duration.minutes(5),
+          statistic: 'Maximum',
+        }),
+        ...atLeastOnce,
+        description:
+          'Alerts could not be forwarded to the Slack topic and wait in the dead-letter queue; they still went to email. Check the pipe in the EventBridge console.',
+      });
+    }
+
+    const action = new SnsAction(props.topic);
+    this.alarms = specs.map((spec) => {
+      const alarm = new Alarm(this, spec.id, {
+        metric: spec.metric,
+        threshold: spec.threshold,
+        comparisonOperator: spec.comparisonOperator,
+        evaluationPeriods: spec.evaluationPeriods,
+        treatMissingData: spec.treatMissingData,
+        alarmDescription: spec.description,
+      });
+      alarm.addAlarmAction(action);
+      alarm.addOkAction(action);
+      return alarm;
+    });
+  }
+}

@@ -1,0 +1,56 @@
+import { Aws } from 'aws-cdk-lib';
+import { PolicyStatement, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import type { IKey } from 'aws-cdk-lib/aws-kms';
+import { type ITopic, Topic } from 'aws-cdk-lib/aws-sns';
+import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
+import { Construct } from 'constructs';
+
+export interface OperationsTopicProps {
+  /** The customer managed key the topic is encrypted with; CloudWatch alarms are allowed to use it. */
+  key: IKey;
+  /** Addresses that receive the alarms. */
+  emails: readonly string[];
+}
+
+/**
+ * The topic the stack's own alarms go to, apart from the alerts so the people who run the deployment
+ * are not the only readers of security alerts, and the other way round. Encrypted with the stack's
+ * key, which CloudWatch alarms may use for this purpose only.
+ */
+export class OperationsTopic extends Construct {
+  readonly topic: ITopic;
+
+  constructor(scope: Construct, id: string, props: OperationsTopicProps) {
+    super(scope, id);
+    const topic = new Topic(this, 'Topic', {
+      displayName: 'Atlas audit alerts: operations',
+      masterKey: props.key,
+      enforceSSL: true,
+    });
+    const cloudWatch = new ServicePrincipal('cloudwatch.amazonaws.com');
+    // The stack's topic policy replaces SNS's default one, so the alarms of this account need a grant.
+    topic.addToResourcePolicy(
+      new PolicyStatement({
+        principals: [cloudWatch],
+        actions: ['sns:Publish'],
+        resources: [topic.topicArn],
+        conditions: {
+          StringEquals: { 'aws:SourceAccount': Aws.ACCOUNT_ID },
+          ArnLike: {
+            'aws:SourceArn': `arn:${Aws.PARTITION}:cloudwatch:${Aws.REGION}:${Aws.ACCOUNT_ID}:alarm:*`,
+          },
+        },
+      }),
+    );
+    // An alarm publishes to an encrypted topic with CloudWatch's own identity, which needs the key.
+    props.key.addToResourcePolicy(
+      new PolicyStatement({
+        principals: [cloudWatch],
+        actions: ['kms:Decrypt', 'kms:GenerateDataKey*'],
+        resources: ['*'],
+      }),
+    );
+    for (const email of props.emails) topic.addSubscription(new EmailSubscription(email));
+    this.topic = topic;
+  }
+}

@@ -1,0 +1,112 @@
+import { resolve } from 'node:path';
+import { Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
+import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
+import { Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import type { IKey } from 'aws-cdk-lib/aws-kms';
+import {
+  ApplicationLogLevel,
+  Architecture,
+  type IFunction,
+  LoggingFormat,
+  Runtime,
+  SystemLogLevel,
+} from 'aws-cdk-lib/aws-lambda';
+import { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
+import type { ITopic } from 'aws-cdk-lib/aws-sns';
+import { Construct } from 'constructs';
+import { POLLER_ENTRY, type PollerBundleOptions, pollerNodejsBundling } from '../bundling.js';
+import type { DeployConfig } from '../config.js';
+import { pollerEnvironment } from '../poller-environment.js';
+import type { CredentialsSecret } from './atlas-credentials.js';
+import { grantTopicPublish } from './topic-publish-grant.js';
+
+export interface PollerFunctionProps {
+  config: DeployConfig;
+  /** Where the sources and the compiled rule pack are. */
+  bundle: PollerBundleOptions;
+  table: Pick<ITable, 'tableName' | 'grant'>;
+  alertTopic: Pick<ITopic, 'topicArn'>;
+  /** The key the alert topic is encrypted with. */
+  alertTopicKey: Pick<IKey, 'keyArn'>;
+  secret: CredentialsSecret;
+}
+
+/**
+ * The requests the DynamoDB state store sends: single-item reads and conditional writes, and queries
+ * within a partition. No scans, batches, streams or table management.
+ */
+const STATE_TABLE_ACTIONS = [
+  'dynamodb:GetItem',
+  'dynamodb:Query',
+  'dynamodb:PutItem',
+  'dynamodb:UpdateItem',
+  'dynamodb:DeleteItem',
+];
+
+/** Lambda drops an asynchronous invocation older than this; the range Lambda accepts is 1 minute to 6 hours. */
+function maxEventAgeFor(scheduleMinutes: number): Duration {
+  return Duration.minutes(Math.min(Math.max(scheduleMinutes, 1), 360));
+}
+
+/**
+ * The poller Lambda: one tick over every source per invocation. One execution at a time (reserved
+ * concurrency 1), no retries of a failed tick (the next scheduled one reads the same window again), and
+ * an invocation still queued when the next one is due is dropped. Its role may write its own logs, read
+ * its secret, use its table and publish to the alert topic, nothing else; metrics go out as embedded
+ * metric format log lines, so no `cloudwatch:PutMetricData` is needed.
+ */
+export class PollerFunction extends Construct {
+  readonly function: IFunction;
+  readonly logGroup: LogGroup;
+
+  constructor(scope: Construct, id: string, props: PollerFunctionProps) {
+    super(scope, id);
+    const { config } = props;
+    const logGroup = new LogGroup(this, 'Logs', {
+      retention: config.poller.logRetentionDays as RetentionDays,
+      removalPolicy: RemovalPolicy.DESTROY,
+    });
+    const role = new Role(this, 'Role', {
+      assumedBy: new ServicePrincipal('lambda.amazonaws.com'),
+      description: 'The atlas-audit-alerts poller',
+    });
+    logGroup.grantWrite(role);
+    props.secret.grantRead(role);
+    props.table.grant(role, ...STATE_TABLE_ACTIONS);
+    grantTopicPublish({ grantee: role, topic: props.alertTopic, key: props.alertTopicKey });
+
+    const logLevel = config.poller.logLevel;
+    const poller = new NodejsFunction(this, 'Function', {
+      description: 'Polls the MongoDB Atlas activity feed and publishes alerts',
+      entry: resolve(props.bundle.projectRoot, POLLER_ENTRY),
+      handler: 'handler',
+      projectRoot: props.bundle.projectRoot,
+      depsLockFilePath: resolve(props.bundle.projectRoot, 'package-lock.json'),
+      runtime: Runtime.NODEJS_24_X,
+      architecture: Architecture.ARM_64,
+      memorySize: config.poller.memoryMiB,
+      timeout: Duration.seconds(config.poller.timeoutSeconds),
+      ...(config.poller.reservedConcurrency ? { reservedConcurrentExecutions: 1 } : {}),
+      retryAttempts: 0,
+      maxEventAge: maxEventAgeFor(config.timing.scheduleMinutes),
+      role,
+      logGroup,
+      loggingFormat: LoggingFormat.JSON,
+      applicationLogLevelV2: ApplicationLogLevel[logLevel],
+      systemLogLevelV2: SystemLogLevel.WARN,
+      environment: pollerEnvironment({
+        config,
+        resources: {
+          tableName: props.table.tableName,
+          topicArn: props.alertTopic.topicArn,
+          secretArn: props.secret.secretArn,
+        },
+        toJsonString: (value) => Stack.of(this).toJsonString(value),
+      }),
+      bundling: pollerNodejsBundling(props.bundle),
+    });
+    this.function = poller;
+    this.logGroup = logGroup;
+  }
+}

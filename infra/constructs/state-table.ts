@@ -1,0 +1,32 @@
+import { RemovalPolicy } from 'aws-cdk-lib';
+import { AttributeType, BillingMode, Table, TableEncryption } from 'aws-cdk-lib/aws-dynamodb';
+import { Construct } from 'constructs';
+
+export interface StateTableProps {
+  /** Keep the table when the stack is deleted (`retain`) or delete it with the stack (`destroy`). */
+  removalPolicy: 'retain' | 'destroy';
+  deletionProtection: boolean;
+}
+
+/**
+ * The poller's state: watermarks, processed event ids, alert records, leases, rule counters and
+ * inventory snapshots, in one on-demand table with a TTL. Encrypted with the AWS managed key rather than
+ * the stack's key: a retained table must stay readable after the stack and its key are gone.
+ */
+export class StateTable extends Construct {
+  readonly table: Table;
+
+  constructor(scope: Construct, id: string, props: StateTableProps) {
+    super(scope, id);
+    this.table = new Table(this, 'Table', {
+      partitionKey: { name: 'pk', type: AttributeType.STRING },
+      sortKey: { name: 'sk', type: AttributeType.STRING },
+      billingMode: BillingMode.PAY_PER_REQUEST,
+      timeToLiveAttribute: 'expiresAt',
+      pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
+      deletionProtection: props.deletionProtection,
+      encryption: TableEncryption.AWS_MANAGED,
+      removalPolicy: props.removalPolicy === 'retain' ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY,
+    });
+  }
+}

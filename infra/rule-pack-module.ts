@@ -1,0 +1,56 @@
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { deserializeRulePack, loadRulePack, serializeRulePack } from '../shared/rules/index.js';
+import { RULE_PACK_GLOBAL } from './bundling.js';
+
+export interface BuildRulePackModuleOptions {
+  /** Rule directories or files, relative to `projectRoot`. */
+  paths: readonly string[];
+  projectRoot: string;
+  /** Where the module is written; a stable place, so that unchanged rules give an unchanged bundle. */
+  outputDirectory: string;
+}
+
+export interface RulePackModule {
+  /** The module to inject into the poller bundle. */
+  path: string;
+  /** How many rules the pack holds. */
+  ruleCount: number;
+  /** The size of the serialized pack in bytes. */
+  bytes: number;
+}
+
+/**
+ * Loads and validates the rule files, checks that their serialized form reads back exactly as the
+ * Lambda will read it, and writes it as a module exporting {@link RULE_PACK_GLOBAL}: esbuild injects it
+ * into the poller bundle, so the Lambda reads no YAML and a broken rule never reaches AWS.
+ *
+ * @throws {RuleLoadError} with every problem in the rule files as file:line:column, the line and a caret.
+ * @example
+ * ```ts
+ * const module = await buildRulePackModule({ paths: ['rules'], projectRoot, outputDirectory: 'cdk.out/rule-pack' });
+ * ```
+ */
+export async function buildRulePackModule({
+  paths,
+  projectRoot,
+  outputDirectory,
+}: BuildRulePackModuleOptions): Promise<RulePackModule> {
+  const pack = await loadRulePack({ paths: paths.map((path) => resolve(projectRoot, path)) });
+  const serialized = serializeRulePack(pack);
+  const text = JSON.stringify(serialized);
+  deserializeRulePack(JSON.parse(text));
+  const source = `export const ${RULE_PACK_GLOBAL} = ${JSON.stringify(text)};\n`;
+  mkdirSync(outputDirectory, { recursive: true });
+  const path = join(outputDirectory, 'rule-pack.mjs');
+  if (readIfPresent(path) !== source) writeFileSync(path, source);
+  return { path, ruleCount: pack.rules.length, bytes: Buffer.byteLength(text) };
+}
+
+function readIfPresent(path: string): string | undefined {
+  try {
+    return readFileSync(path, 'utf8');
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,543 @@
+import { Match, type Template } from 'aws-cdk-lib/assertions';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { METRICS_NAMESPACE, METRICS_SERVICE, MetricName } from '../../shared/poll/metric-names.js';
+import { POLLER_CONFIG_ENV, pollerConfigSchema } from '../../shared/poll/poller-config.js';
+import { synthesizeDeployment } from './support/deployment.js';
+import { policyStatementsOf, resolveReferences, resourceOf, singleLogicalId } from './support/template.js';
+import { createTestWorkspace, VALID_RULE_FILE } from './support/workspace.js';
+
+const ORG_ID = '5f4e3d2c1b0a998877665544';
+const PROJECT_ID = '6a5b4c3d2e1f009988776655';
+
+describe('AuditAlertsStack', () => {
+  const workspace = createTestWorkspace();
+  let template: Template;
+
+  beforeAll(async () => {
+    const rules = workspace.write('rules.yaml', VALID_RULE_FILE);
+    ({ template } = await synthesizeDeployment({
+      workspace,
+      name: 'full',
+      settings: {
+        sources: { orgIds: [ORG_ID], projectIds: [PROJECT_ID] },
+        alerts: {
+          emails: ['secops@example.com', 'ciso@example.com'],
+          emailMinSeverity: 'high',
+          slack: { workspaceId: 'T012AB3CD', channelId: 'C0123ABCDEF', minSeverity: 'medium' },
+        },
+        operations: { emails: ['platform@example.com'], watermarkLagAlarmMinutes: 45 },
+        rules: { directories: [rules] },
+      },
+    }));
+  });
+  afterAll(() => workspace.remove());
+
+  describe('credentials secret', () => {
+    it('creates a secret whose value never appears in the template', () => {
+      const secret = resourceOf(template, 'AWS::SecretsManager::Secret');
+
+      expect(secret.Properties).not.toHaveProperty('SecretString');
+      expect(secret.Properties).toMatchObject({
+        GenerateSecretString: { SecretStringTemplate: '{}', GenerateStringKey: 'replaceMe' },
+      });
+    });
+  });
+
+  describe('state table', () => {
+    it('is on demand with the state store keys, TTL, point-in-time recovery, deletion protection and encryption', () => {
+      template.hasResourceProperties('AWS::DynamoDB::Table', {
+        BillingMode: 'PAY_PER_REQUEST',
+        KeySchema: [
+          { AttributeName: 'pk', KeyType: 'HASH' },
+          { AttributeName: 'sk', KeyType: 'RANGE' },
+        ],
+        AttributeDefinitions: [
+          { AttributeName: 'pk', AttributeType: 'S' },
+          { AttributeName: 'sk', AttributeType: 'S' },
+        ],
+        TimeToLiveSpecification: { AttributeName: 'expiresAt', Enabled: true },
+        PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true },
+        DeletionProtectionEnabled: true,
+        SSESpecification: { SSEEnabled: true },
+      });
+    });
+
+    it('is retained when the stack is deleted', () => {
+      template.hasResource('AWS::DynamoDB::Table', {
+        DeletionPolicy: 'Retain',
+        UpdateReplacePolicy: 'Retain',
+      });
+    });
+  });
+
+  describe('alert topic', () => {
+    it('is encrypted with a rotating customer managed key and has a display name', () => {
+      const keyId = singleLogicalId(template, 'AWS::KMS::Key', {
+        Description: Match.stringLikeRegexp('topics'),
+      });
+
+      template.hasResourceProperties('AWS::KMS::Key', { EnableKeyRotation: true });
+      template.hasResourceProperties('AWS::SNS::Topic', {
+        DisplayName: 'Atlas audit alerts',
+        KmsMasterKeyId: { 'Fn::GetAtt': [keyId, 'Arn'] },
+      });
+    });
+
+    it('refuses every request that does not use TLS', () => {
+      const topicId = singleLogicalId(template, 'AWS::SNS::Topic', { DisplayName: 'Atlas audit alerts' });
+
+      template.hasResourceProperties('AWS::SNS::TopicPolicy', {
+        Topics: [{ Ref: topicId }],
+        PolicyDocument: {
+          Statement: Match.arrayWith([
+            Match.objectLike({
+              Effect: 'Deny',
+              Condition: { Bool: { 'aws:SecureTransport': 'false' } },
+            }),
+          ]),
+        },
+      });
+    });
+
+    it('emails each address only the alerts at or above the email severity floor', () => {
+      const topicId = singleLogicalId(template, 'AWS::SNS::Topic', { DisplayName: 'Atlas audit alerts' });
+
+      for (const address of ['secops@example.com', 'ciso@example.com']) {
+        template.hasResourceProperties('AWS::SNS::Subscription', {
+          Protocol: 'email',
+          Endpoint: address,
+          TopicArn: { Ref: topicId },
+          FilterPolicy: { severityRank: [{ numeric: ['>=', 4] }] },
+        });
+      }
+    });
+  });
+
+  describe('Slack delivery', () => {
+    it('feeds a queue from the alert topic through the Slack severity floor', () => {
+      const topicId = singleLogicalId(template, 'AWS::SNS::Topic', { DisplayName: 'Atlas audit alerts' });
+
+      template.hasResourceProperties('AWS::SNS::Subscription', {
+        Protocol: 'sqs',
+        TopicArn: { Ref: topicId },
+        RawMessageDelivery: true,
+        FilterPolicy: { severityRank: [{ numeric: ['>=', 3] }] },
+      });
+    });
+
+    it('forwards each queued message body unchanged to the topic the Chatbot channel reads', () => {
+      const slackTopicId = singleLogicalId(template, 'AWS::SNS::Topic', {
+        DisplayName: 'Atlas audit alerts: Slack',
+      });
+
+      template.hasResourceProperties('AWS::Pipes::Pipe', {
+        Target: { Ref: slackTopicId },
+        SourceParameters: { SqsQueueParameters: { BatchSize: 1 } },
+        TargetParameters: { InputTemplate: '<$.body>' },
+      });
+      template.hasResourceProperties('AWS::Chatbot::SlackChannelConfiguration', {
+        ConfigurationName: 'AtlasAuditAlerts-alerts',
+        SlackWorkspaceId: 'T012AB3CD',
+        SlackChannelId: 'C0123ABCDEF',
+        SnsTopicArns: [{ Ref: slackTopicId }],
+        UserRoleRequired: false,
+        GuardrailPolicies: [
+          { 'Fn::Join': ['', ['arn:', { Ref: 'AWS::Partition' }, ':iam::aws:policy/AWSDenyAll']] },
+        ],
+      });
+    });
+
+    it('keeps the Slack queues encrypted, TLS only, with a dead-letter queue', () => {
+      const queues = template.findResources('AWS::SQS::Queue');
+
+      expect(Object.keys(queues)).toHaveLength(2);
+      for (const queue of Object.values(queues)) {
+        expect(queue.Properties).toHaveProperty('KmsMasterKeyId');
+      }
+      template.hasResourceProperties('AWS::SQS::Queue', {
+        RedrivePolicy: Match.objectLike({ maxReceiveCount: 5 }),
+      });
+      template.resourcePropertiesCountIs(
+        'AWS::SQS::QueuePolicy',
+        {
+          PolicyDocument: {
+            Statement: Match.arrayWith([
+              Match.objectLike({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } }),
+            ]),
+          },
+        },
+        2,
+      );
+    });
+
+    it('lets the pipe role read only its queue and publish only to the Slack topic', () => {
+      const roleId = singleLogicalId(template, 'AWS::IAM::Role', {
+        AssumeRolePolicyDocument: {
+          Statement: [Match.objectLike({ Principal: { Service: 'pipes.amazonaws.com' } })],
+        },
+      });
+      const slackTopicId = singleLogicalId(template, 'AWS::SNS::Topic', {
+        DisplayName: 'Atlas audit alerts: Slack',
+      });
+      const queueId = singleLogicalId(template, 'AWS::SQS::Queue', { RedrivePolicy: Match.anyValue() });
+      const slackKeyId = singleLogicalId(template, 'AWS::KMS::Key', {
+        Description: Match.stringLikeRegexp('Slack'),
+      });
+
+      expect(policyStatementsOf(template, roleId)).toEqual([
+        {
+          Effect: 'Allow',
+          Action: [
+            'sqs:ChangeMessageVisibility',
+            'sqs:DeleteMessage',
+            'sqs:GetQueueAttributes',
+            'sqs:GetQueueUrl',
+            'sqs:ReceiveMessage',
+          ],
+          Resource: { 'Fn::GetAtt': [queueId, 'Arn'] },
+        },
+        { Effect: 'Allow', Action: 'kms:Decrypt', Resource: { 'Fn::GetAtt': [slackKeyId, 'Arn'] } },
+        { Effect: 'Allow', Action: 'sns:Publish', Resource: { Ref: slackTopicId } },
+        {
+          Effect: 'Allow',
+          Action: ['kms:Decrypt', 'kms:GenerateDataKey'],
+          Resource: { 'Fn::GetAtt': [slackKeyId, 'Arn'] },
+          Condition: {
+            StringEquals: {
+              'kms:ViaService': { 'Fn::Join': ['', ['sns.', { Ref: 'AWS::Region' }, '.amazonaws.com']] },
+            },
+          },
+        },
+      ]);
+    });
+  });
+
+  describe('poller function', () => {
+    it('runs on Node.js 24 on ARM64 with 256 MB, a 3-minute timeout and one execution at a time', () => {
+      template.hasResourceProperties('AWS::Lambda::Function', {
+        Runtime: 'nodejs24.x',
+        Architectures: ['arm64'],
+        Handler: 'index.handler',
+        MemorySize: 256,
+        Timeout: 180,
+        ReservedConcurrentExecutions: 1,
+      });
+    });
+
+    it('never retries a failed tick and drops invocations older than one schedule period', () => {
+      template.hasResourceProperties('AWS::Lambda::EventInvokeConfig', {
+        MaximumRetryAttempts: 0,
+        MaximumEventAgeInSeconds: 300,
+      });
+    });
+
+    it('writes JSON logs to its own log group with a retention', () => {
+      const logGroupId = singleLogicalId(template, 'AWS::Logs::LogGroup', {});
+
+      template.hasResourceProperties('AWS::Logs::LogGroup', { RetentionInDays: 30 });
+      template.hasResourceProperties('AWS::Lambda::Function', {
+        LoggingConfig: { LogFormat: 'JSON', LogGroup: { Ref: logGroupId }, ApplicationLogLevel: 'INFO' },
+      });
+    });
+
+    it('carries the Powertools settings the alarms read and source maps', () => {
+      template.hasResourceProperties('AWS::Lambda::Function', {
+        Environment: {
+          Variables: Match.objectLike({
+            POWERTOOLS_SERVICE_NAME: METRICS_SERVICE,
+            POWERTOOLS_METRICS_NAMESPACE: METRICS_NAMESPACE,
+            POWERTOOLS_LOG_LEVEL: 'INFO',
+            NODE_OPTIONS: '--enable-source-maps',
+          }),
+        },
+      });
+    });
+
+    it('passes a configuration the handler accepts, naming its table, topic and secret', () => {
+      const fn = resourceOf(template, 'AWS::Lambda::Function');
+      const tableId = singleLogicalId(template, 'AWS::DynamoDB::Table', {});
+      const topicId = singleLogicalId(template, 'AWS::SNS::Topic', { DisplayName: 'Atlas audit alerts' });
+      const secretId = singleLogicalId(template, 'AWS::SecretsManager::Secret', {});
+      const references = {
+        [tableId]: 'AtlasAuditAlerts-StateTable-ABC123',
+        [topicId]: 'arn:aws:sns:eu-west-1:123456789012:AtlasAuditAlerts-AlertsTopic-ABC123',
+        [secretId]: 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:AtlasCredentials-AbCdEf',
+      };
+
+      const json = resolveReferences(fn.Properties.Environment.Variables[POLLER_CONFIG_ENV], (reference) => {
+        const value = references[reference];
+        if (value === undefined) throw new Error(`The configuration refers to ${reference}`);
+        return value;
+      });
+      const config = pollerConfigSchema.parse(JSON.parse(json));
+
+      expect(config).toEqual({
+        atlas: { baseUrl: 'https://cloud.mongodb.com', flavor: 'atlas-v2' },
+        sources: { orgIds: [ORG_ID], projectIds: [PROJECT_ID], allProjectsOfOrgs: false },
+        timing: {
+          overlapSeconds: 900,
+          lagSeconds: 30,
+          initialLookbackSeconds: 3600,
+          inventoryIntervalSeconds: 3600,
+          deadlineMarginSeconds: 20,
+        },
+        concurrency: 4,
+        tableName: references[tableId],
+        topicArn: references[topicId],
+        secretArn: references[secretId],
+      });
+    });
+
+    it('may write its logs, read its secret, use its table and publish to its topic, and nothing else', () => {
+      const roleId = singleLogicalId(template, 'AWS::IAM::Role', {
+        AssumeRolePolicyDocument: {
+          Statement: [Match.objectLike({ Principal: { Service: 'lambda.amazonaws.com' } })],
+        },
+      });
+      const logGroupId = singleLogicalId(template, 'AWS::Logs::LogGroup', {});
+      const secretId = singleLogicalId(template, 'AWS::SecretsManager::Secret', {});
+      const tableId = singleLogicalId(template, 'AWS::DynamoDB::Table', {});
+      const topicId = singleLogicalId(template, 'AWS::SNS::Topic', { DisplayName: 'Atlas audit alerts' });
+      const keyId = singleLogicalId(template, 'AWS::KMS::Key', {
+        Description: Match.stringLikeRegexp('topics'),
+      });
+
+      expect(policyStatementsOf(template, roleId)).toEqual([
+        {
+          Effect: 'Allow',
+          Action: ['logs:CreateLogStream', 'logs:PutLogEvents'],
+          Resource: { 'Fn::GetAtt': [logGroupId, 'Arn'] },
+        },
+        {
+          Effect: 'Allow',
+          Action: ['secretsmanager:DescribeSecret', 'secretsmanager:GetSecretValue'],
+          Resource: { Ref: secretId },
+        },
+        {
+          Effect: 'Allow',
+          Action: [
+            'dynamodb:DeleteItem',
+            'dynamodb:GetItem',
+            'dynamodb:PutItem',
+            'dynamodb:Query',
+            'dynamodb:UpdateItem',
+          ],
+          Resource: { 'Fn::GetAtt': [tableId, 'Arn'] },
+        },
+        { Effect: 'Allow', Action: 'sns:Publish', Resource: { Ref: topicId } },
+        {
+          Effect: 'Allow',
+          Action: ['kms:Decrypt', 'kms:GenerateDataKey'],
+          Resource: { 'Fn::GetAtt': [keyId, 'Arn'] },
+          Condition: {
+            StringEquals: {
+              'kms:ViaService': { 'Fn::Join': ['', ['sns.', { Ref: 'AWS::Region' }, '.amazonaws.com']] },
+            },
+          },
+        },
+      ]);
+    });
+
+    it('has a role with no managed policies attached', () => {
+      const role = resourceOf(template, 'AWS::IAM::Role', {
+        AssumeRolePolicyDocument: {
+          Statement: [Match.objectLike({ Principal: { Service: 'lambda.amazonaws.com' } })],
+        },
+      });
+
+      expect(role.Properties).not.toHaveProperty('ManagedPolicyArns');
+    });
+  });
+
+  describe('schedule', () => {
+    it('invokes the poller every 5 minutes, on time, with retries off', () => {
+      const functionId = singleLogicalId(template, 'AWS::Lambda::Function', {});
+
+      template.hasResourceProperties('AWS::Scheduler::Schedule', {
+        ScheduleExpression: 'rate(5 minutes)',
+        State: 'ENABLED',
+        FlexibleTimeWindow: { Mode: 'OFF' },
+        Target: Match.objectLike({
+          Arn: { 'Fn::GetAtt': [functionId, 'Arn'] },
+          RetryPolicy: Match.objectLike({ MaximumRetryAttempts: 0 }),
+        }),
+      });
+    });
+
+    it('assumes a role that may only invoke the poller', () => {
+      const roleId = singleLogicalId(template, 'AWS::IAM::Role', {
+        AssumeRolePolicyDocument: {
+          Statement: [Match.objectLike({ Principal: { Service: 'scheduler.amazonaws.com' } })],
+        },
+      });
+      const functionId = singleLogicalId(template, 'AWS::Lambda::Function', {});
+
+      expect(policyStatementsOf(template, roleId)).toEqual([
+        {
+          Effect: 'Allow',
+          Action: 'lambda:InvokeFunction',
+          Resource: [
+            { 'Fn::GetAtt': [functionId, 'Arn'] },
+            { 'Fn::Join': ['', [{ 'Fn::GetAtt': [functionId, 'Arn'] }, ':*']] },
+          ],
+        },
+      ]);
+    });
+  });
+
+  describe('operations', () => {
+    it('sends every alarm and its recovery to the operations topic, which emails the operations address', () => {
+      const topicId = singleLogicalId(template, 'AWS::SNS::Topic', {
+        DisplayName: 'Atlas audit alerts: operations',
+      });
+      const alarms = Object.values(template.findResources('AWS::CloudWatch::Alarm'));
+
+      expect(alarms).toHaveLength(7);
+      for (const alarm of alarms) {
+        expect(alarm.Properties.AlarmActions).toEqual([{ Ref: topicId }]);
+        expect(alarm.Properties.OKActions).toEqual([{ Ref: topicId }]);
+      }
+      template.hasResourceProperties('AWS::SNS::Subscription', {
+        Protocol: 'email',
+        Endpoint: 'platform@example.com',
+        TopicArn: { Ref: topicId },
+      });
+    });
+
+    it('lets CloudWatch alarms of this account publish to the encrypted operations topic', () => {
+      const topicId = singleLogicalId(template, 'AWS::SNS::Topic', {
+        DisplayName: 'Atlas audit alerts: operations',
+      });
+
+      template.hasResourceProperties('AWS::SNS::TopicPolicy', {
+        Topics: [{ Ref: topicId }],
+        PolicyDocument: {
+          Statement: Match.arrayWith([
+            Match.objectLike({
+              Effect: 'Allow',
+              Principal: { Service: 'cloudwatch.amazonaws.com' },
+              Action: 'sns:Publish',
+              Condition: Match.objectLike({
+                StringEquals: { 'aws:SourceAccount': { Ref: 'AWS::AccountId' } },
+              }),
+            }),
+          ]),
+        },
+      });
+      template.hasResourceProperties('AWS::KMS::Key', {
+        Description: Match.stringLikeRegexp('topics'),
+        KeyPolicy: {
+          Statement: Match.arrayWith([
+            Match.objectLike({
+              Principal: { Service: 'cloudwatch.amazonaws.com' },
+              Action: ['kms:Decrypt', 'kms:GenerateDataKey*'],
+            }),
+          ]),
+        },
+      });
+    });
+
+    it('alarms on function errors and throttles', () => {
+      const functionId = singleLogicalId(template, 'AWS::Lambda::Function', {});
+
+      for (const metricName of ['Errors', 'Throttles']) {
+        template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+          Namespace: 'AWS/Lambda',
+          MetricName: metricName,
+          Dimensions: [{ Name: 'FunctionName', Value: { Ref: functionId } }],
+          Statistic: 'Sum',
+          ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+          Threshold: 1,
+        });
+      }
+    });
+
+    it('alarms when no tick has completed for three schedule periods, counting silence as failure', () => {
+      template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+        Namespace: METRICS_NAMESPACE,
+        MetricName: MetricName.tickCompleted,
+        Dimensions: [{ Name: 'service', Value: METRICS_SERVICE }],
+        Statistic: 'Sum',
+        Period: 300,
+        EvaluationPeriods: 3,
+        ComparisonOperator: 'LessThanThreshold',
+        Threshold: 1,
+        TreatMissingData: 'breaching',
+      });
+    });
+
+    it('alarms on Atlas authentication or permission failures and on alerts that could not be published', () => {
+      for (const metricName of [MetricName.atlasAuthFailures, MetricName.alertsFailed]) {
+        template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+          Namespace: METRICS_NAMESPACE,
+          MetricName: metricName,
+          Dimensions: [{ Name: 'service', Value: METRICS_SERVICE }],
+          ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+          Threshold: 1,
+          TreatMissingData: 'notBreaching',
+        });
+      }
+    });
+
+    it('alarms when the watermark lags more than the configured threshold', () => {
+      template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+        Namespace: METRICS_NAMESPACE,
+        MetricName: MetricName.watermarkLagSeconds,
+        Statistic: 'Maximum',
+        ComparisonOperator: 'GreaterThanThreshold',
+        Threshold: 45 * 60,
+      });
+    });
+
+    it('alarms when Slack messages land in the dead-letter queue', () => {
+      template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+        Namespace: 'AWS/SQS',
+        MetricName: 'ApproximateNumberOfMessagesVisible',
+        Threshold: 1,
+      });
+    });
+
+    it('draws events, alerts by severity, lag, Atlas requests and 429s, and tick duration', () => {
+      const dashboard = resourceOf(template, 'AWS::CloudWatch::Dashboard');
+
+      const body = JSON.parse(
+        resolveReferences(dashboard.Properties.DashboardBody, (reference) => reference),
+      ) as {
+        widgets: { properties: { metrics?: unknown[][] } }[];
+      };
+      const metrics = body.widgets.flatMap((widget) => widget.properties.metrics ?? []);
+      const ours = metrics
+        .filter((metric) => metric[0] === METRICS_NAMESPACE)
+        .map((metric) =>
+          metric
+            .filter((part) => typeof part === 'string')
+            .slice(1)
+            .join(' '),
+        );
+
+      expect(ours).toEqual(
+        expect.arrayContaining([
+          `${MetricName.eventsFetched} service ${METRICS_SERVICE}`,
+          `${MetricName.eventsNew} service ${METRICS_SERVICE}`,
+          ...['info', 'low', 'medium', 'high', 'critical'].map(
+            (severity) => `${MetricName.alertsPublished} service ${METRICS_SERVICE} severity ${severity}`,
+          ),
+          `${MetricName.watermarkLagSeconds} service ${METRICS_SERVICE}`,
+          `${MetricName.atlasRequests} service ${METRICS_SERVICE}`,
+          `${MetricName.atlasRateLimited} service ${METRICS_SERVICE}`,
+          `${MetricName.tickDurationMs} service ${METRICS_SERVICE}`,
+        ]),
+      );
+    });
+  });
+
+  describe('outputs', () => {
+    it('names the secret to fill in and the topics to subscribe to', () => {
+      const secretId = singleLogicalId(template, 'AWS::SecretsManager::Secret', {});
+
+      template.hasOutput('CredentialsSecretArn', { Value: { Ref: secretId } });
+      template.hasOutput('AlertTopicArn', Match.anyValue());
+      template.hasOutput('OperationsTopicArn', Match.anyValue());
+    });
+  });
+});
