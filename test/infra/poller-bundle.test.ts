@@ -1,0 +1,153 @@
+import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { build } from 'esbuild';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadBundledRulePack } from '../../functions/poller/bundled-rule-pack.js';
+import { BundledRulePackMissingError } from '../../functions/poller/errors.js';
+import { pollerEsbuildOptions } from '../../infra/bundling.js';
+import { POLLER_CONFIG_ENV } from '../../shared/poll/poller-config.js';
+import { synthesizeDeployment } from './support/deployment.js';
+import { resolveReferences, resourceOf } from './support/template.js';
+import { createTestWorkspace, PROJECT_ROOT, VALID_RULE_FILE } from './support/workspace.js';
+
+interface NodeRun {
+  status: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs an ES module snippet in a fresh Node process, with only the given environment. */
+function runFreshNode(code: string, environment: Record<string, string> = {}): NodeRun {
+  const result = spawnSync(process.execPath, ['--input-type=module', '--enable-source-maps', '-e', code], {
+    env: { PATH: process.env.PATH ?? '', ...environment },
+    encoding: 'utf8',
+    timeout: 20_000,
+    // A failed import prints the offending line: in a minified bundle, the whole bundle.
+    maxBuffer: 64 * 1024 * 1024,
+  });
+  return { status: result.status, stdout: result.stdout, stderr: result.stderr };
+}
+
+describe('the poller bundle', () => {
+  const workspace = createTestWorkspace();
+  let rulePackModule: string;
+  let deployedBundle: string;
+  let pollerEnvironment: Record<string, string>;
+
+  beforeAll(async () => {
+    const rules = workspace.write('rules.yaml', VALID_RULE_FILE);
+    const deployment = await synthesizeDeployment({
+      workspace,
+      name: 'bundled',
+      bundle: true,
+      settings: { sources: { orgIds: ['5f4e3d2c1b0a998877665544'] }, rules: { directories: [rules] } },
+    });
+    rulePackModule = deployment.rulePack.path;
+    const fn = resourceOf(deployment.template, 'AWS::Lambda::Function');
+    const assetHash = String(fn.Properties.Code.S3Key).replace(/\.zip$/, '');
+    deployedBundle = join(deployment.outdir, `asset.${assetHash}`, 'index.mjs');
+    const variables = fn.Properties.Environment.Variables as Record<string, unknown>;
+    pollerEnvironment = Object.fromEntries(
+      Object.entries(variables).map(([name, value]) => [
+        name,
+        resolveReferences(value, (reference) =>
+          reference.startsWith('State')
+            ? 'AtlasAuditAlerts-StateTable-1A2B3C'
+            : `arn:aws:sns:eu-west-1:123456789012:${reference}`,
+        ),
+      ]),
+    );
+  });
+  afterAll(() => workspace.remove());
+
+  it('is the file esbuild builds from the shared options, so the benchmark measures what is deployed', async () => {
+    const outdir = join(workspace.directory, 'esbuild');
+
+    await build(pollerEsbuildOptions({ projectRoot: PROJECT_ROOT, rulePackModule, outdir }));
+
+    expect(readFileSync(join(outdir, 'index.mjs'), 'utf8')).toBe(readFileSync(deployedBundle, 'utf8'));
+  });
+
+  it('imports in a fresh Node process with the configuration the stack gives it', () => {
+    const run = runFreshNode(
+      `const poller = await import(${JSON.stringify(pathToFileURL(deployedBundle).href)});
+       process.stdout.write(typeof poller.handler);`,
+      pollerEnvironment,
+    );
+
+    expect(run.stderr).toBe('');
+    expect(run.stdout).toBe('function');
+    expect(run.status).toBe(0);
+    expect(pollerEnvironment[POLLER_CONFIG_ENV]).toContain('"orgIds":["5f4e3d2c1b0a998877665544"]');
+  });
+
+  it('carries the rule pack validated at synth', async () => {
+    const outdir = join(workspace.directory, 'rule-pack-entry');
+    await build({
+      ...pollerEsbuildOptions({ projectRoot: PROJECT_ROOT, rulePackModule, outdir }),
+      entryPoints: [join(PROJECT_ROOT, 'functions/poller/bundled-rule-pack.ts')],
+    });
+
+    const run = runFreshNode(
+      `const { loadBundledRulePack } = await import(${JSON.stringify(pathToFileURL(join(outdir, 'index.mjs')).href)});
+       process.stdout.write(loadBundledRulePack().rules.map((rule) => rule.spec.id).join(','));`,
+    );
+
+    expect(run.stderr).toBe('');
+    expect(run.stdout).toBe('api-key-created');
+  });
+
+  describe('createRequire banner', () => {
+    // undici, the Atlas client's HTTP stack, ships only CommonJS, which requires Node built-ins.
+    const entry = "import { Agent } from 'undici'; export const agent = new Agent();";
+
+    async function bundleUndici(name: string, withBanner: boolean): Promise<string> {
+      const outdir = join(workspace.directory, name);
+      const {
+        entryPoints: _entry,
+        banner,
+        ...options
+      } = pollerEsbuildOptions({
+        projectRoot: PROJECT_ROOT,
+        rulePackModule,
+        outdir,
+      });
+      await build({
+        ...options,
+        ...(withBanner ? { banner } : {}),
+        stdin: { contents: entry, resolveDir: PROJECT_ROOT, loader: 'ts', sourcefile: 'undici-entry.ts' },
+      });
+      return pathToFileURL(join(outdir, 'index.mjs')).href;
+    }
+
+    it('lets an ES module bundle of CommonJS code require Node built-ins', async () => {
+      const bundle = await bundleUndici('undici-with-banner', true);
+
+      const run = runFreshNode(`await import(${JSON.stringify(bundle)}); process.stdout.write('imported');`);
+
+      expect(run.status).toBe(0);
+      expect(run.stdout).toBe('imported');
+    });
+
+    it('is what stands between the bundle and "Dynamic require" at import', async () => {
+      const bundle = await bundleUndici('undici-without-banner', false);
+
+      const run = runFreshNode(`await import(${JSON.stringify(bundle)});`);
+
+      const thrown = /Error: (Dynamic require of "[^"]+" is not supported)/.exec(run.stderr)?.[1];
+      expect(run.status).not.toBe(0);
+      expect(thrown).toMatch(/^Dynamic require of "node:[a-z_]+" is not supported$/);
+    });
+  });
+});
+
+describe('loadBundledRulePack', () => {
+  it('refuses to run outside a bundle built by the CDK app', () => {
+    const load = () => loadBundledRulePack();
+
+    expect(load).toThrow(BundledRulePackMissingError);
+    expect(load).toThrow(/runs only from the bundle `cdk synth` builds/);
+  });
+});
