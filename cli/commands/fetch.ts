@@ -1,4 +1,253 @@
 import type { Command } from 'commander';
+import {
+  AtlasClient,
+  type AtlasEventFilter,
+  type AtlasList,
+  formatAtlasDate,
+  toInstant,
+} from '../../shared/atlas/index.js';
+import type { Logger } from '../../shared/logger.js';
+import {
+  type AtlasCommandOptions,
+  addAtlasOptions,
+  type Environment,
+  resolveAtlasClientOptions,
+} from '../atlas-options.js';
+import { UsageError } from '../errors.js';
 
-/** Registers the `fetch` command. */
-export function registerFetchCommand(_program: Command): void {}
+interface FetchEventsOptions extends AtlasCommandOptions {
+  project?: string;
+  org?: string;
+  since?: string;
+  until?: string;
+  type?: string[];
+  includeRaw?: boolean;
+}
+
+interface FetchApiKeysOptions extends AtlasCommandOptions {
+  org: string;
+}
+
+interface FetchAccessListOptions extends AtlasCommandOptions {
+  org: string;
+  key: string;
+}
+
+/** A stream the command writes to; `isTTY` decides whether progress is shown. */
+export type OutputStream = NodeJS.WritableStream & { isTTY?: boolean };
+
+/** Where the command reads its environment and writes its output: the process's own by default. */
+export interface FetchCommandIo {
+  stdout: OutputStream;
+  stderr: OutputStream;
+  env: Environment;
+}
+
+/**
+ * Registers `fetch events`, `fetch api-keys` and `fetch access-list`: reads from Atlas and prints one
+ * JSON object per line on stdout, every page followed. Progress goes to stderr, and only when stderr
+ * is a terminal, so pipes get clean JSON Lines.
+ *
+ * @example
+ * ```sh
+ * atlas-audit-alerts fetch events --org 5f4e3d2c1b0a998877665544 --since 2024-05-01T00:00:00Z --type API_KEY_CREATED
+ * ```
+ */
+export function registerFetchCommand(program: Command, io?: FetchCommandIo): void {
+  const streams = (): FetchCommandIo =>
+    io ?? { stdout: process.stdout, stderr: process.stderr, env: process.env };
+  const fetch = program
+    .command('fetch')
+    .description('Read events, API keys or access lists from Atlas and print them as JSON Lines.');
+
+  addAtlasOptions(
+    fetch
+      .command('events')
+      .description('Print the events of a project or an organization, one JSON object per line.')
+      .option('--project <id>', 'project (group) id')
+      .option('--org <id>', 'organization id')
+      .option(
+        '--since <iso>',
+        'only events created at or after this instant (ISO-8601, e.g. 2024-05-01T00:00:00Z)',
+      )
+      .option('--until <iso>', 'only events created at or before this instant (ISO-8601)')
+      .option(
+        '--type <eventType>',
+        'only this event type; repeat it, or separate types with commas',
+        collect,
+        [],
+      )
+      .option('--include-raw', "include each event's raw document"),
+  ).action(async (options: FetchEventsOptions) => {
+    const filter = eventFilter(options);
+    await withClient(options, streams(), async (client, output) => {
+      const list =
+        options.project !== undefined
+          ? client.listProjectEvents(options.project, filter)
+          : client.listOrgEvents(options.org ?? '', filter);
+      await printList(list, output, 'events');
+    });
+  });
+
+  addAtlasOptions(
+    fetch
+      .command('api-keys')
+      .description("Print an organization's API keys (private keys masked), one JSON object per line.")
+      .requiredOption('--org <id>', 'organization id'),
+  ).action(async (options: FetchApiKeysOptions) => {
+    await withClient(options, streams(), (client, output) =>
+      printList(client.listApiKeys(options.org), output, 'API keys'),
+    );
+  });
+
+  addAtlasOptions(
+    fetch
+      .command('access-list')
+      .description("Print an API key's access-list entries, one JSON object per line.")
+      .requiredOption('--org <id>', 'organization id')
+      .requiredOption('--key <id>', 'API key id'),
+  ).action(async (options: FetchAccessListOptions) => {
+    await withClient(options, streams(), (client, output) =>
+      printList(client.listApiKeyAccessList(options.org, options.key), output, 'entries'),
+    );
+  });
+}
+
+function collect(value: string, previous: string[] | undefined): string[] {
+  const types = value
+    .split(',')
+    .map((type) => type.trim())
+    .filter((type) => type !== '');
+  return [...(previous ?? []), ...types];
+}
+
+function eventFilter(options: FetchEventsOptions): AtlasEventFilter {
+  if ((options.project === undefined) === (options.org === undefined)) {
+    throw new UsageError('fetch events needs exactly one of --project <id> and --org <id>');
+  }
+  const filter: AtlasEventFilter = {};
+  if (options.since !== undefined) {
+    filter.minDate = formatAtlasDate(toInstant('--since', options.since));
+  }
+  if (options.until !== undefined) {
+    filter.maxDate = formatAtlasDate(toInstant('--until', options.until));
+  }
+  if (options.type !== undefined && options.type.length > 0) {
+    filter.eventTypes = options.type;
+  }
+  if (options.includeRaw) {
+    filter.includeRaw = true;
+  }
+  return filter;
+}
+
+/** Where the command reports how far it has got: stderr when it is a terminal, nowhere otherwise. */
+interface Progress {
+  update(pages: number, items: number, noun: string): void;
+  done(): void;
+  logger: Logger | undefined;
+}
+
+/** The two things a listing writes to: the JSON Lines, and the progress. */
+interface ListOutput {
+  lines: JsonLinesOutput;
+  progress: Progress;
+}
+
+async function withClient(
+  options: AtlasCommandOptions,
+  io: FetchCommandIo,
+  run: (client: AtlasClient, output: ListOutput) => Promise<void>,
+): Promise<void> {
+  const progress = terminalProgress(io.stderr);
+  const client = new AtlasClient({
+    ...resolveAtlasClientOptions(options, io.env),
+    ...(progress.logger ? { logger: progress.logger } : {}),
+  });
+  try {
+    await run(client, { lines: new JsonLinesOutput(io.stdout), progress });
+  } finally {
+    progress.done();
+    await client.close();
+  }
+}
+
+async function printList<T>(list: AtlasList<T>, output: ListOutput, noun: string): Promise<void> {
+  let items = 0;
+  for await (const page of list.pages()) {
+    for (const item of page.items) {
+      if (!(await output.lines.write(item))) {
+        return;
+      }
+    }
+    items += page.items.length;
+    output.progress.update(page.pageNum, items, noun);
+  }
+}
+
+function terminalProgress(stream: OutputStream): Progress {
+  if (!stream.isTTY) {
+    return { update: () => {}, done: () => {}, logger: undefined };
+  }
+  let shown = false;
+  const clearLine = (): void => {
+    if (shown) {
+      stream.write('\r\u001b[2K');
+      shown = false;
+    }
+  };
+  const note = (message: string, attributes?: Record<string, unknown>): void => {
+    clearLine();
+    const { status, delayMs } = attributes ?? {};
+    const wait = typeof delayMs === 'number' ? `; waiting ${(delayMs / 1000).toFixed(1)} s` : '';
+    stream.write(`${message}${status === undefined ? '' : ` (${String(status)})`}${wait}\n`);
+  };
+  return {
+    update: (pages, items, noun) => {
+      stream.write(`\r\u001b[2K${pages} page${pages === 1 ? '' : 's'}, ${items} ${noun}`);
+      shown = true;
+    },
+    done: () => {
+      if (shown) {
+        stream.write('\n');
+        shown = false;
+      }
+    },
+    logger: { debug: () => {}, info: note, warn: note, error: note },
+  };
+}
+
+/**
+ * Writes JSON Lines with backpressure. A reader that goes away (`| head`) ends the output quietly:
+ * {@link write} then returns false and the command stops fetching.
+ */
+class JsonLinesOutput {
+  readonly #stream: NodeJS.WritableStream;
+  #closed = false;
+
+  constructor(stream: NodeJS.WritableStream) {
+    this.#stream = stream;
+    // EPIPE, or any other failure of stdout: nobody is reading any more.
+    stream.on('error', () => {
+      this.#closed = true;
+    });
+  }
+
+  async write(value: unknown): Promise<boolean> {
+    if (this.#closed) {
+      return false;
+    }
+    if (!this.#stream.write(`${JSON.stringify(value)}\n`)) {
+      await new Promise<void>((resolve) => {
+        const settle = (): void => {
+          this.#stream.off('drain', settle);
+          this.#stream.off('error', settle);
+          resolve();
+        };
+        this.#stream.once('drain', settle);
+        this.#stream.once('error', settle);
+      });
+    }
+    return !this.#closed;
+  }
+}

@@ -1,0 +1,141 @@
+import { type Command, InvalidArgumentError, Option } from 'commander';
+import {
+  ATLAS_FLAVORS,
+  type AtlasClientOptions,
+  type AtlasCredentials,
+  type AtlasFlavor,
+} from '../shared/atlas/index.js';
+import { UsageError } from './errors.js';
+
+/** The environment variables credentials are read from: the names the Atlas CLI uses. */
+export const ATLAS_CREDENTIAL_ENV = {
+  publicKey: 'MONGODB_ATLAS_PUBLIC_API_KEY',
+  privateKey: 'MONGODB_ATLAS_PRIVATE_API_KEY',
+  clientId: 'MONGODB_ATLAS_CLIENT_ID',
+  clientSecret: 'MONGODB_ATLAS_CLIENT_SECRET',
+} as const;
+
+/** The parsed values of the flags {@link addAtlasOptions} defines. */
+export interface AtlasCommandOptions {
+  baseUrl?: string;
+  flavor?: AtlasFlavor;
+  allowInsecureHttp?: boolean;
+  maxAttempts?: number;
+}
+
+/** Environment variables, as `process.env` holds them. */
+export type Environment = Readonly<Record<string, string | undefined>>;
+
+/**
+ * Adds the flags every command that talks to Atlas shares: `--base-url`, `--flavor`,
+ * `--allow-insecure-http` and `--max-attempts`. Defined once so `fetch`, `run`, `backfill` and `demo`
+ * read them the same way.
+ *
+ * @example
+ * ```ts
+ * addAtlasOptions(program.command('run')).action(async (options: AtlasCommandOptions) => { ... });
+ * ```
+ */
+export function addAtlasOptions(command: Command): Command {
+  return command
+    .option(
+      '--base-url <url>',
+      'Atlas or Ops Manager address (default https://cloud.mongodb.com; http:// only to loopback unless --allow-insecure-http)',
+    )
+    .addOption(
+      new Option(
+        '--flavor <flavor>',
+        'API generation: ops-manager (Ops Manager, Cloud Manager), atlas-v1 or atlas-v2',
+      )
+        .choices(ATLAS_FLAVORS)
+        .default('atlas-v2'),
+    )
+    .option('--allow-insecure-http', 'allow a plain http:// base URL to a host that is not loopback')
+    .option(
+      '--max-attempts <n>',
+      'HTTP attempts per request before giving up; 1 disables retries (default 5)',
+      parseAttempts,
+    );
+}
+
+/**
+ * Builds the Atlas client's options from the flags and the environment. Credentials come from
+ * `MONGODB_ATLAS_PUBLIC_API_KEY` + `MONGODB_ATLAS_PRIVATE_API_KEY` (an API key, HTTP Digest) or
+ * `MONGODB_ATLAS_CLIENT_ID` + `MONGODB_ATLAS_CLIENT_SECRET` (a service account); exactly one pair.
+ *
+ * @throws UsageError when neither pair, both pairs, or half a pair is set. The message names the
+ *   variables, never their values.
+ *
+ * @example
+ * ```ts
+ * const client = new AtlasClient(resolveAtlasClientOptions(command.opts(), process.env));
+ * ```
+ */
+export function resolveAtlasClientOptions(
+  options: AtlasCommandOptions,
+  env: Environment,
+): AtlasClientOptions {
+  return {
+    credentials: resolveAtlasCredentials(env),
+    ...(options.baseUrl === undefined ? {} : { baseUrl: options.baseUrl }),
+    ...(options.flavor === undefined ? {} : { flavor: options.flavor }),
+    ...(options.allowInsecureHttp ? { allowInsecureHttp: true } : {}),
+    ...(options.maxAttempts === undefined ? {} : { retry: { maxAttempts: options.maxAttempts } }),
+  };
+}
+
+/**
+ * Reads the credentials from the environment (see {@link resolveAtlasClientOptions}).
+ *
+ * @throws UsageError when neither pair, both pairs, or half a pair is set.
+ *
+ * @example
+ * ```ts
+ * resolveAtlasCredentials(process.env); // { kind: 'digest', publicKey, privateKey }
+ * ```
+ */
+export function resolveAtlasCredentials(env: Environment): AtlasCredentials {
+  const value = (name: string): string | undefined => {
+    const text = env[name];
+    return text === undefined || text === '' ? undefined : text;
+  };
+  const { publicKey, privateKey, clientId, clientSecret } = ATLAS_CREDENTIAL_ENV;
+  const digest = [value(publicKey), value(privateKey)] as const;
+  const service = [value(clientId), value(clientSecret)] as const;
+  const digestSet = digest.some((part) => part !== undefined);
+  const serviceSet = service.some((part) => part !== undefined);
+  if (digestSet && serviceSet) {
+    throw new UsageError(
+      `both an API key (${publicKey}, ${privateKey}) and a service account (${clientId}, ${clientSecret}) are set: unset one pair`,
+    );
+  }
+  if (digestSet) {
+    const [pub, priv] = digest;
+    if (pub === undefined || priv === undefined) {
+      throw new UsageError(
+        `${pub === undefined ? publicKey : privateKey} is not set: an API key needs both ${publicKey} and ${privateKey}`,
+      );
+    }
+    return { kind: 'digest', publicKey: pub, privateKey: priv };
+  }
+  if (serviceSet) {
+    const [id, secret] = service;
+    if (id === undefined || secret === undefined) {
+      throw new UsageError(
+        `${id === undefined ? clientId : clientSecret} is not set: a service account needs both ${clientId} and ${clientSecret}`,
+      );
+    }
+    return { kind: 'service-account', clientId: id, clientSecret: secret };
+  }
+  throw new UsageError(
+    `no Atlas credentials: set ${publicKey} and ${privateKey} (an API key), or ${clientId} and ${clientSecret} (a service account)`,
+  );
+}
+
+function parseAttempts(value: string): number {
+  const attempts = Number(value);
+  if (!/^\d+$/.test(value) || attempts < 1 || attempts > 20) {
+    throw new InvalidArgumentError('use a whole number from 1 to 20.');
+  }
+  return attempts;
+}
