@@ -112,7 +112,11 @@ export class DynamoDbStateStore implements StateStore {
   readonly #retention: ResolvedRetention;
   readonly #maxSeenIdsPerItem: number;
   readonly #maxInventoryBytesPerItem: number;
-  /** The chunks each held lease's cursor points to, so a commit can delete the ones it replaces. */
+  /**
+   * The chunks each held lease's cursor points to, so a commit can delete the ones it replaces. Keyed
+   * by the lease object handed out: a caller that passes back a copy only skips that clean-up, and
+   * the replaced chunks then expire through TTL.
+   */
   readonly #spills = new WeakMap<SourceLease, SeenSpill>();
 
   /** @throws RangeError when a limit or retention setting is out of range. */

@@ -76,7 +76,8 @@ interface InventoryRecord {
  * The state store for local runs: one JSON file, rewritten whole and atomically (temporary file,
  * fsync, rename) after every change, and locked for the life of the store so that two runs cannot
  * share it. While the lock is held this process is the file's only writer, so the state lives in
- * memory and each change resolves once the file holds it. Concurrent changes share one write.
+ * memory and each change resolves once the file holds it; changes made while a write is under way
+ * share the next one.
  *
  * Same semantics as the DynamoDB store, checked by the same contract tests: leases with fencing,
  * expiry in epoch seconds, expired records treated as absent (and dropped at the next write).
