@@ -2,9 +2,8 @@ import type { Clock } from '../clock.js';
 import { type Logger, silentLogger } from '../logger.js';
 import type { Alert, Severity } from './alert.js';
 import { chatbotNotificationSchema } from './chatbot-notification.js';
-import { NotifyConfigError } from './errors.js';
-import { consoleBase } from './event-links.js';
-import type { ConsoleLinkOptions } from './format-context.js';
+import { assertConsoleLinks } from './event-links.js';
+import { type ConsoleLinkOptions, formatContextAt } from './format-context.js';
 import { type Notifier, PublishFailureCode, type PublishOptions, type PublishResult } from './notifier.js';
 import { failedResult, type PreparedEntry, prepareEntries } from './prepare-entries.js';
 import { renderSlackPreview } from './slack-preview.js';
@@ -52,11 +51,7 @@ export class ConsoleNotifier implements Notifier {
 
   /** @throws {NotifyConfigError} when the console base URL is not an http(s) URL. */
   constructor(options: ConsoleNotifierOptions) {
-    if (options.console !== undefined && consoleBase(options.console.baseUrl) === undefined) {
-      throw new NotifyConfigError(
-        `console base URL "${options.console.baseUrl.slice(0, 300)}" is not an http(s) URL: pass one such as https://cloud.mongodb.com`,
-      );
-    }
+    assertConsoleLinks(options.console);
     this.#stream = options.stream;
     this.#clock = options.clock;
     this.#console = options.console;
@@ -65,10 +60,7 @@ export class ConsoleNotifier implements Notifier {
   }
 
   async publish(alerts: readonly Alert[], options: PublishOptions = {}): Promise<PublishResult[]> {
-    const context = {
-      now: this.#clock.now(),
-      ...(this.#console === undefined ? {} : { console: this.#console }),
-    };
+    const context = formatContextAt(this.#clock.now(), this.#console);
     const { prepared, results } = prepareEntries(alerts, {
       context,
       entryId: (_, index) => `alert-${index}`,

@@ -1,4 +1,5 @@
 import type { AtlasEvent } from '../atlas/types.js';
+import { NotifyConfigError } from './errors.js';
 import type { ConsoleLinkOptions } from './format-context.js';
 
 /** A link a person can follow from an alert. */
@@ -64,6 +65,23 @@ export function consoleBase(baseUrl: string): string | undefined {
   const url = parseHttpUrl(baseUrl);
   if (url === undefined) return undefined;
   return `${url.origin}${url.pathname.replace(/\/+$/, '')}`;
+}
+
+/**
+ * Checks the console link options a notifier is built with.
+ *
+ * @throws {NotifyConfigError} when the base URL is not an absolute http(s) URL.
+ * @example
+ * ```ts
+ * assertConsoleLinks({ flavor: 'atlas-v2', baseUrl: 'https://cloud.mongodb.com' });
+ * ```
+ */
+export function assertConsoleLinks(consoleLinks: ConsoleLinkOptions | undefined): void {
+  if (consoleLinks !== undefined && consoleBase(consoleLinks.baseUrl) === undefined) {
+    throw new NotifyConfigError(
+      `console base URL "${consoleLinks.baseUrl.slice(0, 300)}" is not an http(s) URL: pass one such as https://cloud.mongodb.com`,
+    );
+  }
 }
 
 function selfLink(event: AtlasEvent): string | undefined {

@@ -23,3 +23,15 @@ export interface FormatContext {
   /** Where console links point; without it, messages carry only the event's own API link. */
   console?: ConsoleLinkOptions;
 }
+
+/**
+ * The context of one publish call: the clock's time now, and the console links when there are any.
+ *
+ * @example
+ * ```ts
+ * const context = formatContextAt(clock.now(), { flavor: 'atlas-v2', baseUrl: 'https://cloud.mongodb.com' });
+ * ```
+ */
+export function formatContextAt(now: number, consoleLinks: ConsoleLinkOptions | undefined): FormatContext {
+  return consoleLinks === undefined ? { now } : { now, console: consoleLinks };
+}

@@ -4,9 +4,9 @@ import type { Clock } from '../clock.js';
 import { type Logger, silentLogger } from '../logger.js';
 import type { Alert } from './alert.js';
 import { NotifyConfigError } from './errors.js';
-import { consoleBase } from './event-links.js';
+import { assertConsoleLinks } from './event-links.js';
 import { fingerprintDigest } from './fingerprint-digest.js';
-import type { ConsoleLinkOptions } from './format-context.js';
+import { type ConsoleLinkOptions, formatContextAt } from './format-context.js';
 import { type Notifier, PublishFailureCode, type PublishOptions, type PublishResult } from './notifier.js';
 import { failedResult, prepareEntries } from './prepare-entries.js';
 
@@ -44,11 +44,7 @@ export class OutboxNotifier implements Notifier {
         'the outbox path is empty: pass a file path such as .atlas-audit-alerts/outbox.jsonl',
       );
     }
-    if (options.console !== undefined && consoleBase(options.console.baseUrl) === undefined) {
-      throw new NotifyConfigError(
-        `console base URL "${options.console.baseUrl.slice(0, 300)}" is not an http(s) URL: pass one such as https://cloud.mongodb.com`,
-      );
-    }
+    assertConsoleLinks(options.console);
     this.#path = options.path;
     this.#clock = options.clock;
     this.#console = options.console;
@@ -56,10 +52,7 @@ export class OutboxNotifier implements Notifier {
   }
 
   async publish(alerts: readonly Alert[], options: PublishOptions = {}): Promise<PublishResult[]> {
-    const context = {
-      now: this.#clock.now(),
-      ...(this.#console === undefined ? {} : { console: this.#console }),
-    };
+    const context = formatContextAt(this.#clock.now(), this.#console);
     const { prepared, results } = prepareEntries(alerts, {
       context,
       entryId: (alert, index) => `alert-${fingerprintDigest(alert.fingerprint)}-${index}`,

@@ -4,8 +4,8 @@ import { type Logger, silentLogger } from '../logger.js';
 import type { Alert } from './alert.js';
 import { chunkEntries } from './batch-chunks.js';
 import { NotifyConfigError } from './errors.js';
-import { consoleBase } from './event-links.js';
-import type { ConsoleLinkOptions } from './format-context.js';
+import { assertConsoleLinks } from './event-links.js';
+import { type ConsoleLinkOptions, formatContextAt } from './format-context.js';
 import { type Notifier, PublishFailureCode, type PublishOptions, type PublishResult } from './notifier.js';
 import { failedResult, type PreparedEntry, prepareEntries } from './prepare-entries.js';
 import { classifySnsCallError } from './sns-call-failure.js';
@@ -73,11 +73,7 @@ export class SnsNotifier implements Notifier {
         `"${options.topicArn.slice(0, 300)}" is not an SNS topic ARN: pass the topic's ARN, such as arn:aws:sns:eu-west-1:123456789012:atlas-audit-alerts`,
       );
     }
-    if (options.console !== undefined && consoleBase(options.console.baseUrl) === undefined) {
-      throw new NotifyConfigError(
-        `console base URL "${options.console.baseUrl.slice(0, 300)}" is not an http(s) URL: pass one such as https://cloud.mongodb.com`,
-      );
-    }
+    assertConsoleLinks(options.console);
     const retry = options.retry ?? {};
     this.#maxAttempts = positiveInteger(retry.maxAttempts ?? 3, 'retry.maxAttempts');
     this.#baseDelayMs = nonNegative(retry.baseDelayMs ?? 200, 'retry.baseDelayMs');
@@ -92,10 +88,7 @@ export class SnsNotifier implements Notifier {
 
   async publish(alerts: readonly Alert[], options: PublishOptions = {}): Promise<PublishResult[]> {
     const { signal } = options;
-    const context = {
-      now: this.#clock.now(),
-      ...(this.#console === undefined ? {} : { console: this.#console }),
-    };
+    const context = formatContextAt(this.#clock.now(), this.#console);
     const prepared = prepareEntries(alerts, {
       context,
       entryId: (_, index) => `alert-${index}`,
@@ -131,7 +124,7 @@ export class SnsNotifier implements Notifier {
           : (item.lastFailure?.code ?? PublishFailureCode.missingResult),
         message: aborted
           ? 'publishing was aborted before SNS took this alert'
-          : `SNS did not take this alert after ${this.#maxAttempts} attempts: ${item.lastFailure?.message ?? 'no answer'}`,
+          : `SNS did not take this alert: ${item.lastFailure?.message ?? 'no answer'}`,
       });
     }
     return results.map(
