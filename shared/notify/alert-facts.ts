@@ -1,6 +1,6 @@
 import type { AtlasEvent } from '../atlas/types.js';
 import type { Alert } from './alert.js';
-import { parseEventTime } from './relative-time.js';
+import { formatAgo, formatUtc, parseEventTime } from './relative-time.js';
 
 /**
  * The facts of an alert that a person reads first, taken from its events: when, who, where, and what
@@ -111,6 +111,40 @@ export function describeAlert(alert: Pick<Alert, 'events'>): AlertFacts {
   const eventId = newest === undefined ? undefined : text(newest.id);
   if (eventId !== undefined) facts.eventId = eventId;
   return facts;
+}
+
+/** What the "Who" line says when no event names a user. */
+export const NO_ACTOR = 'no user recorded (Atlas or an automated process)';
+
+/**
+ * When the alert's events happened, as both formatters say it: UTC to the second and how long before
+ * `now`; a span for several events; the time the alert was raised when no event has a valid `created`.
+ *
+ * @example
+ * ```ts
+ * describeWhen(describeAlert(alert), alert.raisedAt, now); // '2026-11-22 06:12:41 UTC (4 minutes ago)'
+ * ```
+ */
+export function describeWhen(facts: AlertFacts, raisedAt: number, now: number): string {
+  const last = facts.lastEventAt ?? raisedAt;
+  const first = facts.firstEventAt ?? last;
+  const ago = formatAgo(last, now);
+  if (first === last) return `${formatUtc(last)} (${ago})`;
+  return `${formatUtc(first)} to ${formatUtc(last)} (last ${ago})`;
+}
+
+/**
+ * Who did it, as both formatters say it, each actor prepared for the channel by `value`.
+ *
+ * @example
+ * ```ts
+ * describeWho(describeAlert(alert), (text) => text); // 'j.doe@example.com from 203.0.113.22'
+ * ```
+ */
+export function describeWho(facts: AlertFacts, value: (text: string) => string): string {
+  if (facts.actors.length === 0) return NO_ACTOR;
+  const more = facts.moreActors > 0 ? ` and ${facts.moreActors} more` : '';
+  return `${facts.actors.map(value).join(', ')}${more}`;
 }
 
 /**

@@ -1,5 +1,5 @@
 import type { Alert, Severity } from './alert.js';
-import { type AlertFacts, describeAlert, type Fact } from './alert-facts.js';
+import { type AlertFacts, describeAlert, describeWhen, describeWho, type Fact } from './alert-facts.js';
 import {
   CHATBOT_DESCRIPTION_MAX_LENGTH,
   CHATBOT_TITLE_MAX_LENGTH,
@@ -9,7 +9,6 @@ import { eventLinks } from './event-links.js';
 import { fingerprintDigest } from './fingerprint-digest.js';
 import type { FormatContext } from './format-context.js';
 import { allowedMentionTokens } from './mentions.js';
-import { formatAgo, formatUtc } from './relative-time.js';
 import { escapeSlackText } from './slack-escape.js';
 import { severityLabel } from './subject.js';
 
@@ -63,7 +62,7 @@ export function formatChatbotNotification(alert: Alert, options: ChatbotFormatOp
   const emoji = SEVERITY_EMOJI[alert.severity] ?? ':warning:';
   const firstEvent = alert.events[0] ?? {};
   const links = eventLinks(alert.events.at(-1) ?? {}, context.console);
-  const consoleLink = links.find((link) => link.label !== 'Event in the Admin API');
+  const consoleLink = links.find((link) => link.kind === 'console');
 
   const title = escapeSlackText(`${label} ${alert.title}`, {
     allowedMentions: mentions,
@@ -109,11 +108,9 @@ function describeFacts(alert: Alert, facts: AlertFacts, context: FormatContext):
   const lines = [
     `*Severity:* ${alert.severity.toUpperCase()}`,
     `*Rule:* ${value(alert.ruleName)} (${value(alert.ruleId)})`,
-    `*When:* ${describeWhen(alert, facts, context)}`,
+    `*When:* ${describeWhen(facts, alert.raisedAt, context.now)}`,
   ];
-  const who = facts.actors.map(value).join(', ');
-  const more = facts.moreActors > 0 ? ` and ${facts.moreActors} more` : '';
-  lines.push(`*Who:* ${who === '' ? 'no user recorded (Atlas or an automated process)' : `${who}${more}`}`);
+  lines.push(`*Who:* ${describeWho(facts, value)}`);
   if (facts.where.length > 0)
     lines.push(`*Where:* ${facts.where.map((fact) => factText(fact, value)).join(', ')}`);
   for (const fact of facts.changes.slice(0, CHATBOT_LIMITS.changeLines)) {
@@ -123,14 +120,6 @@ function describeFacts(alert: Alert, facts: AlertFacts, context: FormatContext):
   if (types !== '')
     lines.push(`*Event:* ${types}${facts.eventCount > 1 ? ` (${facts.eventCount} events)` : ''}`);
   return lines;
-}
-
-function describeWhen(alert: Alert, facts: AlertFacts, context: FormatContext): string {
-  const last = facts.lastEventAt ?? alert.raisedAt;
-  const first = facts.firstEventAt ?? last;
-  const ago = formatAgo(last, context.now);
-  if (first === last) return `${formatUtc(last)} (${ago})`;
-  return `${formatUtc(first)} to ${formatUtc(last)} (last ${ago})`;
 }
 
 function factText(fact: Fact, value: (text: string) => string): string {

@@ -1,10 +1,9 @@
 import type { Alert } from './alert.js';
-import { type AlertFacts, describeAlert, type Fact } from './alert-facts.js';
+import { type AlertFacts, describeAlert, describeWhen, describeWho, type Fact } from './alert-facts.js';
 import { cutToJsonStringBytes } from './byte-size.js';
 import { eventLinks } from './event-links.js';
 import type { FormatContext } from './format-context.js';
 import { boundedPrettyJson } from './json-truncation.js';
-import { formatAgo, formatUtc } from './relative-time.js';
 import {
   cleanLine,
   cleanLineWithin,
@@ -125,20 +124,10 @@ function headerFacts(
   context: FormatContext,
   value: (text: string) => string,
 ): Fact[] {
-  const last = facts.lastEventAt ?? alert.raisedAt;
-  const first = facts.firstEventAt ?? last;
-  const when =
-    first === last
-      ? `${formatUtc(last)} (${formatAgo(last, context.now)})`
-      : `${formatUtc(first)} to ${formatUtc(last)} (last ${formatAgo(last, context.now)})`;
-  const who =
-    facts.actors.length === 0
-      ? 'no user recorded (Atlas or an automated process)'
-      : `${facts.actors.map(value).join(', ')}${facts.moreActors > 0 ? ` and ${facts.moreActors} more` : ''}`;
   const lines: Fact[] = [
     { label: 'Severity', value: alert.severity.toUpperCase() },
-    { label: 'When', value: when },
-    { label: 'Who', value: who },
+    { label: 'When', value: describeWhen(facts, alert.raisedAt, context.now) },
+    { label: 'Who', value: describeWho(facts, value) },
     ...facts.where.map((fact) => ({ label: fact.label, value: value(fact.value) })),
   ];
   const types = facts.eventTypes.slice(0, 5).map(value).join(', ');

@@ -4,6 +4,8 @@ import type { ConsoleLinkOptions } from './format-context.js';
 
 /** A link a person can follow from an alert. */
 export interface EventLink {
+  /** A page of the web console, or the event in the Admin API. */
+  kind: 'console' | 'api';
   label: string;
   /** An absolute `http:` or `https:` URL, normalised by the WHATWG URL parser. */
   url: string;
@@ -29,7 +31,7 @@ const ATLAS_ID = /^[0-9a-f]{24}$/;
  * @example
  * ```ts
  * eventLinks({ groupId: '5b43d04087d9d6357de591a2' }, { flavor: 'atlas-v2', baseUrl: 'https://cloud.mongodb.com' });
- * // [{ label: 'Project activity feed', url: 'https://cloud.mongodb.com/v2/5b43d04087d9d6357de591a2#/activity' }]
+ * // [{ kind: 'console', label: 'Project activity feed', url: 'https://cloud.mongodb.com/v2/5b43d04087d9d6357de591a2#/activity' }]
  * ```
  */
 export function eventLinks(event: AtlasEvent, consoleLinks?: ConsoleLinkOptions): EventLink[] {
@@ -40,15 +42,20 @@ export function eventLinks(event: AtlasEvent, consoleLinks?: ConsoleLinkOptions)
   const orgId = typeof event.orgId === 'string' && ATLAS_ID.test(event.orgId) ? event.orgId : undefined;
   if (base !== undefined && consoleLinks !== undefined) {
     if (consoleLinks.flavor === 'ops-manager') {
-      if (groupId) links.push({ label: 'Project in Ops Manager', url: `${base}/v2/${groupId}` });
+      if (groupId)
+        links.push({ kind: 'console', label: 'Project in Ops Manager', url: `${base}/v2/${groupId}` });
     } else if (groupId) {
-      links.push({ label: 'Project activity feed', url: `${base}/v2/${groupId}#/activity` });
+      links.push({ kind: 'console', label: 'Project activity feed', url: `${base}/v2/${groupId}#/activity` });
     } else if (orgId) {
-      links.push({ label: 'Organization activity feed', url: `${base}/v2#/org/${orgId}/activity` });
+      links.push({
+        kind: 'console',
+        label: 'Organization activity feed',
+        url: `${base}/v2#/org/${orgId}/activity`,
+      });
     }
   }
   const self = selfLink(event);
-  if (self !== undefined) links.push({ label: 'Event in the Admin API', url: self });
+  if (self !== undefined) links.push({ kind: 'api', label: 'Event in the Admin API', url: self });
   return links;
 }
 
