@@ -63,7 +63,7 @@ export class AuditAlertsStack extends Stack {
       table: state.table,
       alertTopic: alerts.topic,
       alertTopicKey: key,
-      secret: credentials.secret,
+      secret: credentials,
     });
     new PollSchedule(this, 'Schedule', { poller: poller.function, every: schedulePeriod });
 
@@ -83,7 +83,7 @@ export class AuditAlertsStack extends Stack {
 
     new CfnOutput(this, 'CredentialsSecretArn', {
       description: 'Put the Atlas credentials here: aws secretsmanager put-secret-value --secret-id <this>',
-      value: credentials.secret.secretArn,
+      value: credentials.secretArn,
     });
     new CfnOutput(this, 'AlertTopicArn', {
       description: 'Alerts are published here; subscribe more endpoints to it',

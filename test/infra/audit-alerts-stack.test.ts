@@ -1,8 +1,10 @@
+import type { App } from 'aws-cdk-lib';
 import { Match, type Template } from 'aws-cdk-lib/assertions';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { METRICS_NAMESPACE, METRICS_SERVICE, MetricName } from '../../shared/poll/metric-names.js';
 import { POLLER_CONFIG_ENV, pollerConfigSchema } from '../../shared/poll/poller-config.js';
 import { synthesizeDeployment } from './support/deployment.js';
+import { acknowledgements, unacknowledgedFindings } from './support/nag.js';
 import { policyStatementsOf, resolveReferences, resourceOf, singleLogicalId } from './support/template.js';
 import { createTestWorkspace, VALID_RULE_FILE } from './support/workspace.js';
 
@@ -12,10 +14,11 @@ const PROJECT_ID = '6a5b4c3d2e1f009988776655';
 describe('AuditAlertsStack', () => {
   const workspace = createTestWorkspace();
   let template: Template;
+  let app: App;
 
   beforeAll(async () => {
     const rules = workspace.write('rules.yaml', VALID_RULE_FILE);
-    ({ template } = await synthesizeDeployment({
+    ({ template, app } = await synthesizeDeployment({
       workspace,
       name: 'full',
       settings: {
@@ -528,6 +531,22 @@ describe('AuditAlertsStack', () => {
           `${MetricName.tickDurationMs} service ${METRICS_SERVICE}`,
         ]),
       );
+    });
+  });
+
+  describe('cdk-nag AwsSolutions', () => {
+    it('finds nothing unacknowledged', () => {
+      expect(unacknowledgedFindings(app)).toEqual([]);
+    });
+
+    it('gives a reason for every acknowledgement', () => {
+      const acknowledged = acknowledgements(app);
+
+      expect(acknowledged.map(({ rule }) => rule).sort()).toEqual([
+        expect.stringContaining('AwsSolutions-IAM5[Resource::<PollerFunction'),
+        expect.stringContaining('AwsSolutions-SMG4'),
+      ]);
+      for (const { reason } of acknowledged) expect(reason.length).toBeGreaterThan(40);
     });
   });
 

@@ -1,0 +1,184 @@
+import { App } from 'aws-cdk-lib';
+import { Annotations, Match, type Template } from 'aws-cdk-lib/assertions';
+import { Topic } from 'aws-cdk-lib/aws-sns';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { addAuditAlertsStack } from '../../infra/audit-alerts-app.js';
+import { DEPLOY_CONFIG_CONTEXT_KEY, type DeployConfigInput } from '../../infra/config.js';
+import { POLLER_CONFIG_ENV } from '../../shared/poll/poller-config.js';
+import { synthesizeDeployment } from './support/deployment.js';
+import { unacknowledgedFindings } from './support/nag.js';
+import { policyStatementsOf, resolveReferences, resourceOf, singleLogicalId } from './support/template.js';
+import { cdkJsonContext, createTestWorkspace, PROJECT_ROOT, VALID_RULE_FILE } from './support/workspace.js';
+
+const SECRET_ARN = 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:atlas-audit-alerts-AbCdEf';
+const KEY_ARN = 'arn:aws:kms:eu-west-1:123456789012:key/1234abcd-12ab-34cd-56ef-1234567890ab';
+
+describe('AuditAlertsStack with an existing secret, no Slack and a disposable table', () => {
+  const workspace = createTestWorkspace();
+  let template: Template;
+  let app: App;
+
+  beforeAll(async () => {
+    const rules = workspace.write('rules.yaml', VALID_RULE_FILE);
+    ({ template, app } = await synthesizeDeployment({
+      workspace,
+      name: 'variant',
+      settings: {
+        stackName: 'AtlasAuditAlertsStaging',
+        atlas: { flavor: 'ops-manager', baseUrl: 'https://opsmanager.example.com:8443' },
+        sources: { projectIds: ['6a5b4c3d2e1f009988776655'] },
+        timing: { scheduleMinutes: 15 },
+        operations: { watermarkLagAlarmMinutes: 90 },
+        credentials: { secretArn: SECRET_ARN, kmsKeyArn: KEY_ARN },
+        table: { removalPolicy: 'destroy' },
+        poller: {
+          timeoutSeconds: 300,
+          memoryMiB: 512,
+          logRetentionDays: 90,
+          logLevel: 'WARN',
+          reservedConcurrency: false,
+        },
+        rules: { directories: [rules] },
+      },
+    }));
+  });
+  afterAll(() => workspace.remove());
+
+  it('creates no secret and lets the poller read the existing one and decrypt it through Secrets Manager', () => {
+    const roleId = singleLogicalId(template, 'AWS::IAM::Role', {
+      AssumeRolePolicyDocument: {
+        Statement: [Match.objectLike({ Principal: { Service: 'lambda.amazonaws.com' } })],
+      },
+    });
+
+    template.resourceCountIs('AWS::SecretsManager::Secret', 0);
+    expect(policyStatementsOf(template, roleId)).toEqual(
+      expect.arrayContaining([
+        {
+          Effect: 'Allow',
+          Action: ['secretsmanager:DescribeSecret', 'secretsmanager:GetSecretValue'],
+          Resource: SECRET_ARN,
+        },
+        {
+          Effect: 'Allow',
+          Action: 'kms:Decrypt',
+          Resource: KEY_ARN,
+          Condition: {
+            StringEquals: {
+              'kms:ViaService': {
+                'Fn::Join': ['', ['secretsmanager.', { Ref: 'AWS::Region' }, '.amazonaws.com']],
+              },
+            },
+          },
+        },
+      ]),
+    );
+  });
+
+  it('hands the poller the existing secret and the Ops Manager settings', () => {
+    const fn = resourceOf(template, 'AWS::Lambda::Function');
+
+    const json = resolveReferences(
+      fn.Properties.Environment.Variables[POLLER_CONFIG_ENV],
+      (reference) => reference,
+    );
+
+    expect(JSON.parse(json)).toMatchObject({
+      atlas: { flavor: 'ops-manager', baseUrl: 'https://opsmanager.example.com:8443' },
+      sources: { orgIds: [], projectIds: ['6a5b4c3d2e1f009988776655'], allProjectsOfOrgs: false },
+      secretArn: SECRET_ARN,
+    });
+  });
+
+  it('deletes the table with the stack, without deletion protection', () => {
+    template.hasResource('AWS::DynamoDB::Table', {
+      DeletionPolicy: 'Delete',
+      Properties: Match.objectLike({ DeletionProtectionEnabled: false }),
+    });
+  });
+
+  it('sizes, times and logs the function as configured, without reserving concurrency', () => {
+    const fn = resourceOf(template, 'AWS::Lambda::Function');
+
+    expect(fn.Properties).toMatchObject({
+      MemorySize: 512,
+      Timeout: 300,
+      LoggingConfig: { ApplicationLogLevel: 'WARN' },
+      Environment: { Variables: { POWERTOOLS_LOG_LEVEL: 'WARN' } },
+    });
+    expect(fn.Properties).not.toHaveProperty('ReservedConcurrentExecutions');
+    template.hasResourceProperties('AWS::Logs::LogGroup', { RetentionInDays: 90 });
+  });
+
+  it('runs every 15 minutes and reads its heartbeat in periods of the same length', () => {
+    template.hasResourceProperties('AWS::Scheduler::Schedule', { ScheduleExpression: 'rate(15 minutes)' });
+    template.hasResourceProperties('AWS::Lambda::EventInvokeConfig', { MaximumEventAgeInSeconds: 900 });
+    template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+      MetricName: 'TickCompleted',
+      Period: 900,
+      EvaluationPeriods: 3,
+    });
+    template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+      MetricName: 'WatermarkLagSeconds',
+      Threshold: 90 * 60,
+    });
+  });
+
+  it('has no Slack delivery and no subscriptions when none are configured', () => {
+    for (const type of [
+      'AWS::Pipes::Pipe',
+      'AWS::Chatbot::SlackChannelConfiguration',
+      'AWS::SQS::Queue',
+      'AWS::SNS::Subscription',
+    ]) {
+      template.resourceCountIs(type, 0);
+    }
+    template.resourceCountIs('AWS::KMS::Key', 1);
+    template.resourceCountIs('AWS::CloudWatch::Alarm', 6);
+  });
+
+  it('leaves cdk-nag nothing unacknowledged', () => {
+    expect(unacknowledgedFindings(app)).toEqual([]);
+  });
+});
+
+describe('addAuditAlertsStack', () => {
+  const workspace = createTestWorkspace();
+  afterAll(() => workspace.remove());
+
+  it('synthesizes the cdk.json defaults, warning that no source, delivery or operations address is set', async () => {
+    const { stack, app } = await synthesizeDeployment({
+      workspace,
+      name: 'defaults',
+      settings: cdkJsonContext()[DEPLOY_CONFIG_CONTEXT_KEY] as DeployConfigInput,
+    });
+
+    const warnings = Annotations.fromStack(stack);
+
+    warnings.hasWarning('/AtlasAuditAlerts', Match.stringLikeRegexp('No Atlas org or project is configured'));
+    warnings.hasWarning(
+      '/AtlasAuditAlerts',
+      Match.stringLikeRegexp('No alert email address and no Slack channel'),
+    );
+    warnings.hasWarning('/AtlasAuditAlerts', Match.stringLikeRegexp('No operations email address'));
+    expect(unacknowledgedFindings(app)).toEqual([]);
+  });
+
+  it('runs cdk-nag on every synth: a resource that breaks its rules fails the synth', async () => {
+    const rules = workspace.write('rules.yaml', VALID_RULE_FILE);
+    const app = new App({
+      outdir: `${workspace.directory}/nag`,
+      context: {
+        ...cdkJsonContext(),
+        [DEPLOY_CONFIG_CONTEXT_KEY]: { rules: { directories: [rules] } },
+        'aws:cdk:bundling-stacks': [],
+      },
+    });
+    const { stack } = await addAuditAlertsStack({ app, projectRoot: PROJECT_ROOT });
+    new Topic(stack, 'PlainTopic');
+
+    const synth = () => app.synth();
+
+    expect(synth).toThrow(/AtlasAuditAlerts\/PlainTopic\/Resource[\s\S]*AwsSolutions-SNS3/);
+  });
+});
