@@ -1,5 +1,5 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { isAbsolute, join, relative, resolve } from 'node:path';
 import { deserializeRulePack, loadRulePack, serializeRulePack } from '../shared/rules/index.js';
 import { RULE_PACK_GLOBAL } from './bundling.js';
 
@@ -36,7 +36,7 @@ export async function buildRulePackModule({
   projectRoot,
   outputDirectory,
 }: BuildRulePackModuleOptions): Promise<RulePackModule> {
-  const pack = await loadRulePack({ paths: paths.map((path) => resolve(projectRoot, path)) });
+  const pack = await loadRulePack({ paths: paths.map((path) => shownPath(resolve(projectRoot, path))) });
   const serialized = serializeRulePack(pack);
   const text = JSON.stringify(serialized);
   deserializeRulePack(JSON.parse(text));
@@ -45,6 +45,12 @@ export async function buildRulePackModule({
   const path = join(outputDirectory, 'rule-pack.mjs');
   if (readIfPresent(path) !== source) writeFileSync(path, source);
   return { path, ruleCount: pack.rules.length, bytes: Buffer.byteLength(text) };
+}
+
+/** Problems name files as the person running `cdk synth` would: relative to where they are. */
+function shownPath(path: string): string {
+  const fromHere = relative(process.cwd(), path);
+  return fromHere === '' || fromHere.startsWith('..') || isAbsolute(fromHere) ? path : fromHere;
 }
 
 function readIfPresent(path: string): string | undefined {

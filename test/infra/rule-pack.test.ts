@@ -1,0 +1,113 @@
+import { spawnSync } from 'node:child_process';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { afterAll, describe, expect, it } from 'vitest';
+import { RULE_PACK_GLOBAL } from '../../infra/bundling.js';
+import { buildRulePackModule } from '../../infra/rule-pack-module.js';
+import { deserializeRulePack, RuleLoadError } from '../../shared/rules/index.js';
+import { createTestWorkspace, PROJECT_ROOT, VALID_RULE_FILE } from './support/workspace.js';
+
+const BROKEN_RULE_FILE = `rules:
+  - id: api-key-created
+    name: API key created
+    severity: urgent
+    match:
+      eventTypeName: API_KEY_CREATED
+    title: "API key created in {{ orgId }}"
+`;
+
+/** Runs the CDK app the way `cdk synth` does, with the given context and no AWS credentials. */
+function runCdkApp(
+  context: Record<string, unknown>,
+  outdir: string,
+): { status: number | null; stderr: string } {
+  const result = spawnSync(process.execPath, ['--import', 'tsx', 'infra/app.ts'], {
+    cwd: PROJECT_ROOT,
+    env: {
+      PATH: process.env.PATH ?? '',
+      CDK_OUTDIR: outdir,
+      CDK_CONTEXT_JSON: JSON.stringify({ ...context, 'aws:cdk:bundling-stacks': [] }),
+    },
+    encoding: 'utf8',
+    timeout: 60_000,
+  });
+  return { status: result.status, stderr: result.stderr };
+}
+
+describe('buildRulePackModule', () => {
+  const workspace = createTestWorkspace();
+  afterAll(() => workspace.remove());
+
+  it('writes the validated pack as a module exporting the bundle global', async () => {
+    const rules = workspace.write('rules.yaml', VALID_RULE_FILE);
+
+    const module = await buildRulePackModule({
+      paths: [rules],
+      projectRoot: PROJECT_ROOT,
+      outputDirectory: join(workspace.directory, 'out'),
+    });
+    const exported = (await import(pathToFileURL(module.path).href)) as Record<string, unknown>;
+
+    expect(module.ruleCount).toBe(1);
+    expect(typeof exported[RULE_PACK_GLOBAL]).toBe('string');
+    const pack = deserializeRulePack(JSON.parse(exported[RULE_PACK_GLOBAL] as string));
+    expect(pack.rules.map((rule) => rule.spec.id)).toEqual(['api-key-created']);
+  });
+
+  it('compiles the default rule pack of the repository', async () => {
+    const module = await buildRulePackModule({
+      paths: ['rules'],
+      projectRoot: PROJECT_ROOT,
+      outputDirectory: join(workspace.directory, 'default'),
+    });
+
+    expect(module.ruleCount).toBeGreaterThan(0);
+  });
+
+  it('fails with the loader message: file, line, column, the line and a caret', async () => {
+    const broken = workspace.write('broken.yaml', BROKEN_RULE_FILE);
+
+    const build = buildRulePackModule({
+      paths: [broken],
+      projectRoot: PROJECT_ROOT,
+      outputDirectory: join(workspace.directory, 'broken'),
+    });
+
+    await expect(build).rejects.toThrow(RuleLoadError);
+    await expect(build).rejects.toThrow(
+      /broken\.yaml:4:15: "urgent" is not allowed here[^\n]*\n 4 \| {5}severity: urgent\n {3}\| {15}\^{6}/,
+    );
+  });
+});
+
+describe('the CDK app', () => {
+  const workspace = createTestWorkspace();
+  afterAll(() => workspace.remove());
+
+  it('fails synth on a broken rule with the loader message and no stack trace', () => {
+    const broken = workspace.write('broken.yaml', BROKEN_RULE_FILE);
+
+    const run = runCdkApp(
+      { atlasAuditAlerts: { rules: { directories: [broken] } } },
+      join(workspace.directory, 'a'),
+    );
+
+    expect(run.status).toBe(1);
+    expect(run.stderr).toMatch(
+      /Rule files are invalid \(1 problem\)[\s\S]*broken\.yaml:4:15: "urgent" is not allowed here/,
+    );
+    expect(run.stderr).not.toMatch(/^\s+at /m);
+  });
+
+  it('fails synth on invalid settings, listing each with its path', () => {
+    const settings = { sources: { orgIds: ['not-an-id'] }, alerts: { emails: ['nobody'] } };
+
+    const run = runCdkApp({ atlasAuditAlerts: settings }, join(workspace.directory, 'b'));
+
+    expect(run.status).toBe(1);
+    expect(run.stderr).toContain('is invalid (2 settings)');
+    expect(run.stderr).toContain('  - sources.orgIds[0]: must be a 24-character hexadecimal Atlas id');
+    expect(run.stderr).toContain('  - alerts.emails[0]: must be an email address');
+    expect(run.stderr).not.toMatch(/^\s+at /m);
+  });
+});
