@@ -7,6 +7,7 @@ import {
 } from '../../shared/notify/chatbot-notification.js';
 import type { FormatContext } from '../../shared/notify/format-context.js';
 import {
+  ATLAS_CONTEXT,
   accessListEvent,
   apiKeyCreatedEvent,
   automationConfigEvent,
@@ -17,11 +18,6 @@ import {
   ORG_ID,
   PROJECT_ID,
 } from './support/alerts.js';
-
-const ATLAS: FormatContext = {
-  now: NOW,
-  console: { flavor: 'atlas-v2', baseUrl: 'https://cloud.mongodb.com' },
-};
 
 /** Every text of a notification that Slack renders. */
 function renderedTexts(notification: ReturnType<typeof formatChatbotNotification>): string[] {
@@ -40,7 +36,7 @@ describe('formatChatbotNotification', () => {
     const alert = makeAlert();
 
     // Act
-    const notification = formatChatbotNotification(alert, { context: ATLAS });
+    const notification = formatChatbotNotification(alert, { context: ATLAS_CONTEXT });
 
     // Assess
     expect(chatbotNotificationSchema.safeParse(notification).success).toBe(true);
@@ -63,7 +59,7 @@ describe('formatChatbotNotification', () => {
     const alert = makeAlert();
 
     // Act
-    const { description } = formatChatbotNotification(alert, { context: ATLAS }).content;
+    const { description } = formatChatbotNotification(alert, { context: ATLAS_CONTEXT }).content;
 
     // Assess
     expect(description).toContain('*When:* 2026-11-22 06:12:41 UTC (4 minutes ago)');
@@ -80,7 +76,7 @@ describe('formatChatbotNotification', () => {
     const alert = makeAlert({ runbook: '1. Call the owner\n\n* Delete the entry\r\n- Review users' });
 
     // Act
-    const { nextSteps, keywords } = formatChatbotNotification(alert, { context: ATLAS }).content;
+    const { nextSteps, keywords } = formatChatbotNotification(alert, { context: ATLAS_CONTEXT }).content;
 
     // Assess
     expect(nextSteps?.slice(0, 3)).toEqual(['Call the owner', 'Delete the entry', 'Review users']);
@@ -100,7 +96,7 @@ describe('formatChatbotNotification', () => {
 
     // Act
     const [a, b, c] = [first, repeat, other].map((alert) =>
-      formatChatbotNotification(alert, { context: ATLAS }),
+      formatChatbotNotification(alert, { context: ATLAS_CONTEXT }),
     );
 
     // Assess
@@ -119,7 +115,7 @@ describe('formatChatbotNotification', () => {
     });
 
     // Act
-    const notification = formatChatbotNotification(alert, { context: ATLAS });
+    const notification = formatChatbotNotification(alert, { context: ATLAS_CONTEXT });
 
     // Assess
     const texts = renderedTexts(notification);
@@ -151,7 +147,7 @@ describe('formatChatbotNotification', () => {
     );
 
     // Act
-    const notifications = alerts.map((alert) => formatChatbotNotification(alert, { context: ATLAS }));
+    const notifications = alerts.map((alert) => formatChatbotNotification(alert, { context: ATLAS_CONTEXT }));
 
     // Assess
     for (const notification of notifications) {
@@ -171,7 +167,7 @@ describe('formatChatbotNotification', () => {
     });
 
     // Act
-    const { title } = formatChatbotNotification(alert, { context: ATLAS }).content;
+    const { title } = formatChatbotNotification(alert, { context: ATLAS_CONTEXT }).content;
 
     // Assess
     expect(title).toBe(':rotating_light: [CRITICAL] <!here> API key created by &lt;@\u2060U024BE7LH&gt;');
@@ -182,7 +178,7 @@ describe('formatChatbotNotification', () => {
     const alert = makeAlert({ title: 'T'.repeat(10_000), summary: '&'.repeat(1_000_000) });
 
     // Act
-    const notification = formatChatbotNotification(alert, { context: ATLAS });
+    const notification = formatChatbotNotification(alert, { context: ATLAS_CONTEXT });
 
     // Assess
     expect(notification.content.title?.length).toBeLessThanOrEqual(CHATBOT_TITLE_MAX_LENGTH);
@@ -207,7 +203,7 @@ describe('formatChatbotNotification', () => {
     });
 
     // Act
-    const { description } = formatChatbotNotification(alert, { context: ATLAS }).content;
+    const { description } = formatChatbotNotification(alert, { context: ATLAS_CONTEXT }).content;
 
     // Assess
     expect(description).toContain(
@@ -224,7 +220,7 @@ describe('formatChatbotNotification', () => {
     const alert = makeAlert({ events: [apiKeyCreatedEvent()] });
 
     // Act
-    const notification = formatChatbotNotification(alert, { context: ATLAS });
+    const notification = formatChatbotNotification(alert, { context: ATLAS_CONTEXT });
 
     // Assess
     expect(notification.content.description).toContain(
@@ -263,7 +259,7 @@ describe('formatChatbotNotification', () => {
     });
 
     // Act
-    const notification = formatChatbotNotification(alert, { context: ATLAS });
+    const notification = formatChatbotNotification(alert, { context: ATLAS_CONTEXT });
 
     // Assess
     expect(notification.metadata?.relatedResources).toEqual([]);
@@ -289,7 +285,7 @@ describe('formatChatbotNotification', () => {
     const alert = makeAlert({ events: [], fingerprint: 'inventory:empty' });
 
     // Act
-    const notification = formatChatbotNotification(alert, { context: ATLAS });
+    const notification = formatChatbotNotification(alert, { context: ATLAS_CONTEXT });
 
     // Assess
     expect(chatbotNotificationSchema.safeParse(notification).success).toBe(true);

@@ -1,30 +1,17 @@
 import { describe, expect, it } from 'vitest';
 import { jsonStringBytes } from '../../shared/notify/byte-size.js';
 import { formatEmailText, RAW_EVENT_OMITTED, SUMMARY_CUT_NOTE } from '../../shared/notify/email-formatter.js';
-import type { FormatContext } from '../../shared/notify/format-context.js';
 import {
+  ATLAS_CONTEXT,
   accessListEvent,
   apiKeyCreatedEvent,
   automationConfigEvent,
   dataExplorerEvent,
   makeAlert,
-  NOW,
   ORG_ID,
   PROJECT_ID,
 } from './support/alerts.js';
-import { hasControlCharacter } from './support/text.js';
-
-const ATLAS: FormatContext = {
-  now: NOW,
-  console: { flavor: 'atlas-v2', baseUrl: 'https://cloud.mongodb.com' },
-};
-
-/** The JSON under the email's raw event heading. */
-function rawEventJson(email: string): string {
-  const start = email.indexOf('{', email.indexOf('\nRaw event'));
-  const end = email.lastIndexOf('\n\n--\n');
-  return email.slice(start, end);
-}
+import { hasControlCharacter, rawEventJson } from './support/text.js';
 
 describe('formatEmailText', () => {
   it('puts severity and rule name first, then the title', () => {
@@ -32,7 +19,7 @@ describe('formatEmailText', () => {
     const alert = makeAlert();
 
     // Act
-    const email = formatEmailText(alert, { context: ATLAS });
+    const email = formatEmailText(alert, { context: ATLAS_CONTEXT });
 
     // Assess
     expect(email.split('\n').slice(0, 3)).toEqual([
@@ -47,7 +34,7 @@ describe('formatEmailText', () => {
     const alert = makeAlert();
 
     // Act
-    const email = formatEmailText(alert, { context: ATLAS });
+    const email = formatEmailText(alert, { context: ATLAS_CONTEXT });
 
     // Assess
     expect(email).toContain('When:          2026-11-22 06:12:41 UTC (4 minutes ago)\n');
@@ -62,7 +49,7 @@ describe('formatEmailText', () => {
     const alert = makeAlert();
 
     // Act
-    const email = formatEmailText(alert, { context: ATLAS });
+    const email = formatEmailText(alert, { context: ATLAS_CONTEXT });
 
     // Assess
     const order = [
@@ -85,7 +72,7 @@ describe('formatEmailText', () => {
     const alert = makeAlert({ events: [event] });
 
     // Act
-    const email = formatEmailText(alert, { context: ATLAS });
+    const email = formatEmailText(alert, { context: ATLAS_CONTEXT });
 
     // Assess
     expect(JSON.parse(rawEventJson(email))).toEqual(event);
@@ -102,7 +89,7 @@ describe('formatEmailText', () => {
 
     // Act
     const [apiKey, dataExplorer, automation] = alerts.map((alert) =>
-      formatEmailText(alert, { context: ATLAS }),
+      formatEmailText(alert, { context: ATLAS_CONTEXT }),
     );
 
     // Assess
@@ -121,7 +108,7 @@ describe('formatEmailText', () => {
     });
 
     // Act
-    const email = formatEmailText(alert, { context: ATLAS });
+    const email = formatEmailText(alert, { context: ATLAS_CONTEXT });
 
     // Assess
     expect(email).toContain('clientId:   mdb_sa_id_1');
@@ -134,7 +121,7 @@ describe('formatEmailText', () => {
     const alert = makeAlert({ events: [accessListEvent({ username })] });
 
     // Act
-    const email = formatEmailText(alert, { context: ATLAS });
+    const email = formatEmailText(alert, { context: ATLAS_CONTEXT });
 
     // Assess
     expect(hasControlCharacter(email)).toBe(false);
@@ -147,7 +134,7 @@ describe('formatEmailText', () => {
     const alert = makeAlert({ events: [accessListEvent({ username: 'u'.repeat(300_000) })] });
 
     // Act
-    const email = formatEmailText(alert, { context: ATLAS, rawEventMaxBytes: 20_000 });
+    const email = formatEmailText(alert, { context: ATLAS_CONTEXT, rawEventMaxBytes: 20_000 });
 
     // Assess
     const raw = rawEventJson(email);
@@ -162,7 +149,7 @@ describe('formatEmailText', () => {
 
     // Act
     const email = formatEmailText(alert, {
-      context: ATLAS,
+      context: ATLAS_CONTEXT,
       rawEventMaxBytes: 'omit',
       summaryMaxBytes: 1_000,
     });
@@ -178,7 +165,7 @@ describe('formatEmailText', () => {
     const alert = makeAlert({ events: [{ eventTypeName: 'CLUSTER_DELETED', groupId: PROJECT_ID }] });
 
     // Act
-    const email = formatEmailText(alert, { context: ATLAS });
+    const email = formatEmailText(alert, { context: ATLAS_CONTEXT });
 
     // Assess
     expect(email).toMatch(/\nWho: +no user recorded \(Atlas or an automated process\)\n/);

@@ -3,33 +3,22 @@ import { SEVERITIES } from '../../shared/notify/alert.js';
 import { chatbotNotificationSchema } from '../../shared/notify/chatbot-notification.js';
 import { RAW_EVENT_OMITTED, SUMMARY_CUT_NOTE } from '../../shared/notify/email-formatter.js';
 import { MAX_MESSAGE_BYTES, snsEntryBytes } from '../../shared/notify/entry-size.js';
-import type { FormatContext } from '../../shared/notify/format-context.js';
 import { buildMessageAttributes } from '../../shared/notify/message-attributes.js';
 import { buildSnsEntry, type SnsEntry, type SnsMessageBody } from '../../shared/notify/sns-entry.js';
 import { validateSnsEntry } from '../../shared/notify/validate-sns-entry.js';
 import {
+  ATLAS_CONTEXT,
   accessListEvent,
   apiKeyCreatedEvent,
   HOSTILE_VALUES,
   makeAlert,
-  NOW,
   ORG_ID,
   PROJECT_ID,
 } from './support/alerts.js';
-
-const ATLAS: FormatContext = {
-  now: NOW,
-  console: { flavor: 'atlas-v2', baseUrl: 'https://cloud.mongodb.com' },
-};
+import { rawEventJson } from './support/text.js';
 
 function body(entry: SnsEntry): SnsMessageBody {
   return JSON.parse(entry.Message) as SnsMessageBody;
-}
-
-/** The JSON under the email's raw event heading. */
-function rawEventJson(email: string): string {
-  const start = email.indexOf('{', email.indexOf('\nRaw event'));
-  return email.slice(start, email.lastIndexOf('\n\n--\n'));
 }
 
 describe('buildSnsEntry', () => {
@@ -38,7 +27,7 @@ describe('buildSnsEntry', () => {
     const alert = makeAlert();
 
     // Act
-    const entry = buildSnsEntry(alert, { id: 'alert-0', context: ATLAS });
+    const entry = buildSnsEntry(alert, { id: 'alert-0', context: ATLAS_CONTEXT });
 
     // Assess
     expect(validateSnsEntry(entry)).toEqual({ valid: true });
@@ -58,7 +47,7 @@ describe('buildSnsEntry', () => {
     const alert = makeAlert({ events: [accessListEvent({ raw: { payload: 'p'.repeat(300 * 1024) } })] });
 
     // Act
-    const entry = buildSnsEntry(alert, { id: 'alert-0', context: ATLAS });
+    const entry = buildSnsEntry(alert, { id: 'alert-0', context: ATLAS_CONTEXT });
 
     // Assess
     expect(validateSnsEntry(entry)).toEqual({ valid: true });
@@ -76,7 +65,7 @@ describe('buildSnsEntry', () => {
     const alert = makeAlert({ events: [accessListEvent({ raw: { values } })] });
 
     // Act
-    const entry = buildSnsEntry(alert, { id: 'alert-0', context: ATLAS });
+    const entry = buildSnsEntry(alert, { id: 'alert-0', context: ATLAS_CONTEXT });
 
     // Assess
     expect(validateSnsEntry(entry)).toEqual({ valid: true });
@@ -88,7 +77,7 @@ describe('buildSnsEntry', () => {
     const alert = makeAlert({ events: [accessListEvent({ username: '\u{1F525}'.repeat(100_000) })] });
 
     // Act
-    const entry = buildSnsEntry(alert, { id: 'alert-0', context: ATLAS });
+    const entry = buildSnsEntry(alert, { id: 'alert-0', context: ATLAS_CONTEXT });
 
     // Assess
     expect(Buffer.byteLength(entry.Message, 'utf8')).toBeLessThanOrEqual(MAX_MESSAGE_BYTES);
@@ -103,7 +92,7 @@ describe('buildSnsEntry', () => {
     });
 
     // Act
-    const entry = buildSnsEntry(alert, { id: 'alert-0', context: ATLAS });
+    const entry = buildSnsEntry(alert, { id: 'alert-0', context: ATLAS_CONTEXT });
 
     // Assess
     expect(validateSnsEntry(entry)).toEqual({ valid: true });
@@ -124,7 +113,7 @@ describe('buildSnsEntry', () => {
     });
 
     // Act
-    const entry = buildSnsEntry(alert, { id: 'alert-0', context: ATLAS });
+    const entry = buildSnsEntry(alert, { id: 'alert-0', context: ATLAS_CONTEXT });
 
     // Assess
     expect(validateSnsEntry(entry)).toEqual({ valid: true });
@@ -143,7 +132,7 @@ describe('buildSnsEntry', () => {
     );
 
     // Act
-    const entries = alerts.map((alert) => buildSnsEntry(alert, { id: 'alert-0', context: ATLAS }));
+    const entries = alerts.map((alert) => buildSnsEntry(alert, { id: 'alert-0', context: ATLAS_CONTEXT }));
 
     // Assess
     for (const entry of entries) expect(validateSnsEntry(entry)).toEqual({ valid: true });
@@ -154,7 +143,7 @@ describe('buildSnsEntry', () => {
     const alert = makeAlert({ events: [accessListEvent({ raw: { payload: 'p'.repeat(100_000) } })] });
 
     // Act
-    const entry = buildSnsEntry(alert, { id: 'alert-0', context: ATLAS, maxBytes: 20_000 });
+    const entry = buildSnsEntry(alert, { id: 'alert-0', context: ATLAS_CONTEXT, maxBytes: 20_000 });
 
     // Assess
     expect(snsEntryBytes(entry)).toBeLessThanOrEqual(20_000);

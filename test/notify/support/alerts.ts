@@ -1,8 +1,15 @@
 import type { AtlasEvent } from '../../../shared/atlas/types.js';
 import type { Alert } from '../../../shared/notify/alert.js';
+import type { FormatContext } from '../../../shared/notify/format-context.js';
 
 /** The time tests format against: 2026-11-22 06:17:00 UTC. */
 export const NOW = Date.parse('2026-11-22T06:17:00Z');
+
+/** Formatting for current Atlas at {@link NOW}. */
+export const ATLAS_CONTEXT: FormatContext = {
+  now: NOW,
+  console: { flavor: 'atlas-v2', baseUrl: 'https://cloud.mongodb.com' },
+};
 
 export const PROJECT_ID = '5b43d04087d9d6357de591a2';
 export const ORG_ID = '5b478b3afc4625789ce616a3';

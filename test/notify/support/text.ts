@@ -7,3 +7,9 @@ export function hasControlCharacter(text: string, allowLineFeed = true): boolean
   }
   return false;
 }
+
+/** The JSON under the raw event heading of an alert email. */
+export function rawEventJson(email: string): string {
+  const start = email.indexOf('{', email.indexOf('\nRaw event'));
+  return email.slice(start, email.lastIndexOf('\n\n--\n'));
+}
