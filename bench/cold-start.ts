@@ -1,0 +1,228 @@
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { gzipSync } from 'node:zlib';
+import { build } from 'esbuild';
+import { pollerEsbuildOptions } from '../infra/bundling.js';
+import { parseDeployConfig } from '../infra/config.js';
+import { pollerEnvironment } from '../infra/poller-environment.js';
+import { buildRulePackModule } from '../infra/rule-pack-module.js';
+
+/**
+ * The poller's cold start: the size of the bundle the stack deploys (built with the stack's own esbuild
+ * options and the default rule pack) and the time a fresh Node process takes to import it, which is the
+ * module-scope work of a Lambda cold start (configuration parsing, rule pack compilation, clients).
+ * Targets: a bundle under 1.5 MiB minified; a median import under 500 ms.
+ */
+
+export interface ColdStartBenchOptions {
+  /** Fresh processes per scenario; the median is reported. */
+  runs?: number;
+  /** Rule directories, relative to the project root. */
+  rules?: readonly string[];
+}
+
+export interface BundleSize {
+  bundleBytes: number;
+  gzipBytes: number;
+  sourceMapBytes: number;
+  target: number;
+  met: boolean;
+}
+
+export interface ImportTiming {
+  scenario: string;
+  runs: number;
+  medianMs: number;
+  minMs: number;
+  maxMs: number;
+  target: number;
+  met: boolean;
+}
+
+export interface ColdStartBenchResult {
+  size: BundleSize;
+  imports: ImportTiming[];
+  ruleCount: number;
+}
+
+const PROJECT_ROOT = fileURLToPath(new URL('..', import.meta.url));
+const BUNDLE_TARGET_BYTES = 1.5 * 1024 * 1024;
+const IMPORT_TARGET_MS = 500;
+
+/**
+ * Builds the poller bundle and times its import in fresh processes.
+ *
+ * @throws {Error} when the bundle cannot be built or a process fails to import it, with its stderr.
+ * @example
+ * ```ts
+ * const { size, imports } = await runColdStartBenchmark({ runs: 5 });
+ * ```
+ */
+export async function runColdStartBenchmark(
+  options: ColdStartBenchOptions = {},
+): Promise<ColdStartBenchResult> {
+  const runs = options.runs ?? 20;
+  const workDirectory = mkdtempSync(join(tmpdir(), 'atlas-audit-alerts-cold-start-'));
+  try {
+    const rulePack = await buildRulePackModule({
+      paths: options.rules ?? ['rules'],
+      projectRoot: PROJECT_ROOT,
+      outputDirectory: join(workDirectory, 'rule-pack'),
+    });
+    const outdir = join(workDirectory, 'bundle');
+    await build(pollerEsbuildOptions({ projectRoot: PROJECT_ROOT, rulePackModule: rulePack.path, outdir }));
+    const bundlePath = join(outdir, 'index.mjs');
+    const bundleBytes = statSync(bundlePath).size;
+    const size: BundleSize = {
+      bundleBytes,
+      gzipBytes: gzipSync(await readFile(bundlePath)).length,
+      sourceMapBytes: statSync(`${bundlePath}.map`).size,
+      target: BUNDLE_TARGET_BYTES,
+      met: bundleBytes < BUNDLE_TARGET_BYTES,
+    };
+    const environment = lambdaLikeEnvironment();
+    const imports = [
+      timeImports({ scenario: 'import, as deployed (--enable-source-maps)', bundlePath, environment, runs }),
+      timeImports({
+        scenario: 'import without source maps',
+        bundlePath,
+        environment: { ...environment, NODE_OPTIONS: '' },
+        runs,
+      }),
+    ];
+    return { size, imports, ruleCount: rulePack.ruleCount };
+  } finally {
+    rmSync(workDirectory, { recursive: true, force: true });
+  }
+}
+
+/** The variables the stack gives the function, with resource names of realistic length. */
+function lambdaLikeEnvironment(): Record<string, string> {
+  const config = parseDeployConfig({
+    input: { sources: { orgIds: ['5f4e3d2c1b0a998877665544'], allProjectsOfOrgs: true } },
+    origin: 'the cold-start benchmark',
+  });
+  return {
+    PATH: process.env.PATH ?? '',
+    AWS_REGION: 'eu-west-1',
+    ...pollerEnvironment({
+      config,
+      resources: {
+        tableName: 'AtlasAuditAlerts-StateTable962DE04C-1A2B3C4D5E6F7',
+        topicArn: 'arn:aws:sns:eu-west-1:123456789012:AtlasAuditAlerts-AlertsTopicCF7C81C9-1A2B3C4D5E6F',
+        secretArn:
+          'arn:aws:secretsmanager:eu-west-1:123456789012:secret:AtlasCredentialsSecret30718703-AbCdEf',
+      },
+      toJsonString: JSON.stringify,
+    }),
+  };
+}
+
+interface TimeImportsOptions {
+  scenario: string;
+  bundlePath: string;
+  environment: Record<string, string>;
+  runs: number;
+}
+
+function timeImports({ scenario, bundlePath, environment, runs }: TimeImportsOptions): ImportTiming {
+  const url = JSON.stringify(pathToFileURL(bundlePath).href);
+  const script = `const started = performance.now(); await import(${url}); process.stdout.write(String(performance.now() - started));`;
+  const timings: number[] = [];
+  for (let run = 0; run < runs; run++) {
+    const result = spawnSync(process.execPath, ['--input-type=module', '-e', script], {
+      env: environment,
+      encoding: 'utf8',
+      maxBuffer: 64 * 1024 * 1024,
+    });
+    const ms = Number(result.stdout);
+    if (result.status !== 0 || !Number.isFinite(ms)) {
+      throw new Error(
+        `A fresh Node process could not import the bundle (exit ${result.status}): ${result.stderr.slice(-2000)}`,
+      );
+    }
+    timings.push(ms);
+  }
+  const medianMs = round(median(timings));
+  return {
+    scenario,
+    runs,
+    medianMs,
+    minMs: round(Math.min(...timings)),
+    maxMs: round(Math.max(...timings)),
+    target: IMPORT_TARGET_MS,
+    met: medianMs < IMPORT_TARGET_MS,
+  };
+}
+
+function median(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1
+    ? (sorted[middle] ?? 0)
+    : ((sorted[middle - 1] ?? 0) + (sorted[middle] ?? 0)) / 2;
+}
+
+function round(ms: number): number {
+  return Math.round(ms * 10) / 10;
+}
+
+function table(header: readonly string[], rows: readonly (readonly string[])[]): string {
+  const widths = header.map((title, column) =>
+    Math.max(title.length, ...rows.map((row) => (row[column] ?? '').length)),
+  );
+  const line = (cells: readonly string[]): string =>
+    cells
+      .map((cell, column) =>
+        column === 0 ? cell.padEnd(widths[column] ?? 0) : cell.padStart(widths[column] ?? 0),
+      )
+      .join('  ');
+  return `${line(header)}\n${rows.map(line).join('\n')}\n`;
+}
+
+function kib(bytes: number): string {
+  return `${(bytes / 1024).toFixed(1)} KiB`;
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  const result = await runColdStartBenchmark();
+  const { size, imports } = result;
+  process.stdout.write(
+    `poller cold start, Node ${process.version}, ${result.ruleCount} rules in the bundle\n`,
+  );
+  process.stdout.write(
+    table(
+      ['bundle', 'minified', 'gzip', 'source map', 'target', 'met'],
+      [
+        [
+          'index.mjs',
+          kib(size.bundleBytes),
+          kib(size.gzipBytes),
+          kib(size.sourceMapBytes),
+          `< ${kib(size.target)}`,
+          size.met ? 'yes' : 'NO',
+        ],
+      ],
+    ),
+  );
+  process.stdout.write(
+    table(
+      ['scenario', 'runs', 'median ms', 'min ms', 'max ms', 'target', 'met'],
+      imports.map((timing) => [
+        timing.scenario,
+        String(timing.runs),
+        timing.medianMs.toFixed(1),
+        timing.minMs.toFixed(1),
+        timing.maxMs.toFixed(1),
+        `< ${timing.target}`,
+        timing.met ? 'yes' : 'NO',
+      ]),
+    ),
+  );
+  process.stdout.write(`${JSON.stringify({ benchmark: 'cold-start', ...result })}\n`);
+  if (!size.met || imports.some((timing) => !timing.met)) process.exitCode = 1;
+}
