@@ -1,6 +1,7 @@
 import { RemovalPolicy } from 'aws-cdk-lib';
 import { AttributeType, BillingMode, Table, TableEncryption } from 'aws-cdk-lib/aws-dynamodb';
 import { Construct } from 'constructs';
+import { stateTableSchema } from '../../shared/state/index.js';
 
 export interface StateTableProps {
   /** Keep the table when the stack is deleted (`retain`) or delete it with the stack (`destroy`). */
@@ -19,10 +20,10 @@ export class StateTable extends Construct {
   constructor(scope: Construct, id: string, props: StateTableProps) {
     super(scope, id);
     this.table = new Table(this, 'Table', {
-      partitionKey: { name: 'pk', type: AttributeType.STRING },
-      sortKey: { name: 'sk', type: AttributeType.STRING },
+      partitionKey: { name: stateTableSchema.partitionKey, type: AttributeType.STRING },
+      sortKey: { name: stateTableSchema.sortKey, type: AttributeType.STRING },
       billingMode: BillingMode.PAY_PER_REQUEST,
-      timeToLiveAttribute: 'expiresAt',
+      timeToLiveAttribute: stateTableSchema.timeToLiveAttribute,
       pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
       deletionProtection: props.deletionProtection,
       encryption: TableEncryption.AWS_MANAGED,
