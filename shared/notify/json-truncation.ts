@@ -14,9 +14,14 @@ interface Limits {
   items: number;
 }
 
-/** From gentle to drastic; the first pass only guards against depth and cycles. */
-const PASSES: readonly Limits[] = [
-  { depth: 32, stringLength: Number.POSITIVE_INFINITY, items: Number.POSITIVE_INFINITY },
+/** The uncut pass: it only guards against depth and cycles. */
+const UNCUT: Limits = { depth: 32, stringLength: Number.POSITIVE_INFINITY, items: Number.POSITIVE_INFINITY };
+
+/** Shares of the budget one string may keep before the fixed passes: a single huge value keeps most. */
+const BUDGET_SHARES = [0.9, 0.45, 0.2];
+
+/** From gentle to drastic, after the uncut pass and the budget-sized ones. */
+const FIXED_PASSES: readonly Limits[] = [
   { depth: 32, stringLength: 16_384, items: 500 },
   { depth: 16, stringLength: 4_096, items: 200 },
   { depth: 12, stringLength: 1_024, items: 100 },
@@ -57,15 +62,11 @@ export interface BoundedJson {
 export function boundedPrettyJson(value: unknown, options: BoundedJsonOptions): BoundedJson {
   const measure = options.measure ?? jsonStringBytes;
   let fullSize: number | undefined;
-  // Each character of a string costs at least a byte, so a value whose strings alone are over budget
-  // skips the uncut pass: serialising a megabyte only to find it too large is the slow part.
-  const firstPass = stringsExceed(value, options.maxBytes) ? 1 : 0;
-  for (const [index, limits] of PASSES.entries()) {
-    if (index < firstPass) continue;
+  for (const limits of passes(value, options.maxBytes)) {
     const state = { truncated: false };
     const text = JSON.stringify(prune(value, limits, 0, new Set(), state), null, 2) ?? 'null';
     const size = measure(text);
-    if (index === 0) fullSize = size;
+    if (limits === UNCUT) fullSize = size;
     if (size <= options.maxBytes) return { text, truncated: state.truncated };
   }
   const summary = JSON.stringify(
@@ -76,6 +77,18 @@ export function boundedPrettyJson(value: unknown, options: BoundedJsonOptions): 
     2,
   );
   return { text: measure(summary) <= options.maxBytes ? summary : '', truncated: true };
+}
+
+/** The passes to try for a budget, gentlest first. */
+function passes(value: unknown, maxBytes: number): Limits[] {
+  // Each character of a string costs at least a byte, so a value whose strings alone are over budget
+  // skips the uncut pass: serialising a megabyte only to find it too large is the slow part.
+  const uncut = stringsExceed(value, maxBytes) ? [] : [UNCUT];
+  const first = FIXED_PASSES[0] as Limits;
+  const sized = BUDGET_SHARES.map((share) => Math.floor(maxBytes * share))
+    .filter((length) => length > first.stringLength)
+    .map((stringLength) => ({ ...first, stringLength }));
+  return [...uncut, ...sized, ...FIXED_PASSES];
 }
 
 /** Whether the strings and keys inside `value` are longer, together, than `limit` characters. */

@@ -55,6 +55,7 @@ describe('buildSnsEntry', () => {
     const { email } = body(entry);
     const raw = JSON.parse(rawEventJson(email));
     expect(raw.raw.payload).toMatch(/\.\.\. \[307200 characters in all\]$/);
+    expect(raw.raw.payload.length).toBeGreaterThan(200_000);
     expect(raw.username).toBe('j.doe@example.com');
     expect(email).toContain(makeAlert().summary);
   });
