@@ -6,10 +6,12 @@ import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import { build } from 'esbuild';
-import { pollerEsbuildOptions } from '../infra/bundling.js';
-import { parseDeployConfig } from '../infra/config.js';
-import { pollerEnvironment } from '../infra/poller-environment.js';
-import { buildRulePackModule } from '../infra/rule-pack-module.js';
+import {
+  buildRulePackModule,
+  parseDeployConfig,
+  pollerEnvironment,
+  pollerEsbuildOptions,
+} from '../infra/index.js';
 
 /**
  * The poller's cold start: the size of the bundle the stack deploys (built with the stack's own esbuild

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { extname, isAbsolute, resolve } from 'node:path';
 import { parseDocument } from 'yaml';
 import { DEPLOY_CONFIG_CONTEXT_KEY, type DeployConfig, parseDeployConfig } from './config.js';
-import { DeployConfigFileError } from './errors.js';
+import { DeployConfigError, DeployConfigFileError } from './errors.js';
 
 export interface ResolveDeployConfigOptions {
   /**
@@ -39,9 +39,9 @@ export function resolveDeployConfig({
   projectRoot,
 }: ResolveDeployConfigOptions): DeployConfig {
   const base = parseContextValue(context);
-  const origins = [`cdk.json context "${DEPLOY_CONFIG_CONTEXT_KEY}"`];
+  const contextOrigin = `cdk.json context "${DEPLOY_CONFIG_CONTEXT_KEY}"`;
   if (configFile === undefined || configFile === null || configFile === '') {
-    return parseDeployConfig({ input: base, origin: origins[0] ?? '' });
+    return parseDeployConfig({ input: base, origin: contextOrigin });
   }
   if (typeof configFile !== 'string') {
     throw new DeployConfigFileError(
@@ -52,8 +52,10 @@ export function resolveDeployConfig({
     isAbsolute(configFile) ? configFile : resolve(projectRoot, configFile),
     configFile,
   );
-  origins.push(configFile);
-  return parseDeployConfig({ input: mergeSettings(base, overlay), origin: origins.join(' and ') });
+  return parseDeployConfig({
+    input: mergeSettings(base, overlay),
+    origin: `${contextOrigin} and ${configFile}`,
+  });
 }
 
 function parseContextValue(context: unknown): unknown {
@@ -61,9 +63,10 @@ function parseContextValue(context: unknown): unknown {
   try {
     return JSON.parse(context) as unknown;
   } catch (error) {
-    throw new DeployConfigFileError(
-      `The "${DEPLOY_CONFIG_CONTEXT_KEY}" context value given on the command line is not JSON (${(error as Error).message}): pass a JSON object, or use --context config=path.yaml`,
-      { cause: error },
+    const message = `is not JSON (${(error as Error).message}): pass a JSON object, or use --context config=path.yaml`;
+    throw new DeployConfigError(
+      `The "${DEPLOY_CONFIG_CONTEXT_KEY}" context value given on the command line ${message}`,
+      { cause: error, problems: [{ path: '', message }] },
     );
   }
 }

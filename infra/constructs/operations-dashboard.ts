@@ -1,9 +1,15 @@
 import type { Duration } from 'aws-cdk-lib';
-import { AlarmStatusWidget, Dashboard, GraphWidget, type IAlarm } from 'aws-cdk-lib/aws-cloudwatch';
+import {
+  AlarmStatusWidget,
+  Dashboard,
+  GraphWidget,
+  type IAlarm,
+  type Metric,
+} from 'aws-cdk-lib/aws-cloudwatch';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { Construct } from 'constructs';
 import { SEVERITIES } from '../../shared/notify/alert.js';
-import { MetricName } from '../../shared/poll/metric-names.js';
+import { MetricName, type MetricNameValue } from '../../shared/poll/metric-names.js';
 import { pollerMetric } from './poller-metrics.js';
 
 export interface OperationsDashboardProps {
@@ -23,7 +29,7 @@ export class OperationsDashboard extends Construct {
   constructor(scope: Construct, id: string, props: OperationsDashboardProps) {
     super(scope, id);
     const period = props.schedulePeriod;
-    const sum = (name: (typeof MetricName)[keyof typeof MetricName], label: string) =>
+    const sum = (name: MetricNameValue, label: string): Metric =>
       pollerMetric({ name, statistic: 'Sum', period, label });
 
     const dashboard = new Dashboard(this, 'Dashboard');
