@@ -1,0 +1,234 @@
+import ipaddr from 'ipaddr.js';
+import { z } from 'zod';
+
+const atlasId = z
+  .string()
+  .regex(
+    /^[0-9a-f]{24}$/,
+    'must be a 24-character lower-case hexadecimal id, such as 64b5c9e2f1a3d40012ab3c01',
+  );
+
+const isoDateTime = z.iso.datetime({
+  offset: true,
+  message: 'must be an ISO-8601 date and time, such as 2026-01-31T09:15:00Z',
+});
+
+/** A role held by an API key or a service account: on an organization or on a project. */
+const roleSchema = z.union([
+  z.strictObject({
+    orgId: atlasId,
+    roleName: z.string().regex(/^ORG_[A-Z_]+$/, 'must be an ORG_* role name'),
+  }),
+  z.strictObject({
+    groupId: atlasId,
+    roleName: z.string().regex(/^GROUP_[A-Z_]+$/, 'must be a GROUP_* role name'),
+  }),
+]);
+
+const accessListEntrySchema = z
+  .strictObject({
+    cidrBlock: z
+      .string()
+      .refine((value) => ipaddr.isValidCIDR(value), 'must be a CIDR block such as 203.0.113.0/24')
+      .optional(),
+    ipAddress: z
+      .string()
+      .refine((value) => ipaddr.isValid(value), 'must be an IPv4 or IPv6 address')
+      .optional(),
+    created: isoDateTime.optional(),
+  })
+  .refine((entry) => entry.cidrBlock !== undefined || entry.ipAddress !== undefined, {
+    message: 'needs a cidrBlock or an ipAddress',
+  });
+
+const apiKeySchema = z.strictObject({
+  id: atlasId,
+  desc: z.string(),
+  /** Atlas public keys are 8 lower-case letters; any non-empty string is accepted. */
+  publicKey: z.string().min(1),
+  /** Throwaway values only: the simulator's data is never real credentials. */
+  privateKey: z.string().min(1),
+  roles: z.array(roleSchema).min(1, 'an API key needs at least one role'),
+  accessList: z.array(accessListEntrySchema).default([]),
+});
+
+const serviceAccountSchema = z.strictObject({
+  clientId: z.string().min(1),
+  /** Throwaway values only: the simulator's data is never real credentials. */
+  clientSecret: z.string().min(1),
+  name: z.string().min(1),
+  description: z.string().optional(),
+  roles: z.array(roleSchema).min(1, 'a service account needs at least one role'),
+  accessList: z.array(accessListEntrySchema).default([]),
+});
+
+const userSchema = z.strictObject({
+  id: atlasId,
+  username: z.string().min(1),
+  firstName: z.string().optional(),
+  lastName: z.string().optional(),
+});
+
+/**
+ * An event as the seed holds it: any Atlas event fields, plus either an absolute `created` or
+ * `secondsAgo` (relative to the moment the simulator starts, so seeded events are always recent).
+ * `id`, `groupId` and `orgId` are filled in from the scope when absent.
+ */
+const seedEventSchema = z
+  .looseObject({
+    eventTypeName: z
+      .string()
+      .regex(/^[A-Z0-9_]+$/, 'must be an upper-case event type name such as API_KEY_CREATED'),
+    id: z.string().min(1).optional(),
+    created: isoDateTime.optional(),
+    secondsAgo: z.number().min(0).optional(),
+    links: z.never({ message: 'is filled in by the simulator: remove it' }).optional(),
+  })
+  .refine((event) => !(event.created !== undefined && event.secondsAgo !== undefined), {
+    message: 'give either created or secondsAgo, not both',
+  });
+
+const orgSchema = z.strictObject({
+  id: atlasId,
+  name: z.string().min(1),
+  events: z.array(seedEventSchema).default([]),
+});
+
+const projectSchema = z.strictObject({
+  id: atlasId,
+  name: z.string().min(1),
+  orgId: atlasId,
+  created: isoDateTime.optional(),
+  clusterCount: z.number().int().min(0).default(0),
+  events: z.array(seedEventSchema).default([]),
+});
+
+/** What `X-MongoDB-Service-Version` reports. */
+const serviceVersionSchema = z.strictObject({
+  gitHash: z.string().regex(/^[0-9a-f]{7,40}$/, 'must be 7 to 40 hexadecimal digits'),
+  versionString: z.string().min(1),
+});
+
+type SeedShape = {
+  orgs: Array<{ id: string; events: Array<{ id?: string | undefined }> }>;
+  projects: Array<{ id: string; orgId: string; events: Array<{ id?: string | undefined }> }>;
+  users: Array<{ id: string }>;
+  apiKeys: Array<{ id: string; publicKey: string; roles: Array<{ orgId?: string; groupId?: string }> }>;
+  serviceAccounts: Array<{ clientId: string; roles: Array<{ orgId?: string; groupId?: string }> }>;
+};
+
+function checkReferences(seed: SeedShape, ctx: z.RefinementCtx): void {
+  const issue = (path: PropertyKey[], message: string): void => {
+    ctx.addIssue({ code: 'custom', path, message });
+  };
+  const duplicates = (
+    values: readonly string[],
+    path: (index: number) => PropertyKey[],
+    what: string,
+  ): void => {
+    const seen = new Set<string>();
+    values.forEach((value, index) => {
+      if (seen.has(value)) issue(path(index), `duplicate ${what} ${value}`);
+      seen.add(value);
+    });
+  };
+  const orgIds = new Set(seed.orgs.map((org) => org.id));
+  const projectIds = new Set(seed.projects.map((project) => project.id));
+  duplicates(
+    seed.orgs.map((org) => org.id),
+    (i) => ['orgs', i, 'id'],
+    'organization id',
+  );
+  duplicates(
+    seed.projects.map((project) => project.id),
+    (i) => ['projects', i, 'id'],
+    'project id',
+  );
+  duplicates(
+    seed.users.map((user) => user.id),
+    (i) => ['users', i, 'id'],
+    'user id',
+  );
+  duplicates(
+    seed.apiKeys.map((key) => key.id),
+    (i) => ['apiKeys', i, 'id'],
+    'API key id',
+  );
+  duplicates(
+    seed.apiKeys.map((key) => key.publicKey),
+    (i) => ['apiKeys', i, 'publicKey'],
+    'public key',
+  );
+  duplicates(
+    seed.serviceAccounts.map((account) => account.clientId),
+    (i) => ['serviceAccounts', i, 'clientId'],
+    'client id',
+  );
+  seed.projects.forEach((project, i) => {
+    if (!orgIds.has(project.orgId)) {
+      issue(['projects', i, 'orgId'], `names organization ${project.orgId}, which is not in orgs`);
+    }
+  });
+  const checkRoles = (
+    list: 'apiKeys' | 'serviceAccounts',
+    i: number,
+    roles: SeedShape['apiKeys'][number]['roles'],
+  ): void => {
+    roles.forEach((role, r) => {
+      if (role.orgId !== undefined && !orgIds.has(role.orgId)) {
+        issue([list, i, 'roles', r, 'orgId'], `names organization ${role.orgId}, which is not in orgs`);
+      }
+      if (role.groupId !== undefined && !projectIds.has(role.groupId)) {
+        issue([list, i, 'roles', r, 'groupId'], `names project ${role.groupId}, which is not in projects`);
+      }
+    });
+  };
+  seed.apiKeys.forEach((key, i) => {
+    checkRoles('apiKeys', i, key.roles);
+  });
+  seed.serviceAccounts.forEach((account, i) => {
+    checkRoles('serviceAccounts', i, account.roles);
+  });
+  for (const [list, scopes] of [
+    ['orgs', seed.orgs],
+    ['projects', seed.projects],
+  ] as const) {
+    scopes.forEach((scope, s) => {
+      duplicates(
+        scope.events.flatMap((event) => (event.id === undefined ? [] : [event.id])),
+        (e) => [list, s, 'events', e, 'id'],
+        'event id',
+      );
+    });
+  }
+}
+
+/**
+ * The seed file: organizations, their projects, the people who appear in events, API keys with their
+ * roles and access lists, service accounts, and the events each org and project already holds.
+ * Unknown keys are errors (a typo must not silently drop data), except inside events, which keep
+ * every field as Atlas would return it.
+ */
+export const seedSchema = z
+  .strictObject({
+    $schema: z.string().optional(),
+    description: z.string().optional(),
+    serviceVersion: serviceVersionSchema.optional(),
+    orgs: z.array(orgSchema).min(1, 'a seed needs at least one organization'),
+    projects: z.array(projectSchema).default([]),
+    users: z.array(userSchema).default([]),
+    apiKeys: z.array(apiKeySchema).default([]),
+    serviceAccounts: z.array(serviceAccountSchema).default([]),
+  })
+  .superRefine(checkReferences);
+
+/** Seed data as a caller writes it (defaults may be left out). */
+export type SeedData = z.input<typeof seedSchema>;
+/** Seed data after validation, defaults filled in. */
+export type ValidSeed = z.output<typeof seedSchema>;
+/** One seeded event, before the simulator resolves its time and id. */
+export type SeedEvent = ValidSeed['orgs'][number]['events'][number];
+/** A role of an API key or a service account. */
+export type SeedRole = ValidSeed['apiKeys'][number]['roles'][number];
+/** One access-list entry of an API key or a service account. */
+export type SeedAccessListEntry = ValidSeed['apiKeys'][number]['accessList'][number];
