@@ -108,6 +108,78 @@ export function requiredEventTypes(
   return required;
 }
 
+/**
+ * A top-level field that every event matching `spec` has (not undefined, not null), if there is one:
+ * the first field of the top-level conditions that tests its value. The engine skips a rule without
+ * calling it when the event lacks that field.
+ *
+ * @example
+ * ```ts
+ * anchorField({ eventTypeName: 'A', 'currentValue.number': { gt: 5 } }); // 'eventTypeName'
+ * anchorField({ username: { exists: false } }); // undefined
+ * ```
+ */
+export function anchorField(spec: MatchSpec, skip?: string): string | undefined {
+  for (const [path, condition] of Object.entries(spec)) {
+    if (path === skip || COMBINATORS.has(path) || condition === undefined) continue;
+    if (!requiresValue(condition as FieldConditionSpec)) continue;
+    const parsed = parseFieldPath(path);
+    if (parsed.ok) return parsed.path.segments[0]?.key;
+  }
+  return undefined;
+}
+
+function requiresValue(condition: FieldConditionSpec): boolean {
+  if (condition === null) return false;
+  if (Array.isArray(condition)) return condition.length > 0 && !condition.includes(null);
+  if (typeof condition !== 'object') return true;
+  const valueOperators: (keyof OperatorsSpec)[] = [
+    'in',
+    'regex',
+    'starts_with',
+    'ends_with',
+    'contains',
+    'gt',
+    'gte',
+    'lt',
+    'lte',
+    'cidr_in',
+    'cidr_at_least_as_wide_as',
+    'cidr_public',
+    'outside_hours',
+    'email_domain_in',
+    'email_domain_same_as',
+  ];
+  if (condition.exists === true) return true;
+  if (condition.equals !== undefined && condition.equals !== null) return true;
+  return valueOperators.some(
+    (operator) =>
+      condition[operator] !== undefined &&
+      !(operator === 'in' && Array.isArray(condition.in) && condition.in.includes(null)),
+  );
+}
+
+/**
+ * Whether a top-level `eventTypeName` condition is nothing but a set of names (a name, a list, or
+ * `equals` / `in` alone, case-sensitive): then an event the engine's index hands to the rule meets it
+ * already, and the rule need not test it again.
+ *
+ * @example
+ * ```ts
+ * isPlainEventTypeSet(['A', 'B']); // true
+ * isPlainEventTypeSet({ in: ['A'], ignore_case: true }); // false
+ * ```
+ */
+export function isPlainEventTypeSet(condition: unknown): boolean {
+  if (typeof condition === 'string') return true;
+  if (Array.isArray(condition)) return condition.every((value) => typeof value === 'string');
+  if (typeof condition !== 'object' || condition === null) return false;
+  const keys = Object.keys(condition).filter(
+    (key) => (condition as Record<string, unknown>)[key] !== undefined,
+  );
+  return keys.length === 1 && (keys[0] === 'equals' || keys[0] === 'in');
+}
+
 function eventTypesOfCondition(
   condition: FieldConditionSpec | undefined,
   lists: ReadonlyMap<string, readonly ScalarValue[]>,
@@ -311,11 +383,12 @@ function compileOperators(
   // An operator that failed to compile has been reported; the predicate is then never used.
   if (valueTests.length === 0 && wholeTests.length === 0) return never;
   const valueTest = valueTests.length === 0 ? undefined : allValues(valueTests);
-  const predicates =
-    valueTest === undefined
-      ? wholeTests
-      : [(event: AtlasEvent) => reader.some(event, valueTest), ...wholeTests];
-  return allOf(predicates);
+  if (valueTest === undefined) return allOf(wholeTests);
+  const get = reader.first;
+  const onValues: Predicate = reader.spread
+    ? (event) => reader.some(event, valueTest)
+    : (event) => valueTest(get(event));
+  return allOf([onValues, ...wholeTests]);
 }
 
 function equalsTest(expected: ScalarValue, ignoreCase: boolean): ValueTest {

@@ -46,12 +46,24 @@ export interface RuleEngine {
 /** Threshold windows whose events the engine keeps for the alert, at most `count` each. */
 interface WindowEvents {
   expiresAt: number;
-  events: AtlasEvent[];
+  /** Oldest first, by time then id. */
+  entries: { time: number; id: string; event: AtlasEvent }[];
+}
+
+/**
+ * A suppression key (per rule, per group key) this engine saw the store create: until `liveUntil` the
+ * key is certainly live with this occurrence (`event:<id>` or `window:<start>`) as its only member,
+ * so the store's answer is known without asking it (1 for that occurrence, 2 for any other), and
+ * asking would change nothing: a live key keeps its member and its expiry.
+ */
+interface KnownSuppression {
+  occurrence: string;
+  liveUntil: number;
 }
 
 /** Keys longer than this are hashed, so a long group value cannot exceed a store's key size. */
 const MAX_KEY_PART = 256;
-/** Past this many remembered windows, expired ones are dropped after each batch. */
+/** Past this many remembered windows or suppressions, expired ones are dropped after each batch. */
 const WINDOW_MEMORY_PRUNE_AT = 1024;
 
 /**
@@ -65,12 +77,15 @@ const WINDOW_MEMORY_PRUNE_AT = 1024;
  * `rule|group`, limit 1); a threshold rule with `suppress` treats each full window as such an event.
  * Events whose `created` cannot be read never count toward a stateful rule.
  *
+ * A suppression key the store created for this engine is remembered until it expires, so later
+ * events of the group are suppressed without a store round trip; its answer would be the same.
+ *
  * A threshold alert carries the window's events this engine instance has seen (at least the one that
  * reached the count): earlier events of the window may have been counted by another process.
  *
- * Fingerprints: rule id + group key + window start for thresholds, + the first event's id (or window)
- * for suppression, + the event id otherwise. An event without an `id` is identified by a hash of
- * its content.
+ * Fingerprints: `<rule id>:<event id>` for a stateless rule; for a stateful one, the rule id and a
+ * hash of the group key with the window start (thresholds) or the first event's id or window
+ * (suppression). An event without an `id` is identified by a hash of its content.
  *
  * @throws {RuleLoadError} when a rule of the pack does not compile (a pack built by hand).
  * @example
@@ -99,13 +114,14 @@ export function createRuleEngine(options: RuleEngineOptions): RuleEngine {
       if (rule.eventTypes === undefined || rule.eventTypes.has(type)) bucket.push(rule);
   }
   const windows = new Map<string, WindowEvents>();
+  const suppressions = new Map<CompiledRule, Map<string, KnownSuppression>>();
 
   const alertFor = (
     rule: CompiledRule,
     trigger: AtlasEvent,
     events: readonly AtlasEvent[],
     groupKey: string,
-    occurrence: string,
+    fingerprint: string,
     raisedAt: number | undefined,
   ): Alert => {
     const alert: Alert = {
@@ -117,7 +133,7 @@ export function createRuleEngine(options: RuleEngineOptions): RuleEngine {
       tags: rule.tags,
       events,
       groupKey,
-      fingerprint: fingerprintOf(rule.id, groupKey, occurrence),
+      fingerprint,
       allowMentions: rule.allowMentions,
       raisedAt: raisedAt ?? options.clock?.now() ?? 0,
     };
@@ -125,57 +141,77 @@ export function createRuleEngine(options: RuleEngineOptions): RuleEngine {
     return alert;
   };
 
-  const increment = async (
+  /** Counts an event for a threshold rule; the window's events when it reaches the count, else undefined. */
+  const countTowardThreshold = async (
     rule: CompiledRule,
-    key: string,
-    member: string,
-    incrementOptions: { now: number; expiresAt: number; limit: number },
-  ): Promise<number> => {
+    threshold: NonNullable<CompiledRule['threshold']>,
+    event: AtlasEvent,
+    eventId: string,
+    time: number,
+    groupPart: string,
+  ): Promise<{ windowStart: number; events: AtlasEvent[] } | undefined> => {
+    const windowStart = Math.floor(time / threshold.windowMs) * threshold.windowMs;
+    const key = `threshold|${rule.id}|${groupPart}|${windowStart}`;
+    const expiresAt = windowStart + threshold.windowMs;
+    let counted: number;
     try {
-      return await counters.increment(key, member, incrementOptions);
+      counted = await counters.increment(key, eventId, { now: time, expiresAt, limit: threshold.count });
     } catch (error) {
-      throw new RuleStateError(
-        `The counter store failed for rule "${rule.id}" (key ${key}): ${error instanceof Error ? error.message : String(error)}; evaluate the batch again once the store answers`,
-        { cause: error },
-      );
+      throw stateError(rule, key, error);
     }
+    const window = rememberWindowEvent(
+      windows,
+      key,
+      expiresAt,
+      { time, id: eventId, event },
+      threshold.count,
+    );
+    if (counted !== threshold.count) return undefined;
+    return { windowStart, events: window.entries.map((entry) => entry.event) };
   };
 
-  const evaluateStateful = async (rule: CompiledRule, event: AtlasEvent): Promise<Alert | undefined> => {
-    const time = parseEventTime(event.created);
-    const eventId = eventIdOf(event);
-    if (time === undefined) {
-      logger.warn('Event has no readable created time: it does not count toward a stateful rule', {
-        ruleId: rule.id,
-        eventId,
-      });
-      return undefined;
-    }
-    const groupKey = rule.groupKey(event);
-    const groupPart = keyPart(groupKey);
-    let occurrence = `event:${eventId}`;
-    let events: readonly AtlasEvent[] = [event];
-    if (rule.threshold !== undefined) {
-      const { count, windowMs } = rule.threshold;
-      const windowStart = Math.floor(time / windowMs) * windowMs;
-      const key = `threshold|${rule.id}|${groupPart}|${windowStart}`;
-      const expiresAt = windowStart + windowMs;
-      const counted = await increment(rule, key, eventId, { now: time, expiresAt, limit: count });
-      const remembered = rememberWindowEvent(windows, key, expiresAt, event, eventId, count);
-      if (counted !== count) return undefined;
-      occurrence = `window:${windowStart}`;
-      events = remembered;
-    }
-    if (rule.suppressMs !== undefined) {
-      const key = `suppress|${rule.id}|${groupPart}`;
-      const counted = await increment(rule, key, occurrence, {
+  /**
+   * Whether `occurrence` is the first of its group for a suppressed rule, from what this engine knows
+   * (see `KnownSuppression`); `undefined` when only the store can tell.
+   */
+  const knownFirst = (
+    rule: CompiledRule,
+    groupKey: string,
+    occurrence: string,
+    time: number,
+  ): boolean | undefined => {
+    const known = suppressions.get(rule)?.get(groupKey);
+    return known === undefined || time >= known.liveUntil ? undefined : known.occurrence === occurrence;
+  };
+
+  /** Asks the store whether `occurrence` is the first of its group, and remembers a new first one. */
+  const askFirst = async (
+    rule: CompiledRule,
+    suppressMs: number,
+    groupKey: string,
+    occurrence: string,
+    time: number,
+    createdAt: number,
+  ): Promise<boolean> => {
+    const key = `suppress|${rule.id}|${keyPart(groupKey)}`;
+    let counted: number;
+    try {
+      counted = await counters.increment(key, occurrence, {
         now: time,
-        expiresAt: time + rule.suppressMs,
+        expiresAt: time + suppressMs,
         limit: 1,
       });
-      if (counted !== 1) return undefined;
+    } catch (error) {
+      throw stateError(rule, key, error);
     }
-    return alertFor(rule, event, events, groupKey, occurrence, time);
+    if (counted !== 1) return false;
+    let known = suppressions.get(rule);
+    if (known === undefined) {
+      known = new Map();
+      suppressions.set(rule, known);
+    }
+    known.set(groupKey, { occurrence, liveUntil: createdAt + suppressMs });
+    return true;
   };
 
   return {
@@ -187,32 +223,76 @@ export function createRuleEngine(options: RuleEngineOptions): RuleEngine {
         if (typeof event !== 'object' || event === null) continue;
         const type = event.eventTypeName;
         const candidates = (typeof type === 'string' ? byType.get(type) : undefined) ?? anyType;
+        // Read once per event, and only for an event that some rule matches.
+        let time: number | undefined | null = null;
         for (const rule of candidates) {
+          const anchor = rule.anchor;
+          if (anchor !== undefined) {
+            const value = (event as Record<string, unknown>)[anchor];
+            if (value === undefined || value === null) continue;
+          }
           if (!rule.matches(event)) continue;
-          if (rule.threshold === undefined && rule.suppressMs === undefined) {
-            alerts.push(
-              alertFor(
-                rule,
-                event,
-                [event],
-                rule.groupKey(event),
-                `event:${eventIdOf(event)}`,
-                parseEventTime(event.created),
-              ),
-            );
+          if (time === null) time = parseEventTime(event.created);
+          const eventId = eventIdOf(event);
+          const { threshold, suppressMs } = rule;
+          if (threshold === undefined && suppressMs === undefined) {
+            alerts.push(alertFor(rule, event, [event], rule.groupKey(event), `${rule.id}:${eventId}`, time));
             continue;
           }
-          const alert = await evaluateStateful(rule, event);
-          if (alert !== undefined) alerts.push(alert);
-          latest = Math.max(latest, parseEventTime(event.created) ?? latest);
+          if (time === undefined) {
+            logger.warn('Event has no readable created time: it does not count toward a stateful rule', {
+              ruleId: rule.id,
+              eventId,
+            });
+            continue;
+          }
+          if (time > latest) latest = time;
+          const groupKey = rule.groupKey(event);
+          let occurrence = `event:${eventId}`;
+          let alertEvents: AtlasEvent[] = [event];
+          // A window's trigger time may differ between readings, but lies within the window.
+          let createdAt = time;
+          if (threshold !== undefined) {
+            const reached = await countTowardThreshold(
+              rule,
+              threshold,
+              event,
+              eventId,
+              time,
+              keyPart(groupKey),
+            );
+            if (reached === undefined) continue;
+            occurrence = `window:${reached.windowStart}`;
+            alertEvents = reached.events;
+            createdAt = reached.windowStart;
+          }
+          if (suppressMs !== undefined) {
+            const first =
+              knownFirst(rule, groupKey, occurrence, time) ??
+              (await askFirst(rule, suppressMs, groupKey, occurrence, time, createdAt));
+            if (!first) continue;
+          }
+          const fingerprint = hashedFingerprint(rule.id, groupKey, occurrence);
+          alerts.push(alertFor(rule, event, alertEvents, groupKey, fingerprint, time));
         }
       }
       if (windows.size > WINDOW_MEMORY_PRUNE_AT) {
         for (const [key, window] of windows) if (window.expiresAt <= latest) windows.delete(key);
       }
+      for (const known of suppressions.values()) {
+        if (known.size <= WINDOW_MEMORY_PRUNE_AT) continue;
+        for (const [groupKey, first] of known) if (first.liveUntil <= latest) known.delete(groupKey);
+      }
       return alerts;
     },
   };
+}
+
+function stateError(rule: CompiledRule, key: string, error: unknown): RuleStateError {
+  return new RuleStateError(
+    `The counter store failed for rule "${rule.id}" (key ${key}): ${error instanceof Error ? error.message : String(error)}; evaluate the batch again once the store answers`,
+    { cause: error },
+  );
 }
 
 function compilePack(pack: RulePack): CompiledRule[] {
@@ -231,33 +311,24 @@ function compilePack(pack: RulePack): CompiledRule[] {
   return rules;
 }
 
-/** Keeps the events of a threshold window for its alert, oldest first; returns them. */
+/** Keeps the events of a threshold window for its alert, oldest first; returns the window. */
 function rememberWindowEvent(
   windows: Map<string, WindowEvents>,
   key: string,
   expiresAt: number,
-  event: AtlasEvent,
-  eventId: string,
+  entry: WindowEvents['entries'][number],
   count: number,
-): AtlasEvent[] {
+): WindowEvents {
   let window = windows.get(key);
   if (window === undefined) {
-    window = { expiresAt, events: [] };
+    window = { expiresAt, entries: [] };
     windows.set(key, window);
   }
-  if (window.events.length < count && !window.events.some((known) => eventIdOf(known) === eventId)) {
-    window.events.push(event);
-    window.events.sort(byTimeThenId);
+  if (window.entries.length < count && !window.entries.some((known) => known.id === entry.id)) {
+    window.entries.push(entry);
+    window.entries.sort((a, b) => a.time - b.time || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
   }
-  return [...window.events];
-}
-
-function byTimeThenId(a: AtlasEvent, b: AtlasEvent): number {
-  const difference = (parseEventTime(a.created) ?? 0) - (parseEventTime(b.created) ?? 0);
-  if (difference !== 0) return difference;
-  const idA = eventIdOf(a);
-  const idB = eventIdOf(b);
-  return idA < idB ? -1 : idA > idB ? 1 : 0;
+  return window;
 }
 
 /** The event's id, or, for an event without one, a hash of its content. */
@@ -275,7 +346,8 @@ function keyPart(text: string): string {
   return text.length <= MAX_KEY_PART ? text : `sha256:${createHash('sha256').update(text).digest('hex')}`;
 }
 
-function fingerprintOf(ruleId: string, groupKey: string, occurrence: string): string {
+/** A stateful rule's fingerprint: its parts can hold any text, so they are hashed together. */
+function hashedFingerprint(ruleId: string, groupKey: string, occurrence: string): string {
   const digest = createHash('sha256')
     .update(JSON.stringify([ruleId, groupKey, occurrence]))
     .digest('hex');

@@ -27,6 +27,10 @@ export type ValueTest = (value: unknown) => boolean;
 /** A field path compiled for fast reads. */
 export interface PathReader {
   readonly path: FieldPath;
+  /** Whether the path crosses an array (`[]`), and so may reach several values. */
+  readonly spread: boolean;
+  /** The value a path without `[]` reaches (`undefined` when missing); the first value otherwise. */
+  first(root: unknown): unknown;
   /**
    * Whether `test` holds for a value the path reaches. A path with no `[]` calls `test` exactly once,
    * with `undefined` when the field is missing; a path with `[]` calls it once per element reached and
@@ -84,6 +88,8 @@ export function compileFieldPath(path: FieldPath): PathReader {
     const get = compileGetter(keys);
     return {
       path,
+      spread: false,
+      first: get,
       some: (root, test) => test(get(root)),
       values: (root) => {
         const value = get(root);
@@ -93,6 +99,15 @@ export function compileFieldPath(path: FieldPath): PathReader {
   }
   return {
     path,
+    spread: true,
+    first: (root) => {
+      let found: unknown;
+      someFrom(root, 0, segments, (value) => {
+        found = value;
+        return value !== undefined && value !== null;
+      });
+      return found;
+    },
     some: (root, test) => someFrom(root, 0, segments, test),
     values: (root) => {
       const found: unknown[] = [];

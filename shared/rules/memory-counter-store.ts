@@ -5,7 +5,7 @@ interface CounterSet {
   members: Set<string>;
 }
 
-/** How many increments pass between two sweeps of expired keys. */
+/** The fewest increments between two sweeps of expired keys. */
 const SWEEP_EVERY = 1024;
 
 /**
@@ -49,7 +49,8 @@ export class MemoryCounterStore implements CounterStore {
     member: string,
     { now, expiresAt, limit }: CounterIncrementOptions,
   ): number {
-    if (++this.#incrementsSinceSweep >= SWEEP_EVERY) this.sweep(now);
+    // Sweeping as often as there are keys keeps its cost constant per increment.
+    if (++this.#incrementsSinceSweep >= Math.max(SWEEP_EVERY, this.#sets.size)) this.sweep(now);
     let set = this.#sets.get(key);
     if (set === undefined || set.expiresAt <= now) {
       set = { expiresAt, members: new Set() };

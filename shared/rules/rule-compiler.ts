@@ -1,6 +1,13 @@
 import type { AtlasEvent } from '../atlas/types.js';
 import type { Severity } from '../notify/alert.js';
-import { type CompileContext, compileMatch, type Predicate, requiredEventTypes } from './conditions.js';
+import {
+  anchorField,
+  type CompileContext,
+  compileMatch,
+  isPlainEventTypeSet,
+  type Predicate,
+  requiredEventTypes,
+} from './conditions.js';
 import { parseDuration } from './duration.js';
 import { compileFieldPath, type PathReader, parseFieldPath } from './field-path.js';
 import type { RuleSpec } from './schema.js';
@@ -15,9 +22,15 @@ export interface CompiledRule {
   readonly tags: readonly string[];
   readonly runbook: string | undefined;
   readonly allowMentions: boolean;
+  /**
+   * Whether an event matches, for an event of one of `eventTypes` that has the `anchor` field: the
+   * engine checks those two first, so this predicate does not test them again where it need not.
+   */
   readonly matches: Predicate;
   /** The event types the rule can match; `undefined` when it may match any. */
   readonly eventTypes: ReadonlySet<string> | undefined;
+  /** A top-level field every matching event has (neither undefined nor null), if one is known. */
+  readonly anchor: string | undefined;
   readonly groupKey: (event: AtlasEvent) => string;
   readonly threshold: { readonly count: number; readonly windowMs: number } | undefined;
   readonly suppressMs: number | undefined;
@@ -39,7 +52,16 @@ const emptyTemplate: CompiledTemplate = { source: '', render: () => '' };
  * ```
  */
 export function compileRule(spec: RuleSpec, context: CompileContext): CompiledRule {
-  const matches = compileMatch(spec.match, ['match'], context);
+  const fullMatch = compileMatch(spec.match, ['match'], context);
+  const eventTypes = requiredEventTypes(spec.match, context.lists);
+  // The engine hands the rule only events of `eventTypes`: a plain type condition is met already.
+  const typeChecked = eventTypes !== undefined && isPlainEventTypeSet(spec.match.eventTypeName);
+  const { eventTypeName: _typeCondition, ...rest } = spec.match;
+  const matches = !typeChecked
+    ? fullMatch
+    : Object.values(rest).every((value) => value === undefined)
+      ? () => true
+      : compileMatch(rest, ['match'], { lists: context.lists, problems: [] });
   const groupBy = (spec.group_by ?? []).flatMap((text, index): PathReader[] => {
     const parsed = parseFieldPath(text);
     if (parsed.ok) return [compileFieldPath(parsed.path)];
@@ -68,7 +90,8 @@ export function compileRule(spec: RuleSpec, context: CompileContext): CompiledRu
     runbook: spec.runbook,
     allowMentions: spec.allow_mentions === true,
     matches,
-    eventTypes: requiredEventTypes(spec.match, context.lists),
+    eventTypes,
+    anchor: anchorField(spec.match, typeChecked ? 'eventTypeName' : undefined),
     groupKey: groupBy.length === 0 ? () => '' : (event) => groupKeyOf(groupBy, event),
     threshold,
     suppressMs,
@@ -84,14 +107,22 @@ export function compileRule(spec: RuleSpec, context: CompileContext): CompiledRu
 function groupKeyOf(readers: readonly PathReader[], event: AtlasEvent): string {
   let key = '';
   for (let index = 0; index < readers.length; index++) {
-    const values = (readers[index] as PathReader).values(event).map((value) => encodeGroupValue(value));
-    key += (index === 0 ? '' : '|') + values.join(',');
+    const reader = readers[index] as PathReader;
+    const part = reader.spread
+      ? reader
+          .values(event)
+          .map((value) => encodeGroupValue(value))
+          .join(',')
+      : encodeGroupValue(reader.first(event));
+    key = index === 0 ? part : `${key}|${part}`;
   }
   return key;
 }
 
 function encodeGroupValue(value: unknown): string {
+  if (value === undefined || value === null) return '';
   const text = typeof value === 'string' ? value : (JSON.stringify(value) ?? '');
+  if (!text.includes('|') && !text.includes(',') && !text.includes('%')) return text;
   return text.replace(/[%,|]/g, (char) => `%${char.charCodeAt(0).toString(16).toUpperCase()}`);
 }
 

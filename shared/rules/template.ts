@@ -123,6 +123,11 @@ function renderParts(parts: readonly Part[], event: AtlasEvent): string {
 function renderChoices(choices: readonly Choice[], event: AtlasEvent): string {
   for (const choice of choices) {
     if (choice.kind === 'literal') return choice.text;
+    if (!choice.reader.spread) {
+      const text = renderValue(choice.reader.first(event));
+      if (text !== '') return text;
+      continue;
+    }
     const rendered = choice.reader
       .values(event)
       .map(renderValue)
@@ -134,6 +139,7 @@ function renderChoices(choices: readonly Choice[], event: AtlasEvent): string {
 
 function renderValue(value: unknown): string {
   if (typeof value === 'string') return value;
+  if (value === undefined || value === null) return '';
   if (typeof value === 'number' || typeof value === 'boolean' || typeof value === 'bigint')
     return String(value);
   return JSON.stringify(value) ?? '';

@@ -1,6 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import type { AtlasEvent } from '../../shared/atlas/types.js';
-import { type CompileProblem, compileMatch, requiredEventTypes } from '../../shared/rules/conditions.js';
+import {
+  anchorField,
+  type CompileProblem,
+  compileMatch,
+  isPlainEventTypeSet,
+  requiredEventTypes,
+} from '../../shared/rules/conditions.js';
 import type { MatchSpec, ScalarValue } from '../../shared/rules/schema.js';
 
 const lists = new Map<string, readonly ScalarValue[]>([
@@ -234,5 +240,39 @@ describe('requiredEventTypes', () => {
     expect(requiredEventTypes({ eventTypeName: { regex: '^API_' } }, lists)).toBeUndefined();
     expect(requiredEventTypes({ any: [{ eventTypeName: 'A' }, { username: 'x' }] }, lists)).toBeUndefined();
     expect(requiredEventTypes({ not: { eventTypeName: 'A' } }, lists)).toBeUndefined();
+  });
+});
+
+describe('anchorField', () => {
+  it('names the first top-level field whose value a match tests', () => {
+    expect(anchorField({ eventTypeName: 'A', opType: 'x' })).toBe('eventTypeName');
+    expect(anchorField({ eventTypeName: 'A', 'currentValue.number': { gt: 5 } }, 'eventTypeName')).toBe(
+      'currentValue',
+    );
+    expect(anchorField({ 'diffs[].type': 'USERS' })).toBe('diffs');
+    expect(anchorField({ username: { exists: false }, ipAddress: { exists: true } })).toBe('ipAddress');
+  });
+
+  it('names none when a matching event may lack every field', () => {
+    expect(anchorField({ opType: { not_in: ['find'] } })).toBeUndefined();
+    expect(anchorField({ opType: null, ipAddress: { equals: null } })).toBeUndefined();
+    expect(anchorField({ opType: ['find', null] })).toBeUndefined();
+    expect(anchorField({ any: [{ opType: 'find' }], not: { username: 'x' } })).toBeUndefined();
+  });
+});
+
+describe('isPlainEventTypeSet', () => {
+  it('accepts names, lists and equals or in alone', () => {
+    expect([
+      isPlainEventTypeSet('A'),
+      isPlainEventTypeSet(['A', 'B']),
+      isPlainEventTypeSet({ in: { list: 'x' } }),
+    ]).toEqual([true, true, true]);
+  });
+
+  it('refuses conditions that test more than membership', () => {
+    expect(isPlainEventTypeSet({ in: ['A'], ignore_case: true })).toBe(false);
+    expect(isPlainEventTypeSet({ equals: 'A', not: { equals: 'B' } })).toBe(false);
+    expect(isPlainEventTypeSet({ regex: '^A' })).toBe(false);
   });
 });

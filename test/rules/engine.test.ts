@@ -137,7 +137,7 @@ describe('createRuleEngine', () => {
       tags: ['destruction'],
       events: [event],
       groupKey: 'g1',
-      fingerprint: expect.stringMatching(/^project-deleted:[0-9a-f]{32}$/),
+      fingerprint: 'project-deleted:e1',
       allowMentions: false,
       raisedAt: Date.parse('2024-03-18T14:40:03Z'),
     });
@@ -196,6 +196,33 @@ describe('createRuleEngine', () => {
     expect(alerts.map((alert) => alert.raisedAt)).toEqual([Date.UTC(2024, 3, 3, 11, 13, 4), 1234]);
   });
 
+  it('still evaluates rules that hold when a field is missing', async () => {
+    const pack = packOf(`
+rules:
+  - id: not-a-read
+    name: Not a read
+    severity: low
+    match: { eventTypeName: DATA_EXPLORER, opType: { not_in: [find] } }
+    title: '{{opType | "no opType"}}'
+  - id: typed-in-any-case
+    name: Any case
+    severity: low
+    match: { eventTypeName: { equals: data_explorer, ignore_case: true } }
+    title: any case
+`);
+
+    const alerts = await engineFor(pack).evaluate([
+      { id: 'e1', eventTypeName: 'DATA_EXPLORER' },
+      { id: 'e2', eventTypeName: 'DATA_EXPLORER', opType: 'find' },
+    ]);
+
+    expect(alerts.map((alert) => [alert.ruleId, alert.events[0]?.id, alert.title])).toEqual([
+      ['not-a-read', 'e1', 'no opType'],
+      ['typed-in-any-case', 'e1', 'any case'],
+      ['typed-in-any-case', 'e2', 'any case'],
+    ]);
+  });
+
   it('skips values that are not events', async () => {
     const engine = engineFor(packOf(STATELESS));
 
@@ -231,6 +258,7 @@ describe('createRuleEngine threshold rules', () => {
     expect(alerts).toHaveLength(1);
     expect(alerts[0]?.events.map((event) => event.id)).toEqual(['r1', 'r2', 'r3']);
     expect(alerts[0]).toMatchObject({ groupKey: 'ana@example.com', raisedAt: T0 + minutes(3) });
+    expect(alerts[0]?.fingerprint).toMatch(/^many-reads:[0-9a-f]{32}$/);
   });
 
   it('counts each group apart', async () => {
@@ -344,6 +372,33 @@ describe('createRuleEngine suppressed rules', () => {
     ]);
 
     expect(again.map((alert) => alert.fingerprint)).toEqual([first?.fingerprint]);
+  });
+
+  it('answers from what it knows while the suppression lasts, without asking the store again', async () => {
+    const store = new MemoryCounterStore();
+    const calls: string[] = [];
+    const counting: CounterStore = {
+      increment: (key, member, options) => {
+        calls.push(member);
+        return store.increment(key, member, options);
+      },
+      get: (key, now) => store.get(key, now),
+    };
+    const engine = engineFor(packOf(STATEFUL), counting, ['metric-once']);
+
+    const first = await engine.evaluate([metric('m1', 0), metric('m2', minutes(10))]);
+    const again = await engine.evaluate([
+      metric('m1', 0),
+      metric('m3', minutes(30)),
+      metric('m4', minutes(61)),
+    ]);
+
+    expect(first.map((alert) => alert.events[0]?.id)).toEqual(['m1']);
+    expect(again.map((alert) => [alert.events[0]?.id, alert.fingerprint])).toEqual([
+      ['m1', first[0]?.fingerprint],
+      ['m4', expect.any(String)],
+    ]);
+    expect(calls).toEqual(['event:m1', 'event:m4']);
   });
 
   it('suppresses threshold alerts of later windows', async () => {
