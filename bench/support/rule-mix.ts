@@ -90,12 +90,13 @@ export function generateRuleMix(options: RuleMixOptions): string {
     } else {
       lines.push(`      ${fieldCondition(random, index)}`, '      isGlobalAdmin: { not_in: [true] }');
     }
-    if (random.next() < 0.1) {
+    const state = random.next();
+    if (state < 0.1) {
       lines.push(
         '    group_by: [groupId, username]',
         `    threshold: { count: ${3 + random.int(5)}, window: 10m }`,
       );
-    } else if (random.next() < 0.1) {
+    } else if (state < 0.2) {
       lines.push('    group_by: [groupId]', '    suppress: 1h');
     }
     lines.push(`    title: 'Generated ${index}: {{eventTypeName}} by {{username | publicKey | "?"}}'`);
