@@ -30,7 +30,7 @@ describe('parseRulePack', () => {
 
     const [problem] = problemsOf({ file: 'dup.yaml', text });
 
-    expect(problem).toMatchObject({ code: 'YAML_SYNTAX', line: 8, column: 5 });
+    expect(problem).toMatchObject({ code: 'YAML_SYNTAX', file: 'dup.yaml', line: 8, column: 5 });
     expect(problem?.message).toMatch(/unique/);
   });
 
@@ -54,7 +54,7 @@ describe('parseRulePack', () => {
 
     const [problem] = problemsOf({ file: 'ops.yaml', text });
 
-    expect(problem).toMatchObject({ code: 'SCHEMA', line: 6, column: 17 });
+    expect(problem).toMatchObject({ code: 'SCHEMA', file: 'ops.yaml', line: 6, column: 17 });
     expect(problem?.message).toBe('unknown key "equalz" (did you mean "equals"?)');
   });
 
@@ -63,7 +63,7 @@ describe('parseRulePack', () => {
 
     const [problem] = problemsOf({ file: 'types.yaml', text });
 
-    expect(problem).toMatchObject({ code: 'SCHEMA', line: 8, column: 25 });
+    expect(problem).toMatchObject({ code: 'SCHEMA', file: 'types.yaml', line: 8, column: 25 });
     expect(problem?.message).toBe('expected a number, found the string "many"');
   });
 
@@ -72,7 +72,7 @@ describe('parseRulePack', () => {
 
     const [problem] = problemsOf({ file: 'enum.yaml', text });
 
-    expect(problem).toMatchObject({ code: 'SCHEMA', line: 4, column: 15 });
+    expect(problem).toMatchObject({ code: 'SCHEMA', file: 'enum.yaml', line: 4, column: 15 });
     expect(problem?.message).toContain('"urgent" is not allowed here: use one of "info", "low"');
   });
 
@@ -94,7 +94,7 @@ describe('parseRulePack', () => {
 
     const [problem] = problemsOf({ file: 'shape.yaml', text });
 
-    expect(problem).toMatchObject({ code: 'SCHEMA', line: 6, column: 16 });
+    expect(problem).toMatchObject({ code: 'SCHEMA', file: 'shape.yaml', line: 6, column: 16 });
     expect(problem?.message).toBe('expected a string, a number, true or false or null, found a list');
   });
 
@@ -133,7 +133,13 @@ describe('parseRulePack', () => {
 
     const [problem] = problemsOf({ file: 'lists.yaml', text });
 
-    expect(problem).toMatchObject({ code: 'UNKNOWN_LIST', line: 8, column: 29, length: 11 });
+    expect(problem).toMatchObject({
+      code: 'UNKNOWN_LIST',
+      file: 'lists.yaml',
+      line: 8,
+      column: 29,
+      length: 11,
+    });
     expect(problem?.message).toBe('no list is named "unknown_ops"; lists defined: known');
   });
 
@@ -151,7 +157,7 @@ describe('parseRulePack', () => {
 
     const [problem] = problemsOf({ file: 'regex.yaml', text });
 
-    expect(problem).toMatchObject({ code: 'INVALID_REGEX', line: 6, column: 26 });
+    expect(problem).toMatchObject({ code: 'INVALID_REGEX', file: 'regex.yaml', line: 6, column: 26 });
     expect(problem?.message).toMatch(/^invalid regex \/\[a-\/: .*Unterminated character class/);
   });
 
@@ -160,7 +166,7 @@ describe('parseRulePack', () => {
 
     const [problem] = problemsOf({ file: 'redos.yaml', text });
 
-    expect(problem).toMatchObject({ code: 'UNSAFE_REGEX', line: 6, column: 26 });
+    expect(problem).toMatchObject({ code: 'UNSAFE_REGEX', file: 'redos.yaml', line: 6, column: 26 });
     expect(problem?.message).toContain('nested quantifiers');
   });
 
@@ -169,7 +175,13 @@ describe('parseRulePack', () => {
 
     const [problem] = problemsOf({ file: 'cidr.yaml', text });
 
-    expect(problem).toMatchObject({ code: 'INVALID_CIDR', line: 6, column: 46, length: 11 });
+    expect(problem).toMatchObject({
+      code: 'INVALID_CIDR',
+      file: 'cidr.yaml',
+      line: 6,
+      column: 46,
+      length: 11,
+    });
     expect(problem?.message).toBe(
       '"10.0.0.0/40" is not an IP address or CIDR block: write 10.0.0.0/8, 203.0.113.7 or 2001:db8::/32',
     );
@@ -180,7 +192,7 @@ describe('parseRulePack', () => {
 
     const [problem] = problemsOf({ file: 'cidr-list.yaml', text });
 
-    expect(problem).toMatchObject({ code: 'INVALID_CIDR', line: 8, column: 41 });
+    expect(problem).toMatchObject({ code: 'INVALID_CIDR', file: 'cidr-list.yaml', line: 8, column: 41 });
     expect(problem?.message).toContain('"not-an-ip" (in list "offices")');
   });
 
@@ -189,7 +201,13 @@ describe('parseRulePack', () => {
 
     const [problem] = problemsOf({ file: 'duration.yaml', text });
 
-    expect(problem).toMatchObject({ code: 'INVALID_DURATION', line: 8, column: 15, length: 10 });
+    expect(problem).toMatchObject({
+      code: 'INVALID_DURATION',
+      file: 'duration.yaml',
+      line: 8,
+      column: 15,
+      length: 10,
+    });
     expect(problem?.message).toMatch(
       /^"10 minutes" is not a duration: write .* such as 30s, 10m, 1h30m or 7d/,
     );
@@ -203,11 +221,16 @@ describe('parseRulePack', () => {
 
     const problems = problemsOf({ file: 'hours.yaml', text: ruleFile({ match }) });
 
-    expect(problems.map((problem) => [problem.code, problem.line, problem.column])).toEqual([
-      ['INVALID_HOURS', 7, 33],
-      ['INVALID_TIME_ZONE', 7, 66],
+    expect(problems.map((problem) => [problem.code, problem.file, problem.line, problem.column])).toEqual([
+      ['INVALID_HOURS', 'hours.yaml', 7, 33],
+      ['INVALID_TIME_ZONE', 'hours.yaml', 7, 66],
     ]);
-    expect(problems[1]?.message).toContain('"Europe/Atlantis" is not an IANA time zone');
+    expect(problems[0]?.message).toBe(
+      '"8:00" is not a time of day: write HH:MM from 00:00 to 24:00, such as 08:30',
+    );
+    expect(problems[1]?.message).toBe(
+      '"Europe/Atlantis" is not an IANA time zone this runtime knows: write one such as Europe/Paris, America/New_York or UTC',
+    );
   });
 
   it('reports a template placeholder that names no field path, at the placeholder', () => {
@@ -218,7 +241,13 @@ describe('parseRulePack', () => {
 
     const [problem] = problemsOf({ file: 'template.yaml', text });
 
-    expect(problem).toMatchObject({ code: 'INVALID_TEMPLATE', line: 7, column: 24, length: 15 });
+    expect(problem).toMatchObject({
+      code: 'INVALID_TEMPLATE',
+      file: 'template.yaml',
+      line: 7,
+      column: 24,
+      length: 15,
+    });
     expect(problem?.message).toContain('placeholder "{{ user name }}"');
   });
 
@@ -227,9 +256,9 @@ describe('parseRulePack', () => {
 
     const problems = problemsOf({ file: 'template.yaml', text });
 
-    expect(problems.map((problem) => [problem.code, problem.line, problem.column])).toEqual([
-      ['INVALID_TEMPLATE', 8, 18],
-      ['INVALID_TEMPLATE', 8, 26],
+    expect(problems.map((problem) => [problem.code, problem.file, problem.line, problem.column])).toEqual([
+      ['INVALID_TEMPLATE', 'template.yaml', 8, 18],
+      ['INVALID_TEMPLATE', 'template.yaml', 8, 26],
     ]);
     expect(problems[0]?.message).toContain('names no field path');
     expect(problems[1]?.message).toContain('never closed');
@@ -240,7 +269,13 @@ describe('parseRulePack', () => {
 
     const [problem] = problemsOf({ file: 'path.yaml', text });
 
-    expect(problem).toMatchObject({ code: 'INVALID_FIELD_PATH', line: 6, column: 7, length: 11 });
+    expect(problem).toMatchObject({
+      code: 'INVALID_FIELD_PATH',
+      file: 'path.yaml',
+      line: 6,
+      column: 7,
+      length: 11,
+    });
   });
 
   it('reports an empty match and a condition without operators', () => {
@@ -266,7 +301,7 @@ describe('parseRulePack', () => {
 
     const [problem] = problemsOf({ file: 'tests.yaml', text: ruleFile({ extra }) });
 
-    expect(problem).toMatchObject({ code: 'INVALID_TEST', line: 9, column: 15 });
+    expect(problem).toMatchObject({ code: 'INVALID_TEST', file: 'tests.yaml', line: 9, column: 15 });
   });
 
   it('formats problems like falco -V: file:line:column, the line, and a caret', () => {
