@@ -1,0 +1,287 @@
+import type { AtlasLink } from '../shared/atlas/types.js';
+import { ApiProblem, problems } from './api-problem.js';
+import type { EventLog, StoredEvent } from './event-log.js';
+import {
+  type EventFilters,
+  type PageParams,
+  parseBooleanParam,
+  parseEventFilters,
+  parsePageParams,
+} from './query-params.js';
+import { rawDocument } from './raw-document.js';
+import { canReadProject, isOrgMember } from './role-policy.js';
+import type { RouteMatch } from './routes.js';
+import type { OrgRecord, Principal, ProjectRecord, SimulatorData } from './simulator-data.js';
+
+/** A successful answer, its body already serialised; `list` tells the writer how to envelope it. */
+export interface ApiSuccess {
+  readonly status: 200;
+  readonly json: string;
+  readonly list: boolean;
+}
+
+export type ApiReply = ApiSuccess | ApiProblem;
+
+/** What a route handler needs to know about an authenticated request. */
+export interface ApiRequest {
+  readonly data: SimulatorData;
+  readonly principal: Principal;
+  readonly route: RouteMatch;
+  /** The API prefix the request used, e.g. `/api/atlas/v2`: links repeat it. */
+  readonly prefix: string;
+  /** `http://host:port` as the client addressed the server: links are absolute. */
+  readonly origin: string;
+  /** The request path as sent, prefix included. */
+  readonly pathname: string;
+  readonly query: URLSearchParams;
+}
+
+const ATLAS_ID = /^[0-9a-f]{24}$/;
+
+function selfLink(href: string): AtlasLink[] {
+  return [{ href, rel: 'self' }];
+}
+
+function pageHref(request: ApiRequest, pageNum: number, itemsPerPage: number): string {
+  const params = new URLSearchParams();
+  for (const [name, value] of request.query) {
+    if (name !== 'pageNum' && name !== 'itemsPerPage') params.append(name, value);
+  }
+  params.append('pageNum', String(pageNum));
+  params.append('itemsPerPage', String(itemsPerPage));
+  return `${request.origin}${request.pathname}?${params.toString()}`;
+}
+
+/** `self` repeating the query with its page, `previous` after page 1, `next` only when a page follows. */
+function pageLinks(request: ApiRequest, page: PageParams, hasNext: boolean): AtlasLink[] {
+  const links: AtlasLink[] = [{ href: pageHref(request, page.pageNum, page.itemsPerPage), rel: 'self' }];
+  if (page.pageNum > 1)
+    links.push({ href: pageHref(request, page.pageNum - 1, page.itemsPerPage), rel: 'previous' });
+  if (hasNext) links.push({ href: pageHref(request, page.pageNum + 1, page.itemsPerPage), rel: 'next' });
+  return links;
+}
+
+function listJson(
+  request: ApiRequest,
+  page: PageParams,
+  results: readonly string[],
+  total: number,
+): ApiSuccess {
+  const hasNext = page.pageNum * page.itemsPerPage < total;
+  const count = page.includeCount ? `,"totalCount":${total}` : '';
+  const json = `{"links":${JSON.stringify(pageLinks(request, page, hasNext))},"results":[${results.join(',')}]${count}}`;
+  return { status: 200, json, list: true };
+}
+
+function paginate<T>(request: ApiRequest, items: readonly T[], toJson: (item: T) => unknown): ApiReply {
+  const page = parsePageParams(request.query);
+  if (page instanceof ApiProblem) return page;
+  const offset = (page.pageNum - 1) * page.itemsPerPage;
+  const results = items.slice(offset, offset + page.itemsPerPage).map((item) => JSON.stringify(toJson(item)));
+  return listJson(request, page, results, items.length);
+}
+
+function findProject(data: SimulatorData, groupId: string): ProjectRecord | ApiProblem {
+  if (!ATLAS_ID.test(groupId)) return problems.invalidGroupId(groupId);
+  return data.projects.get(groupId) ?? problems.groupNotFound(groupId);
+}
+
+function findOrg(data: SimulatorData, orgId: string): OrgRecord | ApiProblem {
+  if (!ATLAS_ID.test(orgId)) return problems.invalidOrgId(orgId);
+  return data.orgs.get(orgId) ?? problems.orgNotFound(orgId);
+}
+
+function readableProject(request: ApiRequest): ProjectRecord | ApiProblem {
+  const project = findProject(request.data, request.route.params.groupId ?? '');
+  if (project instanceof ApiProblem) return project;
+  if (!canReadProject(request.principal.roles, project)) {
+    return problems.forbidden(`this resource needs Project Read Only or higher on project ${project.id}`);
+  }
+  return project;
+}
+
+function memberOrg(request: ApiRequest): OrgRecord | ApiProblem {
+  const org = findOrg(request.data, request.route.params.orgId ?? '');
+  if (org instanceof ApiProblem) return org;
+  if (!isOrgMember(request.principal.roles, org.id)) {
+    return problems.forbidden(`this resource needs Organization Member or higher on organization ${org.id}`);
+  }
+  return org;
+}
+
+function eventJson(
+  event: StoredEvent,
+  href: string,
+  raw: Readonly<Record<string, unknown>> | undefined,
+): string {
+  event.json ??= JSON.stringify(event.body);
+  const rawPart = raw === undefined ? '' : `"raw":${JSON.stringify(raw)},`;
+  return `${event.json.slice(0, -1)},${rawPart}"links":[{"href":${JSON.stringify(href)},"rel":"self"}]}`;
+}
+
+function matches(event: StoredEvent, filters: EventFilters): boolean {
+  return (
+    (filters.eventTypes === undefined || filters.eventTypes.has(event.eventTypeName)) &&
+    (filters.excludedEventTypes === undefined || !filters.excludedEventTypes.has(event.eventTypeName)) &&
+    (filters.clusterNames === undefined ||
+      (event.clusterName !== undefined && filters.clusterNames.has(event.clusterName)))
+  );
+}
+
+interface EventScopeView {
+  readonly log: EventLog;
+  /** `/groups/{id}/events` or `/orgs/{id}/events`, below the prefix. */
+  readonly eventsPath: string;
+  readonly orgName: string | undefined;
+  readonly projectName: string | undefined;
+}
+
+function listEvents(request: ApiRequest, scope: EventScopeView, projectFilters: boolean): ApiReply {
+  const page = parsePageParams(request.query);
+  if (page instanceof ApiProblem) return page;
+  const filters = parseEventFilters(request.query, { projectFilters });
+  if (filters instanceof ApiProblem) return filters;
+  const includeRaw = parseBooleanParam(request.query, 'includeRaw', false);
+  if (includeRaw instanceof ApiProblem) return includeRaw;
+  const { start, end } = scope.log.window(filters.minMs, filters.maxMs);
+  const offset = (page.pageNum - 1) * page.itemsPerPage;
+  const selected: StoredEvent[] = [];
+  let total: number;
+  if (
+    filters.eventTypes === undefined &&
+    filters.excludedEventTypes === undefined &&
+    filters.clusterNames === undefined
+  ) {
+    total = end - start;
+    const last = Math.min(end, start + offset + page.itemsPerPage);
+    for (let i = start + offset; i < last; i++) selected.push(scope.log.at(i) as StoredEvent);
+  } else {
+    total = 0;
+    for (let i = start; i < end; i++) {
+      const event = scope.log.at(i) as StoredEvent;
+      if (!matches(event, filters)) continue;
+      if (total >= offset && total < offset + page.itemsPerPage) selected.push(event);
+      total++;
+    }
+  }
+  const base = `${request.origin}${request.prefix}${scope.eventsPath}/`;
+  const results = selected.map((event) =>
+    eventJson(event, base + encodeURIComponent(event.id), includeRaw ? rawDocument(event, scope) : undefined),
+  );
+  return listJson(request, page, results, total);
+}
+
+function getEvent(request: ApiRequest, scope: EventScopeView): ApiReply {
+  const includeRaw = parseBooleanParam(request.query, 'includeRaw', false);
+  if (includeRaw instanceof ApiProblem) return includeRaw;
+  const eventId = request.route.params.eventId ?? '';
+  const event = scope.log.get(eventId);
+  if (event === undefined) return problems.resourceNotFound(request.pathname);
+  const href = `${request.origin}${request.prefix}${scope.eventsPath}/${encodeURIComponent(event.id)}`;
+  return {
+    status: 200,
+    json: eventJson(event, href, includeRaw ? rawDocument(event, scope) : undefined),
+    list: false,
+  };
+}
+
+function projectScope(request: ApiRequest, project: ProjectRecord): EventScopeView {
+  return {
+    log: project.log,
+    eventsPath: `/groups/${project.id}/events`,
+    orgName: request.data.orgs.get(project.orgId)?.name,
+    projectName: project.name,
+  };
+}
+
+function orgScope(org: OrgRecord): EventScopeView {
+  return { log: org.log, eventsPath: `/orgs/${org.id}/events`, orgName: org.name, projectName: undefined };
+}
+
+/**
+ * Masks a private key as Atlas does: asterisks, dashes kept, only the last four characters shown.
+ *
+ * @example
+ * ```ts
+ * maskPrivateKey('abcd-efgh-ijkl'); // '****-****-ijkl'
+ * ```
+ */
+export function maskPrivateKey(privateKey: string): string {
+  const visibleFrom = privateKey.length - 4;
+  return [...privateKey].map((ch, i) => (ch === '-' || i >= visibleFrom ? ch : '*')).join('');
+}
+
+/**
+ * Answers an authenticated request on one of the simulator's routes: checks ids, existence and the
+ * caller's roles in that order, then reads the data. Never throws for bad input: every problem is an
+ * `ApiProblem` answer.
+ *
+ * @example
+ * ```ts
+ * const reply = handleApiRequest(request);
+ * ```
+ */
+export function handleApiRequest(request: ApiRequest): ApiReply {
+  const { data, route } = request;
+  switch (route.name) {
+    case 'listProjectEvents':
+    case 'getProjectEvent': {
+      const project = readableProject(request);
+      if (project instanceof ApiProblem) return project;
+      const scope = projectScope(request, project);
+      return route.name === 'listProjectEvents' ? listEvents(request, scope, true) : getEvent(request, scope);
+    }
+    case 'listOrgEvents':
+    case 'getOrgEvent': {
+      const org = memberOrg(request);
+      if (org instanceof ApiProblem) return org;
+      return route.name === 'listOrgEvents'
+        ? listEvents(request, orgScope(org), false)
+        : getEvent(request, orgScope(org));
+    }
+    case 'listOrgProjects': {
+      const org = memberOrg(request);
+      if (org instanceof ApiProblem) return org;
+      const visible = [...data.projects.values()].filter(
+        (project) => project.orgId === org.id && canReadProject(request.principal.roles, project),
+      );
+      return paginate(request, visible, (project) => ({
+        clusterCount: project.clusterCount,
+        created: project.created,
+        id: project.id,
+        links: selfLink(`${request.origin}${request.prefix}/groups/${project.id}`),
+        name: project.name,
+        orgId: project.orgId,
+      }));
+    }
+    case 'listApiKeys': {
+      const org = memberOrg(request);
+      if (org instanceof ApiProblem) return org;
+      return paginate(request, data.apiKeysOf(org.id), (key) => ({
+        desc: key.desc,
+        id: key.id,
+        links: selfLink(`${request.origin}${request.prefix}/orgs/${org.id}/apiKeys/${key.id}`),
+        privateKey: maskPrivateKey(key.secret),
+        publicKey: key.name,
+        roles: key.roles.map((role) => ({ ...role })),
+      }));
+    }
+    case 'listAccessList': {
+      const org = memberOrg(request);
+      if (org instanceof ApiProblem) return org;
+      const keyId = route.params.apiUserId ?? '';
+      const key = data.apiKeysOf(org.id).find((candidate) => candidate.id === keyId);
+      if (key === undefined) return problems.apiKeyNotFound(keyId);
+      const base = `${request.origin}${request.prefix}/orgs/${org.id}/apiKeys/${key.id}/accessList/`;
+      return paginate(request, key.accessList, (entry) => ({
+        cidrBlock: entry.cidrBlock,
+        count: entry.count,
+        created: entry.created,
+        ipAddress: entry.ipAddress,
+        ...(entry.lastUsed === undefined ? {} : { lastUsed: entry.lastUsed }),
+        ...(entry.lastUsedAddress === undefined ? {} : { lastUsedAddress: entry.lastUsedAddress }),
+        links: selfLink(base + encodeURIComponent(entry.ipAddress ?? entry.cidrBlock)),
+      }));
+    }
+  }
+}

@@ -1,0 +1,140 @@
+import { ApiProblem, problems } from './api-problem.js';
+
+/** The largest page the API serves. */
+export const MAX_ITEMS_PER_PAGE = 500;
+/** The page size when a request names none. */
+export const DEFAULT_ITEMS_PER_PAGE = 100;
+
+export interface PageParams {
+  pageNum: number;
+  itemsPerPage: number;
+  /** v2 `includeCount`: when false, `totalCount` is left out. */
+  includeCount: boolean;
+}
+
+export interface EventFilters {
+  minMs: number | undefined;
+  maxMs: number | undefined;
+  eventTypes: ReadonlySet<string> | undefined;
+  excludedEventTypes: ReadonlySet<string> | undefined;
+  clusterNames: ReadonlySet<string> | undefined;
+}
+
+const ISO_DATE = /^\d{4}-\d{2}-\d{2}(?:T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,3})?)?(Z|[+-]\d{2}:?\d{2})?)?$/;
+
+/**
+ * Reads a boolean query parameter (`true` / `false`, any case).
+ *
+ * @example
+ * ```ts
+ * parseBooleanParam(new URLSearchParams('pretty=TRUE'), 'pretty', false); // true
+ * ```
+ */
+export function parseBooleanParam(
+  query: URLSearchParams,
+  name: string,
+  fallback: boolean,
+): boolean | ApiProblem {
+  const value = query.get(name);
+  if (value === null) return fallback;
+  const lower = value.toLowerCase();
+  if (lower === 'true') return true;
+  if (lower === 'false') return false;
+  return problems.invalidAttribute(name, `must be true or false, got ${JSON.stringify(value)}`);
+}
+
+function parseIntegerParam(
+  query: URLSearchParams,
+  name: string,
+  options: { fallback: number; min: number; max: number },
+): number | ApiProblem {
+  const value = query.get(name);
+  if (value === null) return options.fallback;
+  const number = /^\d{1,9}$/.test(value) ? Number(value) : Number.NaN;
+  if (Number.isNaN(number) || number < options.min || number > options.max) {
+    return problems.invalidAttribute(
+      name,
+      `must be an integer from ${options.min} to ${options.max}, got ${JSON.stringify(value)}`,
+    );
+  }
+  return number;
+}
+
+/**
+ * Reads `pageNum` (from 1), `itemsPerPage` (1 to 500, default 100) and `includeCount`.
+ *
+ * @example
+ * ```ts
+ * parsePageParams(new URLSearchParams('itemsPerPage=501')); // an ApiProblem, 400 INVALID_ATTRIBUTE
+ * ```
+ */
+export function parsePageParams(query: URLSearchParams): PageParams | ApiProblem {
+  const pageNum = parseIntegerParam(query, 'pageNum', { fallback: 1, min: 1, max: 1_000_000_000 });
+  if (pageNum instanceof ApiProblem) return pageNum;
+  const itemsPerPage = parseIntegerParam(query, 'itemsPerPage', {
+    fallback: DEFAULT_ITEMS_PER_PAGE,
+    min: 1,
+    max: MAX_ITEMS_PER_PAGE,
+  });
+  if (itemsPerPage instanceof ApiProblem) return itemsPerPage;
+  const includeCount = parseBooleanParam(query, 'includeCount', true);
+  if (includeCount instanceof ApiProblem) return includeCount;
+  return { pageNum, itemsPerPage, includeCount };
+}
+
+/** Whether the `YYYY-MM-DD` that starts `value` is a real day (`Date.parse` rolls 02-30 over to March). */
+function isCalendarDate(value: string): boolean {
+  const [year, month, day] = value.slice(0, 10).split('-').map(Number) as [number, number, number];
+  const date = new Date(Date.UTC(year, month - 1, day));
+  return date.getUTCFullYear() === year && date.getUTCMonth() === month - 1 && date.getUTCDate() === day;
+}
+
+function parseDateParam(query: URLSearchParams, name: string): number | undefined | ApiProblem {
+  const value = query.get(name);
+  if (value === null) return undefined;
+  const match = ISO_DATE.exec(value);
+  // A time without a zone is UTC, as the API documents its dates.
+  const ms =
+    match && isCalendarDate(value)
+      ? Date.parse(value.length > 10 && match[1] === undefined ? `${value}Z` : value)
+      : Number.NaN;
+  if (Number.isNaN(ms)) {
+    return problems.invalidAttribute(
+      name,
+      `must be an ISO-8601 date or date and time in UTC, such as 2026-01-31T09:15:00Z, got ${JSON.stringify(value)}`,
+    );
+  }
+  return ms;
+}
+
+function setParam(query: URLSearchParams, name: string): ReadonlySet<string> | undefined {
+  const values = query.getAll(name).filter((value) => value !== '');
+  return values.length === 0 ? undefined : new Set(values);
+}
+
+/**
+ * Reads the event filters: inclusive `minDate` / `maxDate`, repeated `eventType`, and for project
+ * events repeated `excludedEventType` and `clusterNames` (org events take neither, so they are
+ * ignored there).
+ *
+ * @example
+ * ```ts
+ * parseEventFilters(new URLSearchParams('eventType=A&eventType=B'), { projectFilters: true });
+ * ```
+ */
+export function parseEventFilters(
+  query: URLSearchParams,
+  options: { projectFilters: boolean },
+): EventFilters | ApiProblem {
+  const minMs = parseDateParam(query, 'minDate');
+  if (minMs instanceof ApiProblem) return minMs;
+  const maxMs = parseDateParam(query, 'maxDate');
+  if (maxMs instanceof ApiProblem) return maxMs;
+  return {
+    minMs,
+    maxMs,
+    eventTypes: setParam(query, 'eventType'),
+    excludedEventTypes: options.projectFilters ? setParam(query, 'excludedEventType') : undefined,
+    clusterNames: options.projectFilters ? setParam(query, 'clusterNames') : undefined,
+  };
+}

@@ -1,0 +1,334 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Clock } from '../shared/clock.js';
+import type { Logger } from '../shared/logger.js';
+import { clientAddress, findAccessListEntry } from './access-list.js';
+import { handleApiRequest } from './api-handlers.js';
+import { ApiProblem, problems } from './api-problem.js';
+import type { Authenticator, AuthResult } from './authenticator.js';
+import { formatDigestChallenge } from './digest-challenge.js';
+import type { FaultDecision, FaultInjector } from './fault-injector.js';
+import { type OutgoingResponse, writeResponse } from './http-writer.js';
+import type { NonceRegistry } from './nonce-registry.js';
+import type { OAuthTokenStore } from './oauth-tokens.js';
+import type { RequestCounters } from './request-counters.js';
+import { type ApiGeneration, matchRoute, splitApiPath, TOKEN_PATH } from './routes.js';
+import { formatAtlasDate, type SimulatorData } from './simulator-data.js';
+import { checkTokenRequest, readBody, tokenResponse } from './token-endpoint.js';
+
+/** Everything the request handler works with; owned by the simulator. */
+export interface RequestHandlerOptions {
+  data: SimulatorData;
+  authenticator: Authenticator;
+  nonces: NonceRegistry;
+  tokens: OAuthTokenStore;
+  counters: RequestCounters;
+  /** The current fault injector (replaced by `setFaults`). */
+  faults: () => FaultInjector;
+  clock: Clock;
+  logger: Logger;
+  /** Algorithms offered in challenges, one `WWW-Authenticate` header each. */
+  challengeAlgorithms: readonly string[];
+  enforceAccessList: boolean;
+  retiredApiVersions: ReadonlySet<string>;
+  /** `host:port` for links when a request carries no `Host` header. */
+  fallbackHost: () => string;
+}
+
+/** Request-level choices that shape every JSON answer. */
+interface Shape {
+  generation: ApiGeneration;
+  envelope: boolean;
+  pretty: boolean;
+}
+
+const GATEWAY_BODIES = {
+  badGateway: [
+    502,
+    'upstream connect error or disconnect/reset before headers. reset reason: connection termination',
+  ],
+  serviceUnavailable: [503, 'no healthy upstream'],
+  gatewayTimeout: [504, 'upstream request timeout'],
+} as const;
+
+const FIRST_API_VERSION = '2023-01-01';
+
+/**
+ * The API version a v2 request asks for in `Accept` (`application/vnd.atlas.YYYY-MM-DD+json`), if
+ * it names a real date no earlier than the first version.
+ */
+function requestedVersion(accept: string | undefined): string | undefined {
+  for (const part of (accept ?? '').split(',')) {
+    const match = /^\s*application\/vnd\.atlas\.(\d{4}-\d{2}-\d{2})\+json\s*(?:;.*)?$/i.exec(part);
+    const date = match?.[1];
+    if (date === undefined || date < FIRST_API_VERSION) continue;
+    const ms = Date.parse(`${date}T00:00:00Z`);
+    if (!Number.isNaN(ms) && new Date(ms).toISOString().startsWith(date)) return date;
+  }
+  return undefined;
+}
+
+function isTrue(value: string | null): boolean {
+  return value !== null && value.toLowerCase() === 'true';
+}
+
+/**
+ * Creates the node:http request listener of the simulator: the token endpoint, then for API paths
+ * version negotiation (v2), authentication, the caller's access list, routing, fault injection and
+ * the route handler, counting as it goes.
+ *
+ * @example
+ * ```ts
+ * const server = createServer(createRequestHandler(options));
+ * ```
+ */
+export function createRequestHandler(
+  options: RequestHandlerOptions,
+): (req: IncomingMessage, res: ServerResponse) => void {
+  const { data, counters, clock, logger } = options;
+  const commonHeaders: Readonly<Record<string, string>> = {
+    Vary: 'Accept-Encoding',
+    'Strict-Transport-Security': 'max-age=300',
+    'X-MongoDB-Service-Version': `gitHash=${data.serviceVersion.gitHash}; versionString=${data.serviceVersion.versionString}`,
+  };
+
+  const send = (
+    req: IncomingMessage,
+    res: ServerResponse,
+    response: OutgoingResponse,
+    headers = commonHeaders,
+  ): void => {
+    counters.status(response.status);
+    writeResponse(res, response, headers);
+    logger.debug('simulator request', {
+      method: req.method,
+      path: req.url?.split('?')[0],
+      status: response.status,
+    });
+  };
+
+  const sendProblem = (
+    req: IncomingMessage,
+    res: ServerResponse,
+    problem: ApiProblem,
+    shape: Shape,
+    headers: Record<string, string | readonly string[]> = {},
+    contentType = 'application/json',
+  ): void => {
+    send(req, res, {
+      status: problem.status,
+      body: JSON.stringify(problem.toBody(shape.generation)),
+      contentType,
+      headers,
+      envelope: shape.envelope ? 'single' : undefined,
+      pretty: shape.pretty,
+    });
+  };
+
+  const sendChallenge = (req: IncomingMessage, res: ServerResponse, stale: boolean, shape: Shape): void => {
+    counters.challenge();
+    const nonce = options.nonces.issue();
+    const challenges = options.challengeAlgorithms.map((algorithm) =>
+      formatDigestChallenge({ nonce, algorithm, stale }),
+    );
+    sendProblem(
+      req,
+      res,
+      problems.unauthorized(),
+      shape,
+      { 'WWW-Authenticate': challenges },
+      'application/json;charset=ISO-8859-1',
+    );
+  };
+
+  /** Applies a fault; returns whether the request is answered (or dropped) by it. */
+  const applyFault = async (
+    req: IncomingMessage,
+    res: ServerResponse,
+    fault: FaultDecision,
+    shape: Shape,
+    nonce: string | undefined,
+  ): Promise<boolean> => {
+    switch (fault.kind) {
+      case 'latency':
+        counters.fault(fault.kind);
+        await clock.sleep(fault.latencyMs);
+        return false;
+      case 'truncatedBody':
+        return false;
+      case 'nonceExpired':
+        if (nonce === undefined) return false;
+        counters.fault(fault.kind);
+        options.nonces.expire(nonce);
+        sendChallenge(req, res, true, shape);
+        return true;
+      case 'connectionReset':
+        counters.fault(fault.kind);
+        req.socket.resetAndDestroy();
+        return true;
+      case 'rateLimited':
+      case 'rateLimitedNoRetryAfter': {
+        counters.fault(fault.kind);
+        const retryAfter =
+          fault.retryAfterFormat === 'http-date'
+            ? new Date(clock.now() + fault.retryAfterSeconds * 1000).toUTCString()
+            : String(fault.retryAfterSeconds);
+        sendProblem(
+          req,
+          res,
+          problems.rateLimited(),
+          shape,
+          fault.kind === 'rateLimited' ? { 'Retry-After': retryAfter } : {},
+        );
+        return true;
+      }
+      case 'internalServerError':
+        counters.fault(fault.kind);
+        sendProblem(req, res, problems.unexpected(), shape);
+        return true;
+      case 'badGateway':
+      case 'serviceUnavailable':
+      case 'gatewayTimeout': {
+        counters.fault(fault.kind);
+        const [status, body] = GATEWAY_BODIES[fault.kind];
+        send(req, res, { status, body, contentType: 'text/plain' }, {});
+        return true;
+      }
+    }
+  };
+
+  const handleToken = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    const method = req.method ?? 'GET';
+    const key = `${method} ${TOKEN_PATH}`;
+    counters.path(key);
+    const body = method === 'POST' ? await readBody(req) : '';
+    const check = checkTokenRequest({ method, authorization: req.headers.authorization, body, data });
+    if (check.kind === 'refused') {
+      if (check.failed) counters.authFailure();
+      send(req, res, check.response);
+      return;
+    }
+    const injector = options.faults();
+    const fault = injector.active ? injector.next(key) : undefined;
+    const shape: Shape = { generation: 'atlas-v2', envelope: false, pretty: false };
+    if (fault !== undefined && (await applyFault(req, res, fault, shape, undefined))) return;
+    counters.tokenIssued();
+    send(req, res, {
+      ...tokenResponse(options.tokens.issue(check.principal)),
+      truncate: fault?.kind === 'truncatedBody',
+    });
+    if (fault?.kind === 'truncatedBody') counters.fault(fault.kind);
+  };
+
+  const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    counters.request();
+    const method = req.method ?? 'GET';
+    const target = req.url ?? '/';
+    const queryStart = target.indexOf('?');
+    const pathname = queryStart === -1 ? target : target.slice(0, queryStart);
+    if (pathname === TOKEN_PATH) {
+      await handleToken(req, res);
+      return;
+    }
+    const query = new URLSearchParams(queryStart === -1 ? '' : target.slice(queryStart + 1));
+    const split = splitApiPath(pathname);
+    const route = split === undefined ? undefined : matchRoute(split.rest);
+    const key = `${method} ${route?.pattern ?? '(unmatched)'}`;
+    counters.path(key);
+    const shape: Shape = {
+      generation: split?.generation ?? 'ops-manager',
+      envelope: isTrue(query.get('envelope')),
+      pretty: isTrue(query.get('pretty')),
+    };
+    if (split === undefined) {
+      sendProblem(req, res, problems.resourceNotFound(pathname), shape);
+      return;
+    }
+    let contentType = 'application/json';
+    if (split.generation === 'atlas-v2') {
+      const version = requestedVersion(req.headers.accept);
+      if (version === undefined) {
+        sendProblem(req, res, problems.notAcceptable(), shape);
+        return;
+      }
+      if (options.retiredApiVersions.has(version)) {
+        sendProblem(req, res, problems.versionGone(version, pathname.slice(1)), shape);
+        return;
+      }
+      contentType = `application/vnd.atlas.${version}+json`;
+    }
+    const auth: AuthResult = options.authenticator.authenticate(req.headers.authorization, method, target);
+    if (auth.kind === 'challenge') {
+      if (auth.failed) counters.authFailure();
+      sendChallenge(req, res, auth.stale, shape);
+      return;
+    }
+    const address = clientAddress(req.socket.remoteAddress);
+    const entry = findAccessListEntry(auth.principal, address);
+    if (entry !== undefined && address !== undefined) {
+      entry.count++;
+      entry.lastUsed = formatAtlasDate(clock.now());
+      entry.lastUsedAddress = address.toString();
+    } else if (options.enforceAccessList) {
+      sendProblem(
+        req,
+        res,
+        problems.ipNotOnAccessList(address?.toString() ?? String(req.socket.remoteAddress)),
+        shape,
+      );
+      return;
+    }
+    if (route === undefined) {
+      sendProblem(req, res, problems.resourceNotFound(pathname), shape);
+      return;
+    }
+    if (method !== 'GET') {
+      sendProblem(req, res, problems.methodNotAllowed(method, pathname), shape, { Allow: 'GET' });
+      return;
+    }
+    const injector = options.faults();
+    const fault = injector.active ? injector.next(key) : undefined;
+    if (fault !== undefined && (await applyFault(req, res, fault, shape, auth.nonce))) return;
+    const reply = handleApiRequest({
+      data,
+      principal: auth.principal,
+      route,
+      prefix: split.prefix,
+      origin: `http://${req.headers.host ?? options.fallbackHost()}`,
+      pathname,
+      query,
+    });
+    if (reply instanceof ApiProblem) {
+      sendProblem(req, res, reply, shape);
+      return;
+    }
+    const truncate = fault?.kind === 'truncatedBody';
+    if (truncate) counters.fault('truncatedBody');
+    send(req, res, {
+      status: reply.status,
+      body: reply.json,
+      contentType,
+      envelope: shape.envelope ? (reply.list ? 'list' : 'single') : undefined,
+      pretty: shape.pretty,
+      truncate,
+    });
+  };
+
+  return (req, res) => {
+    handle(req, res).catch((error: unknown) => {
+      logger.error('simulator request failed', {
+        method: req.method,
+        path: req.url?.split('?')[0],
+        error: error instanceof Error ? error.message : String(error),
+      });
+      if (res.headersSent) {
+        res.destroy();
+        return;
+      }
+      sendProblem(req, res, problems.unexpected(), {
+        generation: 'ops-manager',
+        envelope: false,
+        pretty: false,
+      });
+    });
+  };
+}

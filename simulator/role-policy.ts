@@ -1,0 +1,40 @@
+import type { SeedRole } from './seed-schema.js';
+
+/**
+ * Organization roles that include read access to every project of the organization: Organization
+ * Owner (full access) and Organization Read Only ("read-only access to everything in the
+ * organization, including all projects").
+ */
+const ORG_ROLES_WITH_PROJECT_READ = new Set(['ORG_OWNER', 'ORG_READ_ONLY']);
+
+/**
+ * Whether the roles allow reading a project's events (Project Read Only or higher). Every Atlas
+ * project role (`GROUP_*`) includes Project Read Only, so any role on the project qualifies, as does
+ * an organization role that implies access to all its projects.
+ *
+ * @example
+ * ```ts
+ * canReadProject([{ orgId: 'o1', roleName: 'ORG_READ_ONLY' }], { id: 'p1', orgId: 'o1' }); // true
+ * ```
+ */
+export function canReadProject(roles: readonly SeedRole[], project: { id: string; orgId: string }): boolean {
+  return roles.some((role) =>
+    'groupId' in role
+      ? role.groupId === project.id
+      : role.orgId === project.orgId && ORG_ROLES_WITH_PROJECT_READ.has(role.roleName),
+  );
+}
+
+/**
+ * Whether the roles include Organization Member or higher on the organization. Every Atlas
+ * organization role (`ORG_*`: Owner, Project Creator, Billing Admin, Billing Viewer, Read Only,
+ * Member) includes Organization Member; project roles alone do not.
+ *
+ * @example
+ * ```ts
+ * isOrgMember([{ groupId: 'p1', roleName: 'GROUP_OWNER' }], 'o1'); // false
+ * ```
+ */
+export function isOrgMember(roles: readonly SeedRole[], orgId: string): boolean {
+  return roles.some((role) => 'orgId' in role && role.orgId === orgId);
+}

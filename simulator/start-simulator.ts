@@ -1,0 +1,253 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { AtlasEvent } from '../shared/atlas/types.js';
+import { type Clock, systemClock } from '../shared/clock.js';
+import { type Logger, silentLogger } from '../shared/logger.js';
+import { Authenticator } from './authenticator.js';
+import type { DigestAlgorithm } from './digest-response.js';
+import { SimulatorOptionsError, SimulatorStartError } from './errors.js';
+import { type GeneratedEvents, type GenerateEventsOptions, generateEvents } from './event-generator.js';
+import type { StoredEvent } from './event-log.js';
+import { FaultInjector } from './fault-injector.js';
+import type { FaultPlan } from './fault-plan.js';
+import { NonceRegistry } from './nonce-registry.js';
+import { OAuthTokenStore } from './oauth-tokens.js';
+import { createObjectIdGenerator } from './object-id.js';
+import { RequestCounters, type SimulatorCounters } from './request-counters.js';
+import { createRequestHandler } from './request-handler.js';
+import { resolveSeed } from './seed-loader.js';
+import type { SeedData } from './seed-schema.js';
+import { type EventScope, type NewEvent, SimulatorData } from './simulator-data.js';
+
+/** How to start the simulator. Every option has a default suited to tests. */
+export interface SimulatorOptions {
+  /** Address to listen on. Default `127.0.0.1`. */
+  host?: string;
+  /** Port to listen on; 0 picks a free one. Default 0. */
+  port?: number;
+  /** Seed data inline, or the path of a seed JSON file. Default: `simulator/default-seed.json`. */
+  seed?: SeedData | string;
+  /** The clock for nonce and token expiry, event times and fault latency. Default: the system clock. */
+  clock?: Clock;
+  /** How long a digest nonce stays valid, in milliseconds. Default 300,000 (5 minutes). */
+  nonceTtlMs?: number;
+  /** How long an OAuth access token lives, in seconds. Default 3,600. */
+  tokenTtlSeconds?: number;
+  /** Faults to inject from the start (see `setFaults`). Default: none. */
+  faults?: FaultPlan;
+  /**
+   * An extra API key (with Organization Owner on every organization), or a new private key for the
+   * seeded key with this public key. Give both or neither. It becomes `credentials`.
+   */
+  publicKey?: string;
+  privateKey?: string;
+  /** Algorithms offered in 401 challenges, one `WWW-Authenticate` header each. Default `['MD5']`. */
+  challengeAlgorithms?: readonly DigestAlgorithm[];
+  /** Refuse (403 `IP_ADDRESS_NOT_ON_ACCESS_LIST`) callers outside the key's access list. Default false. */
+  enforceAccessList?: boolean;
+  /** v2 versions (`YYYY-MM-DD`) answered 410 `VERSION_GONE`. Default: none. */
+  retiredApiVersions?: readonly string[];
+  /** Receives one debug line per request and errors. Default: silent. */
+  logger?: Logger;
+}
+
+/** A running simulator. */
+export interface AtlasSimulator {
+  /** `http://127.0.0.1:PORT`: the host part of every API base URL. */
+  readonly baseUrl: string;
+  /** The API key clients should use (throwaway test values). */
+  readonly credentials: { readonly publicKey: string; readonly privateKey: string };
+  /** The first service account of the seed, if it has one (throwaway test values). */
+  readonly serviceAccount: { readonly clientId: string; readonly clientSecret: string } | undefined;
+  readonly orgIds: readonly string[];
+  /** Every project, including those `generateEvents` created. */
+  readonly projectIds: readonly string[];
+  /** When the simulator started, on its clock: seeded `secondsAgo` times count back from it. */
+  readonly startedAt: number;
+  /** A snapshot of the request counters. */
+  readonly counters: SimulatorCounters;
+  /**
+   * Adds one event to a project or an organization and returns it as the API serves it (v2 `self`
+   * link). `created` may be in the past (a late event) and may equal other events' (ties are listed
+   * by id, greater first). Throws `SimulatorEventError` for an unknown scope, bad date or duplicate id.
+   */
+  addEvent(scope: EventScope, event: NewEvent): AtlasEvent;
+  /** Adds several events to one scope at once, all or none. */
+  addEvents(scope: EventScope, events: readonly NewEvent[]): AtlasEvent[];
+  /** Adds many generated project events quickly and reproducibly (benchmarks). */
+  generateEvents(options: GenerateEventsOptions): GeneratedEvents;
+  /** Replaces the fault plan (its schedule and PRNG start over); no argument removes all faults. */
+  setFaults(plan?: FaultPlan): void;
+  /** Expires every digest nonce: the next digest request is answered 401 `stale=true`. */
+  expireNonces(): void;
+  /** Revokes every OAuth token: the next bearer request is answered 401. */
+  revokeTokens(): void;
+  resetCounters(): void;
+  /** Closes the server and every open connection. Safe to call twice. */
+  stop(): Promise<void>;
+}
+
+function randomPublicKey(): string {
+  return [...randomBytes(8)].map((byte) => String.fromCharCode(97 + (byte % 26))).join('');
+}
+
+/**
+ * Starts the Atlas simulator: a node:http server speaking the Atlas Admin API (v2, v1.0) and the
+ * Ops Manager public API v1.0 for events, API keys, access lists and projects, with digest and OAuth
+ * authentication, roles, pagination, fault injection and counters.
+ *
+ * @throws {SeedValidationError} when the seed is unreadable or invalid.
+ * @throws {SimulatorOptionsError} for inconsistent options (one of publicKey/privateKey, a bad fault plan).
+ * @throws {SimulatorStartError} when the server cannot listen.
+ * @example
+ * ```ts
+ * const sim = await startSimulator();
+ * // curl --digest -u "$PUB:$PRIV" -H 'Accept: application/vnd.atlas.2023-01-01+json' \
+ * //   "${sim.baseUrl}/api/atlas/v2/groups/${sim.projectIds[0]}/events"
+ * await sim.stop();
+ * ```
+ */
+export async function startSimulator(options: SimulatorOptions = {}): Promise<AtlasSimulator> {
+  if ((options.publicKey === undefined) !== (options.privateKey === undefined)) {
+    throw new SimulatorOptionsError('Give both publicKey and privateKey, or neither.');
+  }
+  const nonceTtlMs = options.nonceTtlMs ?? 300_000;
+  const tokenTtlSeconds = options.tokenTtlSeconds ?? 3_600;
+  if (!(nonceTtlMs > 0) || !(tokenTtlSeconds > 0)) {
+    throw new SimulatorOptionsError(
+      `nonceTtlMs and tokenTtlSeconds must be positive (got ${nonceTtlMs}, ${tokenTtlSeconds}).`,
+    );
+  }
+  const challengeAlgorithms = options.challengeAlgorithms ?? ['MD5'];
+  if (challengeAlgorithms.length === 0) {
+    throw new SimulatorOptionsError('challengeAlgorithms needs at least one algorithm, such as MD5.');
+  }
+  const clock = options.clock ?? systemClock;
+  const logger = options.logger ?? silentLogger;
+  let faults = new FaultInjector(options.faults);
+  const seed = await resolveSeed(options.seed);
+  const startedAt = clock.now();
+  const data = new SimulatorData({ seed, startedAt, ids: createObjectIdGenerator({ seed: 0x41746c61 }) });
+
+  let credential = data.apiKeys[0];
+  if (options.publicKey !== undefined && options.privateKey !== undefined) {
+    credential = data.addApiKey({
+      id: data.nextId(startedAt),
+      desc: 'Simulator credential',
+      publicKey: options.publicKey,
+      privateKey: options.privateKey,
+      roles: [...data.orgs.keys()].map((orgId) => ({ orgId, roleName: 'ORG_OWNER' })),
+    });
+  }
+  credential ??= data.addApiKey({
+    id: data.nextId(startedAt),
+    desc: 'Simulator credential',
+    publicKey: randomPublicKey(),
+    privateKey: randomUUID(),
+    roles: [...data.orgs.keys()].map((orgId) => ({ orgId, roleName: 'ORG_OWNER' })),
+  });
+  const account = data.serviceAccounts.values().next().value;
+
+  const nonces = new NonceRegistry({ clock, ttlMs: nonceTtlMs });
+  const tokens = new OAuthTokenStore({ clock, ttlSeconds: tokenTtlSeconds });
+  const counters = new RequestCounters();
+  const host = options.host ?? '127.0.0.1';
+  let hostPort = host;
+  const server = createServer(
+    createRequestHandler({
+      data,
+      authenticator: new Authenticator({ data, nonces, tokens }),
+      nonces,
+      tokens,
+      counters,
+      faults: () => faults,
+      clock,
+      logger,
+      challengeAlgorithms,
+      enforceAccessList: options.enforceAccessList ?? false,
+      retiredApiVersions: new Set(options.retiredApiVersions ?? []),
+      fallbackHost: () => hostPort,
+    }),
+  );
+  // Longer than common client keep-alive timeouts (undici: 4 s), so the client closes idle sockets first.
+  server.keepAliveTimeout = 65_000;
+  server.headersTimeout = 66_000;
+
+  await new Promise<void>((resolve, reject) => {
+    const onError = (error: Error): void => {
+      reject(
+        new SimulatorStartError(
+          `The simulator cannot listen on ${host}:${options.port ?? 0}: ${error.message}. Choose another port (0 picks a free one).`,
+          { cause: error },
+        ),
+      );
+    };
+    server.once('error', onError);
+    server.listen(options.port ?? 0, host, () => {
+      server.off('error', onError);
+      resolve();
+    });
+  });
+  const { port } = server.address() as AddressInfo;
+  hostPort = `${host.includes(':') ? `[${host}]` : host}:${port}`;
+  const baseUrl = `http://${hostPort}`;
+
+  const toApiEvent = (event: StoredEvent, scope: EventScope): AtlasEvent => {
+    const path = 'groupId' in scope ? `/groups/${scope.groupId}/events` : `/orgs/${scope.orgId}/events`;
+    return {
+      ...structuredClone(event.body),
+      ...(event.raw === undefined ? {} : { raw: structuredClone(event.raw) }),
+      links: [{ href: `${baseUrl}/api/atlas/v2${path}/${encodeURIComponent(event.id)}`, rel: 'self' }],
+    };
+  };
+
+  let stopping: Promise<void> | undefined;
+  logger.info('Atlas simulator started', { baseUrl, orgs: data.orgs.size, projects: data.projects.size });
+
+  return {
+    baseUrl,
+    credentials: { publicKey: credential.name, privateKey: credential.secret },
+    serviceAccount:
+      account === undefined ? undefined : { clientId: account.name, clientSecret: account.secret },
+    orgIds: [...data.orgs.keys()],
+    get projectIds(): readonly string[] {
+      return [...data.projects.keys()];
+    },
+    startedAt,
+    get counters(): SimulatorCounters {
+      return counters.snapshot();
+    },
+    addEvent(scope, event) {
+      const [stored] = data.addEvents(scope, [event], { copy: true });
+      return toApiEvent(stored as StoredEvent, scope);
+    },
+    addEvents(scope, events) {
+      return data.addEvents(scope, events, { copy: true }).map((stored) => toApiEvent(stored, scope));
+    },
+    generateEvents(generateOptions) {
+      return generateEvents(data, generateOptions, clock.now());
+    },
+    setFaults(plan) {
+      faults = new FaultInjector(plan);
+    },
+    expireNonces() {
+      nonces.expireAll();
+    },
+    revokeTokens() {
+      tokens.revokeAll();
+    },
+    resetCounters() {
+      counters.reset();
+    },
+    stop() {
+      stopping ??= new Promise<void>((resolve) => {
+        server.close(() => {
+          resolve();
+        });
+        server.closeAllConnections();
+      });
+      return stopping;
+    },
+  };
+}
