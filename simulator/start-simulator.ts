@@ -63,6 +63,10 @@ export interface AtlasSimulator {
   readonly orgIds: readonly string[];
   /** Every project, including those `generateEvents` created. */
   readonly projectIds: readonly string[];
+  /** The organizations with their names. */
+  readonly orgs: ReadonlyArray<{ readonly id: string; readonly name: string }>;
+  /** The projects with their names and organizations, including generated ones. */
+  readonly projects: ReadonlyArray<{ readonly id: string; readonly name: string; readonly orgId: string }>;
   /** When the simulator started, on its clock: seeded `secondsAgo` times count back from it. */
   readonly startedAt: number;
   /** A snapshot of the request counters. */
@@ -213,6 +217,14 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<At
     orgIds: [...data.orgs.keys()],
     get projectIds(): readonly string[] {
       return [...data.projects.keys()];
+    },
+    orgs: [...data.orgs.values()].map((org) => ({ id: org.id, name: org.name })),
+    get projects(): ReadonlyArray<{ id: string; name: string; orgId: string }> {
+      return [...data.projects.values()].map((project) => ({
+        id: project.id,
+        name: project.name,
+        orgId: project.orgId,
+      }));
     },
     startedAt,
     get counters(): SimulatorCounters {

@@ -20,6 +20,8 @@ describe('startSimulator', () => {
     expect(sim.credentials.publicKey).toBe('qkzvbgyt');
     expect(sim.orgIds).toHaveLength(2);
     expect(sim.projectIds).toHaveLength(5);
+    expect(sim.orgs[0]).toEqual({ id: '64b5c9e2f1a3d40012ab3c01', name: 'Acme Corp' });
+    expect(sim.projects[0]).toEqual({ id: sim.projectIds[0], name: 'payments-prod', orgId: sim.orgIds[0] });
     expect(sim.serviceAccount?.clientId).toMatch(/^mdb_sa_id_/);
   });
 
