@@ -29,6 +29,12 @@ export function describeSchemaIssues(issues: readonly Issue[], data: unknown): S
 function describeIssue(issue: Issue, base: Path, data: unknown): SchemaProblem[] {
   const path = [...base, ...issue.path.map(toSegment)];
   const value = valueAt(data, path);
+  const last = path[path.length - 1];
+  const expectsValue =
+    issue.code === 'invalid_type' || issue.code === 'invalid_value' || issue.code === 'invalid_union';
+  if (expectsValue && value === undefined && typeof last === 'string' && !hasKey(data, path)) {
+    return [{ path, message: `missing required key "${last}"` }];
+  }
   switch (issue.code) {
     case 'unrecognized_keys':
       return issue.keys.map((key) => ({
@@ -36,13 +42,8 @@ function describeIssue(issue: Issue, base: Path, data: unknown): SchemaProblem[]
         key: true,
         message: `unknown key "${key}"${suggestion(key)}`,
       }));
-    case 'invalid_type': {
-      const last = path[path.length - 1];
-      if (value === undefined && typeof last === 'string') {
-        return [{ path, message: `missing required key "${last}"` }];
-      }
+    case 'invalid_type':
       return [{ path, message: `expected ${article(issue.expected)}, found ${describeValue(value)}` }];
-    }
     case 'invalid_value':
       return [
         {
@@ -173,6 +174,13 @@ function editDistance(a: string, b: string): number {
 
 function toSegment(key: PropertyKey): string | number {
   return typeof key === 'number' ? key : String(key);
+}
+
+/** Whether the object holding the last path segment has that key (even with an undefined value). */
+function hasKey(data: unknown, path: Path): boolean {
+  const parent = valueAt(data, path.slice(0, -1));
+  const last = path[path.length - 1];
+  return typeof parent === 'object' && parent !== null && last !== undefined && Object.hasOwn(parent, last);
 }
 
 function valueAt(data: unknown, path: Path): unknown {

@@ -89,6 +89,20 @@ describe('parseRulePack', () => {
     });
   });
 
+  it('reports a missing enumerated key as missing, not as a wrong value', () => {
+    const text = ruleFile().replace('    severity: medium\n', '');
+
+    const [problem] = problemsOf({ file: 'missing-severity.yaml', text });
+
+    expect(problem).toMatchObject({
+      code: 'SCHEMA',
+      file: 'missing-severity.yaml',
+      line: 2,
+      column: 5,
+      message: 'missing required key "severity"',
+    });
+  });
+
   it('reports a field condition of no accepted shape', () => {
     const text = ruleFile({ match: '      opType: [[deleteDocument]]' });
 
