@@ -13,10 +13,10 @@ import { canReadProject, isOrgMember } from './role-policy.js';
 import type { RouteMatch } from './routes.js';
 import type { OrgRecord, Principal, ProjectRecord, SimulatorData } from './simulator-data.js';
 
-/** A successful answer, its body already serialised; `list` tells the writer how to envelope it. */
+/** A successful answer, its JSON body already encoded; `list` tells the writer how to envelope it. */
 export interface ApiSuccess {
   readonly status: 200;
-  readonly json: string;
+  readonly body: Buffer;
   readonly list: boolean;
 }
 
@@ -61,23 +61,34 @@ function pageLinks(request: ApiRequest, page: PageParams, hasNext: boolean): Atl
   return links;
 }
 
+const COMMA = Buffer.from(',');
+
 function listJson(
   request: ApiRequest,
   page: PageParams,
-  results: readonly string[],
+  results: readonly Buffer[],
   total: number,
 ): ApiSuccess {
   const hasNext = page.pageNum * page.itemsPerPage < total;
   const count = page.includeCount ? `,"totalCount":${total}` : '';
-  const json = `{"links":${JSON.stringify(pageLinks(request, page, hasNext))},"results":[${results.join(',')}]${count}}`;
-  return { status: 200, json, list: true };
+  const parts: Buffer[] = [
+    Buffer.from(`{"links":${JSON.stringify(pageLinks(request, page, hasNext))},"results":[`),
+  ];
+  results.forEach((result, index) => {
+    if (index > 0) parts.push(COMMA);
+    parts.push(result);
+  });
+  parts.push(Buffer.from(`]${count}}`));
+  return { status: 200, body: Buffer.concat(parts), list: true };
 }
 
 function paginate<T>(request: ApiRequest, items: readonly T[], toJson: (item: T) => unknown): ApiReply {
   const page = parsePageParams(request.query);
   if (page instanceof ApiProblem) return page;
   const offset = (page.pageNum - 1) * page.itemsPerPage;
-  const results = items.slice(offset, offset + page.itemsPerPage).map((item) => JSON.stringify(toJson(item)));
+  const results = items
+    .slice(offset, offset + page.itemsPerPage)
+    .map((item) => Buffer.from(JSON.stringify(toJson(item))));
   return listJson(request, page, results, items.length);
 }
 
@@ -109,14 +120,24 @@ function memberOrg(request: ApiRequest): OrgRecord | ApiProblem {
   return org;
 }
 
+/**
+ * An event as encoded JSON with its `self` link (`base` + id) and, when given, its `raw` document.
+ * Without `raw`, the bytes are kept on the event for the last `base` it was served under: clients
+ * read the same events through the same prefix again and again, and encoding every page anew would
+ * dominate the cost of a request.
+ */
 function eventJson(
   event: StoredEvent,
-  href: string,
+  base: string,
   raw: Readonly<Record<string, unknown>> | undefined,
-): string {
-  event.json ??= JSON.stringify(event.body);
+): Buffer {
+  if (raw === undefined && event.served?.base === base) return event.served.json;
+  const body = JSON.stringify(event.body);
+  const href = JSON.stringify(base + encodeURIComponent(event.id));
   const rawPart = raw === undefined ? '' : `"raw":${JSON.stringify(raw)},`;
-  return `${event.json.slice(0, -1)},${rawPart}"links":[{"href":${JSON.stringify(href)},"rel":"self"}]}`;
+  const json = Buffer.from(`${body.slice(0, -1)},${rawPart}"links":[{"href":${href},"rel":"self"}]}`);
+  if (raw === undefined) event.served = { base, json };
+  return json;
 }
 
 function matches(event: StoredEvent, filters: EventFilters): boolean {
@@ -166,7 +187,7 @@ function listEvents(request: ApiRequest, scope: EventScopeView, projectFilters: 
   }
   const base = `${request.origin}${request.prefix}${scope.eventsPath}/`;
   const results = selected.map((event) =>
-    eventJson(event, base + encodeURIComponent(event.id), includeRaw ? rawDocument(event, scope) : undefined),
+    eventJson(event, base, includeRaw ? rawDocument(event, scope) : undefined),
   );
   return listJson(request, page, results, total);
 }
@@ -177,10 +198,10 @@ function getEvent(request: ApiRequest, scope: EventScopeView): ApiReply {
   const eventId = request.route.params.eventId ?? '';
   const event = scope.log.get(eventId);
   if (event === undefined) return problems.resourceNotFound(request.pathname);
-  const href = `${request.origin}${request.prefix}${scope.eventsPath}/${encodeURIComponent(event.id)}`;
+  const base = `${request.origin}${request.prefix}${scope.eventsPath}/`;
   return {
     status: 200,
-    json: eventJson(event, href, includeRaw ? rawDocument(event, scope) : undefined),
+    body: eventJson(event, base, includeRaw ? rawDocument(event, scope) : undefined),
     list: false,
   };
 }

@@ -10,8 +10,8 @@ export interface StoredEvent {
   readonly body: Readonly<AtlasEvent>;
   /** The `raw` document the seed or the caller gave, if any. */
   readonly raw: Readonly<Record<string, unknown>> | undefined;
-  /** `JSON.stringify(body)`, filled in the first time the event is served. */
-  json?: string;
+  /** The encoded JSON last served for this event (its `self` link under `base`), kept for reuse. */
+  served?: { readonly base: string; readonly json: Buffer };
 }
 
 /** Whether `a` is listed after `b`: newest first, and among equal times the greater id first. */

@@ -3,7 +3,8 @@ import type { ServerResponse } from 'node:http';
 /** One answer to write, body already serialised. */
 export interface OutgoingResponse {
   status: number;
-  body: string;
+  /** Text, or bytes already encoded as UTF-8. */
+  body: string | Buffer;
   contentType: string;
   headers?: Readonly<Record<string, string | readonly string[]>>;
   /** Wrap the JSON body: `single` → `{content, status}`, `list` → the list plus `status`. */
@@ -14,8 +15,11 @@ export interface OutgoingResponse {
   truncate?: boolean;
 }
 
-function shapeBody(response: OutgoingResponse): string {
-  let body = response.body;
+function shapeBody(response: OutgoingResponse): Buffer {
+  if (response.envelope === undefined && !response.pretty) {
+    return typeof response.body === 'string' ? Buffer.from(response.body, 'utf8') : response.body;
+  }
+  let body = response.body.toString();
   if (response.envelope === 'list') {
     body = `${body.slice(0, -1)},"status":${response.status}}`;
   } else if (response.envelope === 'single') {
@@ -24,7 +28,7 @@ function shapeBody(response: OutgoingResponse): string {
   if (response.pretty) {
     body = JSON.stringify(JSON.parse(body), null, 2);
   }
-  return body;
+  return Buffer.from(body, 'utf8');
 }
 
 /**
@@ -42,7 +46,7 @@ export function writeResponse(
   response: OutgoingResponse,
   commonHeaders: Readonly<Record<string, string>>,
 ): void {
-  const payload = Buffer.from(shapeBody(response), 'utf8');
+  const payload = shapeBody(response);
   res.statusCode = response.status;
   for (const [name, value] of Object.entries(commonHeaders)) res.setHeader(name, value);
   for (const [name, value] of Object.entries(response.headers ?? {})) res.setHeader(name, value);

@@ -305,7 +305,7 @@ export function createRequestHandler(
     if (truncate) counters.fault('truncatedBody');
     send(req, res, {
       status: reply.status,
-      body: reply.json,
+      body: reply.body,
       contentType,
       envelope: shape.envelope ? (reply.list ? 'list' : 'single') : undefined,
       pretty: shape.pretty,
