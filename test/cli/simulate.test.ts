@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
-import { DigestSession } from '../simulator/helpers/digest-client.js';
+import { DigestSession } from '../simulator/support/digest-client.js';
 
 const bin = fileURLToPath(new URL('../../cli/bin.mjs', import.meta.url));
 

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type AtlasSimulator, startSimulator } from '../../simulator/index.js';
-import { DigestSession } from './helpers/digest-client.js';
-import { ids, keys, testSeed } from './helpers/test-seed.js';
+import { DigestSession } from './support/digest-client.js';
+import { ids, keys, testSeed } from './support/test-seed.js';
 
 type KeyName = keyof typeof keys;
 

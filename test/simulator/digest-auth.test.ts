@@ -10,8 +10,8 @@ import {
   send,
   type TestAlgorithm,
   V2_ACCEPT,
-} from './helpers/digest-client.js';
-import { ManualClock } from './helpers/manual-clock.js';
+} from './support/digest-client.js';
+import { ManualClock } from './support/manual-clock.js';
 
 const CHALLENGE =
   /^Digest realm="MMS Public API", domain="", nonce="([^"]+)", algorithm=MD5, qop="auth", stale=(true|false)$/;

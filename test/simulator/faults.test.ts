@@ -5,9 +5,9 @@ import {
   SimulatorOptionsError,
   startSimulator,
 } from '../../simulator/index.js';
-import { challengeOf, DigestSession, type HttpResult, send, V2_ACCEPT } from './helpers/digest-client.js';
-import { ManualClock } from './helpers/manual-clock.js';
-import { ids, keys, serviceAccount, testSeed } from './helpers/test-seed.js';
+import { challengeOf, DigestSession, type HttpResult, send, V2_ACCEPT } from './support/digest-client.js';
+import { ManualClock } from './support/manual-clock.js';
+import { ids, keys, serviceAccount, testSeed } from './support/test-seed.js';
 
 const EVENTS_ROUTE = 'GET /groups/{groupId}/events';
 

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type AtlasSimulator, startSimulator } from '../../simulator/index.js';
-import { challengeOf, type HttpResult, send, V2_ACCEPT } from './helpers/digest-client.js';
-import { ManualClock } from './helpers/manual-clock.js';
-import { ids, serviceAccount, testSeed } from './helpers/test-seed.js';
+import { challengeOf, type HttpResult, send, V2_ACCEPT } from './support/digest-client.js';
+import { ManualClock } from './support/manual-clock.js';
+import { ids, serviceAccount, testSeed } from './support/test-seed.js';
 
 const FORM = { 'content-type': 'application/x-www-form-urlencoded' };
 

@@ -8,8 +8,8 @@ import {
   parseChallenge,
   send,
   V2_ACCEPT,
-} from './helpers/digest-client.js';
-import { ids, keys, testSeed } from './helpers/test-seed.js';
+} from './support/digest-client.js';
+import { ids, keys, testSeed } from './support/test-seed.js';
 
 interface ListBody {
   links: Array<{ href: string; rel: string }>;

@@ -7,9 +7,9 @@ import {
   SimulatorStartError,
   startSimulator,
 } from '../../simulator/index.js';
-import { DigestSession, send } from './helpers/digest-client.js';
-import { ManualClock } from './helpers/manual-clock.js';
-import { ids, keys, testSeed } from './helpers/test-seed.js';
+import { DigestSession, send } from './support/digest-client.js';
+import { ManualClock } from './support/manual-clock.js';
+import { ids, keys, testSeed } from './support/test-seed.js';
 
 describe('startSimulator', () => {
   it('starts on a free loopback port with the default seed and its first key', async () => {
