@@ -1,0 +1,51 @@
+/**
+ * Errors of the poll tick. Every one extends {@link PollError} and carries a stable `code` for logs
+ * and metrics. A tick reports most of them in its summary rather than throwing them.
+ */
+
+/** Base class of every error the poll tick raises. */
+export class PollError extends Error {
+  /** Stable identifier of the error class, for logs and metrics. */
+  readonly code: string = 'POLL_ERROR';
+
+  constructor(message: string, options?: ErrorOptions) {
+    super(message, options);
+    this.name = 'PollError';
+  }
+}
+
+/** The configuration names nothing to poll, or a setting the tick cannot work with. */
+export class PollConfigError extends PollError {
+  override readonly code: string = 'POLL_CONFIG';
+
+  constructor(message: string, options?: ErrorOptions) {
+    super(message, options);
+    this.name = 'PollConfigError';
+  }
+}
+
+/**
+ * The tick ran into its deadline margin: the reason Atlas calls still in flight are aborted with.
+ * The source keeps its cursor; its events are read again next tick.
+ */
+export class TickDeadlineError extends PollError {
+  override readonly code: string = 'TICK_DEADLINE';
+
+  constructor(message: string, options?: ErrorOptions) {
+    super(message, options);
+    this.name = 'TickDeadlineError';
+  }
+}
+
+/**
+ * The notifier could not deliver some alerts of a window and says a later attempt may succeed: the
+ * cursor stays before the window, so the next tick raises them again.
+ */
+export class AlertDeliveryError extends PollError {
+  override readonly code: string = 'ALERT_DELIVERY_FAILED';
+
+  constructor(message: string, options?: ErrorOptions) {
+    super(message, options);
+    this.name = 'AlertDeliveryError';
+  }
+}

@@ -1,0 +1,33 @@
+export { AlertDeliveryError, PollConfigError, PollError, TickDeadlineError } from './errors.js';
+export { METRICS_NAMESPACE, METRICS_SERVICE, MetricName, type MetricNameValue } from './metric-names.js';
+export { emitTickMetrics, type MetricsSink, type MetricUnitName } from './metrics-sink.js';
+export {
+  atlasFlavorSchema,
+  atlasIdSchema,
+  POLLER_CONFIG_ENV,
+  type PollerConfig,
+  type PollerConfigInput,
+  pollerConfigSchema,
+  sourcesSchema,
+  timingSchema,
+} from './poller-config.js';
+export {
+  DEFAULT_DISCOVERY_TTL_MS,
+  type DiscoveredProjects,
+  ProjectDiscoveryCache,
+  type ProjectDiscoveryCacheOptions,
+} from './project-discovery-cache.js';
+export type {
+  AlertCounts,
+  CutShortReason,
+  DiscoveryOutcome,
+  InventoryOutcome,
+  RunTick,
+  SourceOutcome,
+  SourceStatus,
+  TickDependencies,
+  TickOptions,
+  TickProgress,
+  TickSummary,
+  TickTotals,
+} from './tick-types.js';

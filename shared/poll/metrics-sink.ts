@@ -1,0 +1,65 @@
+import { SEVERITIES } from '../notify/alert.js';
+import { MetricName, type MetricNameValue } from './metric-names.js';
+import type { TickSummary } from './tick-types.js';
+
+/** Units the tick's metrics use, spelled as CloudWatch (and Powertools' `MetricUnit`) spell them. */
+export type MetricUnitName = 'Count' | 'Seconds' | 'Milliseconds';
+
+/**
+ * Where a tick's metrics go. The Lambda maps it onto Powertools Metrics (EMF), each call with extra
+ * `dimensions` as its own metric set (`singleMetric()`), so `shared/` never imports Powertools; the CLI
+ * may print them or drop them.
+ */
+export interface MetricsSink {
+  /**
+   * Records one value. `dimensions` are on top of the `service` dimension every metric carries:
+   * `severity` for `AlertsPublished`, `errorCode` for `SourceErrors`.
+   */
+  addMetric(
+    name: MetricNameValue,
+    unit: MetricUnitName,
+    value: number,
+    dimensions?: Readonly<Record<string, string>>,
+  ): void;
+}
+
+/**
+ * Writes a tick's summary as the metrics the stack's alarms and dashboard read (see
+ * `metric-names.ts`): counts summed over sources, `AlertsPublished` per severity (only severities
+ * with alerts), `SourceErrors` in all and per error code, the watermark lag when some source had a
+ * watermark, the duration, and `TickCompleted` = 1 only on a completed tick (the heartbeat).
+ *
+ * @example
+ * ```ts
+ * const summary = await runTick(deps, options);
+ * emitTickMetrics({ summary, sink: { addMetric: (name, unit, value, dims) => ... } });
+ * ```
+ */
+export function emitTickMetrics(options: { summary: TickSummary; sink: MetricsSink }): void {
+  const { summary, sink } = options;
+  const { totals } = summary;
+  sink.addMetric(MetricName.eventsFetched, 'Count', totals.eventsFetched);
+  sink.addMetric(MetricName.eventsNew, 'Count', totals.eventsNew);
+  let published = 0;
+  let failed = 0;
+  for (const severity of SEVERITIES) {
+    const count = totals.alerts.published[severity];
+    published += count;
+    failed += totals.alerts.failed[severity];
+    if (count > 0) sink.addMetric(MetricName.alertsPublished, 'Count', count, { severity });
+  }
+  sink.addMetric(MetricName.alertsPublished, 'Count', published);
+  sink.addMetric(MetricName.alertsFailed, 'Count', failed);
+  sink.addMetric(MetricName.atlasRequests, 'Count', totals.atlasRequests);
+  sink.addMetric(MetricName.atlasRateLimited, 'Count', totals.atlasRateLimited);
+  sink.addMetric(MetricName.atlasAuthFailures, 'Count', totals.atlasAuthFailures);
+  sink.addMetric(MetricName.sourceErrors, 'Count', totals.sourceErrors);
+  for (const [errorCode, count] of Object.entries(totals.errorsByCode)) {
+    sink.addMetric(MetricName.sourceErrors, 'Count', count, { errorCode });
+  }
+  if (totals.watermarkLagSeconds !== undefined) {
+    sink.addMetric(MetricName.watermarkLagSeconds, 'Seconds', totals.watermarkLagSeconds);
+  }
+  sink.addMetric(MetricName.tickDurationMs, 'Milliseconds', summary.durationMs);
+  if (summary.completed) sink.addMetric(MetricName.tickCompleted, 'Count', 1);
+}

@@ -1,0 +1,243 @@
+import type { AtlasClient } from '../atlas/atlas-client.js';
+import type { Clock } from '../clock.js';
+import type { Logger } from '../logger.js';
+import type { Severity } from '../notify/alert.js';
+import type { Notifier } from '../notify/notifier.js';
+import type { RuleEngine } from '../rules/engine.js';
+import type { StateStore } from '../state/state-store.js';
+import type { MetricsSink } from './metrics-sink.js';
+import type { PollerConfig } from './poller-config.js';
+import type { ProjectDiscoveryCache } from './project-discovery-cache.js';
+
+/**
+ * What a tick works with. Build them once (per Lambda container, per CLI run) and pass the same
+ * objects to every tick: the engine remembers suppressions, the client its digest nonce, the cache
+ * the projects it discovered.
+ */
+export interface TickDependencies {
+  atlas: AtlasClient;
+  /** Where leases, cursors, alert records and inventory snapshots live. */
+  store: StateStore;
+  /** Built over the same `store` as its counter store, so threshold and suppression state persists. */
+  engine: RuleEngine;
+  notifier: Notifier;
+  /** Default: the system clock. Deadlines, windows and lease times are on this clock. */
+  clock?: Clock;
+  /** Default: silent. */
+  logger?: Logger;
+  /**
+   * Projects discovered for `sources.allProjectsOfOrgs`, kept across ticks (module scope in the
+   * Lambda). Without one, every tick lists the projects again.
+   */
+  discoveryCache?: ProjectDiscoveryCache;
+  /** Receives the tick's metrics once it ends (see `emitTickMetrics`). */
+  metrics?: MetricsSink;
+}
+
+/** How one tick runs. */
+export interface TickOptions {
+  config: PollerConfig;
+  /** Who takes the leases, for diagnostics: a Lambda request id, `host:pid`. */
+  owner: string;
+  /**
+   * When the tick must be over, in milliseconds since the epoch on the tick's clock (in Lambda:
+   * `now + context.getRemainingTimeInMillis()`). No new source, window or page starts once less than
+   * `config.timing.deadlineMarginSeconds` remains; Atlas calls still running at half the margin are
+   * aborted. Without it the tick runs until every source is done.
+   */
+  deadline?: number;
+  /** Aborts the tick: no new work starts, Atlas calls in flight are aborted, cursors stay where they are. */
+  signal?: AbortSignal;
+  /**
+   * Backfill: read every source from this instant (milliseconds since the epoch), even when its
+   * cursor is later. Alerts already sent are not sent again; a cursor never moves back.
+   */
+  since?: number;
+  /** Called as windows and pages are read, for a progress display. Must not throw. */
+  onProgress?: (progress: TickProgress) => void;
+  /**
+   * How long a lease holds. Default: until the deadline plus 10 seconds, or 15 minutes without one.
+   * Renewed when a tick runs past half of it.
+   */
+  leaseMs?: number;
+  /** How long an alert claim holds before another worker may take it over. Default 5 minutes. */
+  alertClaimMs?: number;
+}
+
+/** One step of a tick, for progress displays. */
+export interface TickProgress {
+  /** `org:<id>` or `project:<id>`. */
+  source: string;
+  /** The window being read, in milliseconds since the epoch (both ends inclusive). */
+  window: { from: number; to: number };
+  /** Where the walk of this source ends this tick (`now − lag`). */
+  walkEnd: number;
+  /** Pages read in this window so far. */
+  pagesRead: number;
+  /** Events read in this window so far. */
+  eventsRead: number;
+  /** Atlas's estimate of the events in the window, when it gave one. */
+  totalCount: number | undefined;
+}
+
+/** How one source's tick ended. */
+export type SourceStatus =
+  /** Read up to the end of its walk; the cursor moved (or there was nothing to read). */
+  | 'ok'
+  /** Another worker holds a live lease on it: not an error, that worker polls it. */
+  | 'skipped-lease-held'
+  /**
+   * Stopped before the end of its walk (`reason` says why): the windows it finished are committed,
+   * the rest is read again next tick.
+   */
+  | 'cut-short'
+  /** An error stopped it (`errorCode`, `message`); the cursor stays after the last finished window. */
+  | 'failed';
+
+/** Why a source was cut short. */
+export type CutShortReason =
+  /** Less than the deadline margin remained. */
+  | 'deadline'
+  /** The caller's signal aborted the tick. */
+  | 'aborted'
+  /** Another worker is publishing one of this window's alerts: its cursor waits until that is settled. */
+  | 'alert-in-progress';
+
+/** Alerts of one source or of the whole tick. */
+export interface AlertCounts {
+  /** Delivered this tick, by severity. */
+  published: Record<Severity, number>;
+  /** Not delivered this tick, by severity: retryable ones are raised again next tick, permanent ones never. */
+  failed: Record<Severity, number>;
+  /** Of `failed`, those the notifier says can never be delivered (logged with rule and fingerprint). */
+  failedPermanently: number;
+  /** Already recorded as sent (an event read again): not sent twice. */
+  alreadySent: number;
+}
+
+/** How the inventory of an organization went this tick. */
+export interface InventoryOutcome {
+  status: /** Not due yet (`timing.inventoryIntervalSeconds`). */
+    | 'not-due'
+    /** First snapshot of the organization: stored as the baseline, no alerts. */
+    | 'baseline'
+    /** Compared with the stored snapshot; `changes` differences went through the rules. */
+    | 'compared'
+    /** Not taken: no time left, or the tick was aborted. */
+    | 'cut-short'
+    /** Atlas or the store failed (`errorCode`, `message`), or an alert of it was not delivered. */
+    | 'failed';
+  /** API keys in the snapshot. */
+  apiKeys: number;
+  /** Differences from the stored snapshot, each one synthetic `INVENTORY_*` event. */
+  changes: number;
+  errorCode?: string;
+  message?: string;
+}
+
+/** The outcome of one source. */
+export interface SourceOutcome {
+  /** `org:<id>` or `project:<id>`: the name in the state store. */
+  source: string;
+  kind: 'org' | 'project';
+  /** The org or project id. */
+  id: string;
+  status: SourceStatus;
+  /** Set when `status` is `cut-short`. */
+  reason?: CutShortReason;
+  /** Set when `status` is `failed`: Atlas's `errorCode` when it gave one, else the error's own `code`. */
+  errorCode?: string;
+  /** Set when `status` is `failed`: what happened and what to do; never a credential. */
+  message?: string;
+  /** HTTP status of the Atlas answer that failed the source, if any. */
+  httpStatus?: number;
+  /** Set when `status` is `skipped-lease-held`: who holds the lease and until when. */
+  leaseHeldBy?: { owner: string; expiresAt: number };
+  /** Windows read to the end and committed. */
+  windowsCommitted: number;
+  pagesRead: number;
+  /** Events read from Atlas, the overlap included. */
+  eventsFetched: number;
+  /** Events not processed before. */
+  eventsNew: number;
+  alerts: AlertCounts;
+  /** The source's watermark after the tick, when its cursor was read. */
+  watermark?: number;
+  /** The org's inventory (org sources only). */
+  inventory?: InventoryOutcome;
+  durationMs: number;
+}
+
+/** How the projects of one organization were found, for `sources.allProjectsOfOrgs`. */
+export interface DiscoveryOutcome {
+  orgId: string;
+  status: /** Listed from Atlas this tick. */
+    | 'listed'
+    /** Taken from the discovery cache. */
+    | 'cached'
+    /** Listing failed; a stale cached list was used if there was one (`projects`). */
+    | 'failed';
+  projects: number;
+  errorCode?: string;
+  message?: string;
+}
+
+/** Sums over the whole tick. */
+export interface TickTotals {
+  sources: number;
+  sourcesOk: number;
+  sourcesSkipped: number;
+  sourcesCutShort: number;
+  /** Failed sources, project discoveries and inventories. */
+  sourceErrors: number;
+  /** The same failures by error code. */
+  errorsByCode: Record<string, number>;
+  eventsFetched: number;
+  eventsNew: number;
+  alerts: AlertCounts;
+  /** HTTP requests sent to Atlas during the tick (challenges and retries included). */
+  atlasRequests: number;
+  /** 429 answers from Atlas during the tick. */
+  atlasRateLimited: number;
+  /** Sources, discoveries and inventories that Atlas refused with 401 or 403. */
+  atlasAuthFailures: number;
+  /** State store requests during the tick (DynamoDB: one per HTTP attempt). */
+  stateRequests: number;
+  /**
+   * Now minus the oldest watermark among the sources whose cursor this tick read (whatever their
+   * status), in seconds: a source that keeps failing after taking its lease makes it grow.
+   * `undefined` when no source had a watermark.
+   */
+  watermarkLagSeconds: number | undefined;
+}
+
+/** What a tick did. */
+export interface TickSummary {
+  /** Milliseconds since the epoch, on the tick's clock. */
+  startedAt: number;
+  finishedAt: number;
+  durationMs: number;
+  /**
+   * Every source was attempted and none was cut short by the deadline or an abort. A source that
+   * failed on its own (403, 404...) does not make the tick incomplete: `SourceErrors` reports it.
+   */
+  completed: boolean;
+  sources: SourceOutcome[];
+  discovery: DiscoveryOutcome[];
+  totals: TickTotals;
+}
+
+/**
+ * The signature of `runTick`: one poll tick over every configured source.
+ *
+ * For each source (`org:<id>`, `project:<id>`), concurrently up to `config.concurrency`: take the
+ * lease (skip the source when another worker holds it), read the cursor, read the window
+ * `[watermark − overlap, now − lag]` page by page (a backlog in bounded windows), drop the ids
+ * already seen, sort by (`created`, `id`), evaluate the rules, claim, publish and mark each alert,
+ * commit the cursor after each window whose alerts were all delivered, release the lease. Org
+ * sources also compare the org's API keys and access lists with the stored snapshot when due.
+ *
+ * It never throws for a source that fails: the outcome says so. It throws `PollConfigError` when no
+ * source is configured.
+ */
+export type RunTick = (deps: TickDependencies, options: TickOptions) => Promise<TickSummary>;
