@@ -1,0 +1,184 @@
+/**
+ * Where a source's walk starts and ends, and how it is cut into windows: pure functions over times
+ * in milliseconds since the epoch.
+ *
+ * The watermark is the end of the last window read to its end and committed: every event with
+ * `created` at or before it that Atlas listed during that walk was processed. The cursor's seen ids
+ * are the ids of the events read with `created` in `[watermark − overlap, watermark]`: exactly the
+ * part of the next walk that is read again, so the next walk drops them and evaluates the rest.
+ * Window bounds are whole seconds (Atlas writes `created` to the second), both ends inclusive.
+ */
+
+const SECOND_MS = 1_000;
+
+/** A time span of a walk, both ends inclusive, in milliseconds since the epoch. */
+export interface EventWindow {
+  from: number;
+  to: number;
+}
+
+/** Where one source's walk goes this tick. */
+export interface WalkPlan {
+  /** Start of the first window (inclusive). */
+  from: number;
+  /** End of the last window (inclusive): `now − lag`, fixed for the whole tick. */
+  end: number;
+  /**
+   * Events created before this are recorded as seen but not evaluated: on a first run, the part of
+   * the overlap that lies before the initial lookback.
+   */
+  evaluateFrom: number;
+  /** The watermark before the walk, when the source has a cursor. A commit never goes below it. */
+  previousWatermark: number | undefined;
+  /** Nothing past the watermark to read: the tick only releases the source. */
+  upToDate: boolean;
+}
+
+/** Options of {@link planWalk}. */
+export interface PlanWalkOptions {
+  /** The source's watermark, when it has a cursor. */
+  watermark: number | undefined;
+  now: number;
+  overlapMs: number;
+  lagMs: number;
+  /** How far back a source without a cursor starts; 0 starts from now. */
+  initialLookbackMs: number;
+  /** Backfill: read from here even when the cursor is later. */
+  since?: number | undefined;
+}
+
+/**
+ * Plans one source's walk: `[watermark − overlap, now − lag]` for a source with a cursor; for a new
+ * source, from `now − initialLookback` (or `since`), reaching back to `end − overlap` so that the
+ * events the next tick reads again are recorded as seen even when they are older than the lookback
+ * (they are then not evaluated). A backfill (`since`) starts the walk at `since` if that is earlier.
+ *
+ * @throws RangeError when a duration is negative or a time is not finite.
+ *
+ * @example
+ * ```ts
+ * planWalk({ watermark: Date.parse('2025-06-01T12:00:00Z'), now: Date.parse('2025-06-01T12:05:00Z'),
+ *   overlapMs: 900_000, lagMs: 30_000, initialLookbackMs: 3_600_000 });
+ * // { from: 11:45:00, end: 12:04:30, evaluateFrom: 11:45:00, previousWatermark: 12:00:00, upToDate: false }
+ * ```
+ */
+export function planWalk(options: PlanWalkOptions): WalkPlan {
+  const { watermark, now, overlapMs, lagMs, initialLookbackMs, since } = options;
+  for (const [name, value] of Object.entries({ overlapMs, lagMs, initialLookbackMs })) {
+    if (!Number.isFinite(value) || value < 0) throw new RangeError(`${name} must be >= 0, got ${value}`);
+  }
+  for (const [name, value] of Object.entries({ now, watermark, since })) {
+    if (value !== undefined && !Number.isFinite(value))
+      throw new RangeError(`${name} is not a time: ${value}`);
+  }
+  const end = secondFloor(now - lagMs);
+  if (watermark === undefined) {
+    const start = since ?? now - initialLookbackMs;
+    const from = secondFloor(Math.min(start, end - overlapMs));
+    return { from, end, evaluateFrom: start, previousWatermark: undefined, upToDate: false };
+  }
+  const from = secondFloor(Math.min(watermark - overlapMs, since ?? Number.POSITIVE_INFINITY));
+  return {
+    from,
+    end,
+    evaluateFrom: from,
+    previousWatermark: watermark,
+    upToDate: end <= watermark && (since === undefined || since >= watermark),
+  };
+}
+
+/** Options of {@link nextWindow}. */
+export interface NextWindowOptions {
+  /** Start of the window: the walk's start, then the previous window's end. */
+  from: number;
+  /** End of the walk. */
+  end: number;
+  /** Longest window. At least one second. */
+  maxWindowMs: number;
+}
+
+/**
+ * The next window of a walk: from `from`, at most `maxWindowMs` long, never past the walk's end.
+ * A window starts where the previous one ended, so the instant on the boundary is read twice and its
+ * events are dropped the second time as already seen: none can fall between two windows.
+ *
+ * @throws RangeError when `maxWindowMs` is under a second or `from` is after `end`.
+ *
+ * @example
+ * ```ts
+ * nextWindow({ from: 0, end: 90_000_000, maxWindowMs: 21_600_000 }); // { from: 0, to: 21_600_000 }
+ * ```
+ */
+export function nextWindow(options: NextWindowOptions): EventWindow {
+  const { from, end, maxWindowMs } = options;
+  if (!(maxWindowMs >= SECOND_MS)) throw new RangeError(`maxWindowMs must be >= 1000, got ${maxWindowMs}`);
+  if (from > end) throw new RangeError(`a window cannot start (${from}) after the walk's end (${end})`);
+  return { from, to: Math.min(end, secondFloor(from + maxWindowMs)) };
+}
+
+/** Options of {@link shrinkWindow}. */
+export interface ShrinkWindowOptions {
+  window: EventWindow;
+  /** Events the window holds (Atlas's `totalCount`, or those read before giving up on it). */
+  events: number;
+  /** Most events one window may hold. */
+  maxEvents: number;
+}
+
+/**
+ * A shorter window from the same start when `window` holds more than `maxEvents`, sized for about
+ * 80% of the bound assuming events spread evenly (and at most half the span, so a skewed estimate
+ * still converges); `undefined` when it holds few enough, or is already one second long and cannot
+ * be cut (Atlas dates are whole seconds).
+ *
+ * @example
+ * ```ts
+ * shrinkWindow({ window: { from: 0, to: 3_600_000 }, events: 50_000, maxEvents: 20_000 });
+ * // { from: 0, to: 1_152_000 }
+ * ```
+ */
+export function shrinkWindow(options: ShrinkWindowOptions): EventWindow | undefined {
+  const { window, events, maxEvents } = options;
+  if (events <= maxEvents) return undefined;
+  const span = window.to - window.from;
+  if (span <= SECOND_MS) return undefined;
+  const share = Math.min(0.5, (0.8 * maxEvents) / events);
+  const to = Math.max(window.from + SECOND_MS, secondFloor(window.from + span * share));
+  return { from: window.from, to };
+}
+
+/**
+ * The instant a cursor may be committed at after a window: its end, unless a backfill's window
+ * still lies before the previous watermark, in which case there is nothing to commit (a cursor
+ * never moves back).
+ *
+ * @example
+ * ```ts
+ * commitPoint({ windowEnd: 2_000, previousWatermark: 5_000 }); // undefined
+ * commitPoint({ windowEnd: 9_000, previousWatermark: 5_000 }); // 9000
+ * ```
+ */
+export function commitPoint(options: {
+  windowEnd: number;
+  previousWatermark: number | undefined;
+}): number | undefined {
+  const { windowEnd, previousWatermark } = options;
+  return previousWatermark !== undefined && windowEnd < previousWatermark ? undefined : windowEnd;
+}
+
+/**
+ * The oldest `created` whose ids a cursor at `watermark` keeps: the start of the overlap.
+ *
+ * @example
+ * ```ts
+ * seenFloor({ watermark: 1_000_000, overlapMs: 900_000 }); // 100000
+ * ```
+ */
+export function seenFloor(options: { watermark: number; overlapMs: number }): number {
+  return options.watermark - options.overlapMs;
+}
+
+/** `time` rounded down to a whole second. */
+export function secondFloor(time: number): number {
+  return Math.floor(time / SECOND_MS) * SECOND_MS;
+}
