@@ -17,6 +17,7 @@ export {
   ProjectDiscoveryCache,
   type ProjectDiscoveryCacheOptions,
 } from './project-discovery-cache.js';
+export { DEFAULT_MAX_EVENTS_PER_WINDOW, DEFAULT_MAX_WINDOW_SECONDS, runTick } from './run-tick.js';
 export type {
   AlertCounts,
   CutShortReason,

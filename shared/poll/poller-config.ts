@@ -34,6 +34,13 @@ export const timingSchema = z.strictObject({
   inventoryIntervalSeconds: z.number().int().min(60).max(86_400).default(3_600),
   /** No new work starts when less than this remains of the invocation's time. */
   deadlineMarginSeconds: z.number().int().min(1).max(600).default(20),
+  /** The longest window a backlog is read in before the cursor is committed. Default 21,600 (6 hours). */
+  maxWindowSeconds: z
+    .number()
+    .int()
+    .min(60)
+    .max(30 * 86_400)
+    .optional(),
 });
 
 /**
@@ -52,6 +59,11 @@ export const pollerConfigSchema = z.strictObject({
   timing: timingSchema.prefault({}),
   /** How many sources are polled at once. */
   concurrency: z.number().int().min(1).max(32).default(4),
+  /**
+   * The most new events one window holds in memory: a window Atlas says holds more is cut shorter.
+   * Default 20,000.
+   */
+  maxEventsPerWindow: z.number().int().min(500).max(200_000).optional(),
   /** DynamoDB table of the state store (Lambda only). */
   tableName: z.string().min(1).optional(),
   /** SNS topic alerts are published to (Lambda only). */

@@ -123,7 +123,7 @@ export interface InventoryOutcome {
     | 'baseline'
     /** Compared with the stored snapshot; `changes` differences went through the rules. */
     | 'compared'
-    /** Not taken: no time left, or the tick was aborted. */
+    /** Not finished: no time left, the tick was aborted, or another worker is publishing one of its alerts. */
     | 'cut-short'
     /** Atlas or the store failed (`errorCode`, `message`), or an alert of it was not delivered. */
     | 'failed';
@@ -133,6 +133,8 @@ export interface InventoryOutcome {
   changes: number;
   errorCode?: string;
   message?: string;
+  /** HTTP status of the Atlas answer that failed the inventory, if any. */
+  httpStatus?: number;
 }
 
 /** The outcome of one source. */
@@ -180,6 +182,8 @@ export interface DiscoveryOutcome {
   projects: number;
   errorCode?: string;
   message?: string;
+  /** HTTP status of the Atlas answer that failed the listing, if any. */
+  httpStatus?: number;
 }
 
 /** Sums over the whole tick. */

@@ -1,0 +1,178 @@
+import type { Logger } from '../logger.js';
+import { type Alert, SEVERITIES, type Severity } from '../notify/alert.js';
+import type { Notifier, PublishFailed, PublishResult } from '../notify/notifier.js';
+import type { AlertClaim, StateStore } from '../state/state-store.js';
+import { mapWithConcurrency } from './bounded-concurrency.js';
+import type { AlertCounts } from './tick-types.js';
+
+/** Store requests one delivery keeps in flight at once (claims, then marks). */
+const STORE_CONCURRENCY = 8;
+
+/** Options of {@link deliverAlerts}. */
+export interface DeliverAlertsOptions {
+  alerts: readonly Alert[];
+  store: StateStore;
+  notifier: Notifier;
+  /** How long a claim holds before another worker may take it over. */
+  claimMs: number;
+  /** Aborts the publish: alerts not yet delivered come back failed and retryable. */
+  signal: AbortSignal;
+  logger: Logger;
+  /** The source, for logs. */
+  source: string;
+}
+
+/** What delivering one batch of alerts did. */
+export interface Delivery {
+  counts: AlertCounts;
+  /**
+   * Whether every alert was delivered, was sent before, or can never be delivered: only then may the
+   * cursor move past the events that raised them.
+   */
+  settled: boolean;
+  /** Another worker holds a live claim on one of the alerts. */
+  inProgressElsewhere: number;
+  /** The first failure a later attempt may fix (the cursor stays for it), if any. */
+  retryableFailure: PublishFailed | undefined;
+}
+
+/**
+ * Delivers alerts at most once each: claims every alert by fingerprint (skipping those already sent),
+ * publishes the claimed ones in one `publish` call, marks the delivered ones sent and releases the
+ * claims of the others so the next tick can claim them at once.
+ *
+ * A failure the notifier calls permanent (an entry SNS can never accept) is logged with its rule and
+ * fingerprint, counted as failed, and does not hold the cursor: raising the same alert again would
+ * fail the same way and block the source for good. A retryable failure, or an alert another worker is
+ * publishing, leaves `settled` false: the caller keeps its cursor, and the next tick raises the
+ * alerts again, skipping those this one delivered.
+ *
+ * @throws StateStoreError when a claim, mark or release fails; the claims taken stay until they expire.
+ *
+ * @example
+ * ```ts
+ * const delivery = await deliverAlerts({ alerts, store, notifier, claimMs: 300_000, signal, logger, source });
+ * if (delivery.settled) await store.commitCursor({ lease, watermark, seenIds });
+ * ```
+ */
+export async function deliverAlerts(options: DeliverAlertsOptions): Promise<Delivery> {
+  const { store, notifier, logger, source } = options;
+  const counts = emptyAlertCounts();
+  const alerts = uniqueByFingerprint(options.alerts);
+  if (alerts.length === 0) {
+    return { counts, settled: true, inProgressElsewhere: 0, retryableFailure: undefined };
+  }
+
+  const claims = await mapWithConcurrency(alerts, STORE_CONCURRENCY, (alert) =>
+    store.claimAlert({ fingerprint: alert.fingerprint, claimMs: options.claimMs }),
+  );
+  const claimed: Array<{ alert: Alert; claim: AlertClaim }> = [];
+  let inProgressElsewhere = 0;
+  claims.forEach((result, index) => {
+    const alert = alerts[index] as Alert;
+    if (result.outcome === 'sent') counts.alreadySent += 1;
+    else if (result.outcome === 'in-progress') {
+      inProgressElsewhere += 1;
+      logger.warn('alert is being published by another worker; the cursor waits for it', {
+        source,
+        ruleId: alert.ruleId,
+        fingerprint: alert.fingerprint,
+        claimExpiresAt: new Date(result.claimExpiresAt).toISOString(),
+      });
+    } else {
+      if (result.tookOver) {
+        logger.warn('took over an expired claim: the worker that held it may have published the alert', {
+          source,
+          ruleId: alert.ruleId,
+          fingerprint: alert.fingerprint,
+        });
+      }
+      claimed.push({ alert, claim: result.claim });
+    }
+  });
+  if (claimed.length === 0) {
+    return { counts, settled: inProgressElsewhere === 0, inProgressElsewhere, retryableFailure: undefined };
+  }
+
+  const results = await notifier.publish(
+    claimed.map(({ alert }) => alert),
+    { signal: options.signal },
+  );
+  const byFingerprint = new Map<string, PublishResult>(results.map((result) => [result.fingerprint, result]));
+  let retryableFailure: PublishFailed | undefined;
+  await mapWithConcurrency(claimed, STORE_CONCURRENCY, async ({ alert, claim }) => {
+    const result = byFingerprint.get(alert.fingerprint) ?? missingResult(alert);
+    if (result.status === 'sent') {
+      await store.markAlertSent({ claim });
+      counts.published[alert.severity] += 1;
+      return;
+    }
+    await store.releaseAlertClaim({ claim });
+    counts.failed[alert.severity] += 1;
+    const attributes = {
+      source,
+      ruleId: alert.ruleId,
+      fingerprint: alert.fingerprint,
+      severity: alert.severity,
+      code: result.code,
+      reason: result.message,
+    };
+    if (result.retryable) {
+      retryableFailure ??= result;
+      logger.warn('alert not delivered; it is raised again next tick', attributes);
+    } else {
+      counts.failedPermanently += 1;
+      logger.error('alert can never be delivered as it is; it is dropped', attributes);
+    }
+  });
+  return {
+    counts,
+    settled: inProgressElsewhere === 0 && retryableFailure === undefined,
+    inProgressElsewhere,
+    retryableFailure,
+  };
+}
+
+/** Alert counts with every severity at zero. */
+export function emptyAlertCounts(): AlertCounts {
+  return {
+    published: zeroBySeverity(),
+    failed: zeroBySeverity(),
+    failedPermanently: 0,
+    alreadySent: 0,
+  };
+}
+
+/** Adds `from` into `into`. */
+export function addAlertCounts(into: AlertCounts, from: AlertCounts): void {
+  for (const severity of SEVERITIES) {
+    into.published[severity] += from.published[severity];
+    into.failed[severity] += from.failed[severity];
+  }
+  into.failedPermanently += from.failedPermanently;
+  into.alreadySent += from.alreadySent;
+}
+
+function zeroBySeverity(): Record<Severity, number> {
+  return Object.fromEntries(SEVERITIES.map((severity) => [severity, 0])) as Record<Severity, number>;
+}
+
+function uniqueByFingerprint(alerts: readonly Alert[]): Alert[] {
+  const seen = new Set<string>();
+  return alerts.filter((alert) => {
+    if (seen.has(alert.fingerprint)) return false;
+    seen.add(alert.fingerprint);
+    return true;
+  });
+}
+
+/** A notifier broke its contract (no result for an alert): treat it as retryable, never as sent. */
+function missingResult(alert: Alert): PublishFailed {
+  return {
+    status: 'failed',
+    fingerprint: alert.fingerprint,
+    retryable: true,
+    code: 'MISSING_RESULT',
+    message: 'the notifier returned no result for this alert',
+  };
+}

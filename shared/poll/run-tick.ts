@@ -1,0 +1,132 @@
+import { systemClock } from '../clock.js';
+import { silentLogger } from '../logger.js';
+import { mapWithConcurrency } from './bounded-concurrency.js';
+import { PollConfigError } from './errors.js';
+import { emitTickMetrics } from './metrics-sink.js';
+import { ProjectDiscoveryCache } from './project-discovery-cache.js';
+import { pollSource, type SourcePollContext } from './source-poll.js';
+import { resolveSources } from './source-resolution.js';
+import { TickBudget } from './tick-budget.js';
+import { summarizeTick } from './tick-summary.js';
+import type { TickDependencies, TickOptions, TickSummary } from './tick-types.js';
+
+const SECOND_MS = 1_000;
+/** The lease outlives the deadline by this much: the Lambda is gone by then, or finishing its writes. */
+const LEASE_PAST_DEADLINE_MS = 10 * SECOND_MS;
+const DEFAULT_LEASE_MS = 15 * 60 * SECOND_MS;
+const DEFAULT_ALERT_CLAIM_MS = 5 * 60 * SECOND_MS;
+/** The longest window of a backlog, when the configuration does not say. */
+export const DEFAULT_MAX_WINDOW_SECONDS = 6 * 60 * 60;
+/** The most events one window may hold before it is cut shorter, when the configuration does not say. */
+export const DEFAULT_MAX_EVENTS_PER_WINDOW = 20_000;
+
+/**
+ * Runs one poll tick over every configured source and returns what it did.
+ *
+ * For each source (`org:<id>`, `project:<id>`; with `allProjectsOfOrgs` every project of each org,
+ * discovered through `discoveryCache`), at most `config.concurrency` at once: take the lease (skip
+ * the source when another worker holds a live one), read the cursor, compare the org's API keys and
+ * access lists with the stored snapshot when due, then read `[watermark − overlap, now − lag]` window
+ * by window, page by page (500 a page, `maxDate` fixed), drop the events already processed, sort the
+ * rest by (`created`, `id`), evaluate the rules, claim, publish and mark each alert, and commit the
+ * cursor after each window whose alerts were all delivered (or can never be). The lease is freed by
+ * the last commit, or released when the walk stops early.
+ *
+ * Nothing is lost: the cursor moves only past windows read to their end whose alerts are settled,
+ * and every tick reads the overlap again for events Atlas shows late. Nothing is sent twice: alerts
+ * are claimed by fingerprint before publishing and marked sent after, except when a worker dies
+ * between a successful publish and the mark.
+ *
+ * A source that fails (403, 404, 5xx after retries, a store failure) is reported with its error code
+ * and does not stop the others. No new source, window or page starts once less than the deadline
+ * margin remains; calls in flight at half the margin are aborted.
+ *
+ * @throws PollConfigError when the configuration names no organization or project to poll.
+ *
+ * @example
+ * ```ts
+ * const summary = await runTick(
+ *   { atlas, store, engine, notifier, clock, logger, discoveryCache, metrics },
+ *   { config, owner: context.awsRequestId, deadline: Date.now() + context.getRemainingTimeInMillis() },
+ * );
+ * ```
+ */
+export async function runTick(deps: TickDependencies, options: TickOptions): Promise<TickSummary> {
+  const { config } = options;
+  const clock = deps.clock ?? systemClock;
+  const logger = deps.logger ?? silentLogger;
+  const { orgIds, projectIds } = config.sources;
+  if (orgIds.length === 0 && projectIds.length === 0) {
+    throw new PollConfigError(
+      'nothing to poll: set sources.orgIds (organization events, API key inventory, and with ' +
+        'allProjectsOfOrgs every project of the organization) or sources.projectIds',
+    );
+  }
+  const startedAt = clock.now();
+  const atlasBefore = deps.atlas.stats;
+  const stateBefore = deps.store.stats().total;
+  const timing = config.timing;
+  const budget = new TickBudget({
+    clock,
+    deadline: options.deadline,
+    marginMs: timing.deadlineMarginSeconds * SECOND_MS,
+    signal: options.signal,
+  });
+  try {
+    const resolved = await resolveSources({
+      atlas: deps.atlas,
+      sources: config.sources,
+      cache: deps.discoveryCache ?? new ProjectDiscoveryCache(),
+      clock,
+      logger,
+      budget,
+      concurrency: config.concurrency,
+    });
+    const context: SourcePollContext = {
+      atlas: deps.atlas,
+      store: deps.store,
+      engine: deps.engine,
+      notifier: deps.notifier,
+      clock,
+      logger,
+      budget,
+      owner: options.owner,
+      leaseMs:
+        options.leaseMs ??
+        (options.deadline === undefined
+          ? DEFAULT_LEASE_MS
+          : Math.max(SECOND_MS, options.deadline - startedAt + LEASE_PAST_DEADLINE_MS)),
+      claimMs: options.alertClaimMs ?? DEFAULT_ALERT_CLAIM_MS,
+      overlapMs: timing.overlapSeconds * SECOND_MS,
+      lagMs: timing.lagSeconds * SECOND_MS,
+      initialLookbackMs: timing.initialLookbackSeconds * SECOND_MS,
+      inventoryIntervalMs: timing.inventoryIntervalSeconds * SECOND_MS,
+      maxWindowMs: (timing.maxWindowSeconds ?? DEFAULT_MAX_WINDOW_SECONDS) * SECOND_MS,
+      maxEventsPerWindow: config.maxEventsPerWindow ?? DEFAULT_MAX_EVENTS_PER_WINDOW,
+      concurrency: config.concurrency,
+      since: options.since,
+      onProgress: options.onProgress,
+    };
+    const sources = await mapWithConcurrency(resolved.sources, config.concurrency, (source) =>
+      pollSource(context, source),
+    );
+    const summary = summarizeTick({
+      startedAt,
+      finishedAt: clock.now(),
+      sources,
+      discovery: resolved.discovery,
+      atlasBefore,
+      atlasAfter: deps.atlas.stats,
+      stateRequests: deps.store.stats().total - stateBefore,
+    });
+    logger.info('poll tick finished', {
+      completed: summary.completed,
+      durationMs: summary.durationMs,
+      ...summary.totals,
+    });
+    if (deps.metrics !== undefined) emitTickMetrics({ summary, sink: deps.metrics });
+    return summary;
+  } finally {
+    budget.dispose();
+  }
+}

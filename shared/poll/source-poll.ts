@@ -1,0 +1,422 @@
+import type { AtlasClient } from '../atlas/atlas-client.js';
+import type { Clock } from '../clock.js';
+import type { Logger } from '../logger.js';
+import type { Notifier } from '../notify/notifier.js';
+import type { RuleEngine } from '../rules/engine.js';
+import { LeaseLostError } from '../state/errors.js';
+import type { SourceCursor, SourceLease, StateStore } from '../state/state-store.js';
+import { addAlertCounts, type Delivery, deliverAlerts, emptyAlertCounts } from './alert-delivery.js';
+import { AlertDeliveryError } from './errors.js';
+import { describeFailure } from './failure-report.js';
+import { checkInventory } from './inventory-check.js';
+import type { PollSource } from './poll-source.js';
+import { RecentEventIds } from './recent-event-ids.js';
+import type { TickBudget } from './tick-budget.js';
+import type { CutShortReason, InventoryOutcome, SourceOutcome, TickProgress } from './tick-types.js';
+import { commitPoint, type EventWindow, nextWindow, planWalk, type WalkPlan } from './window-math.js';
+import { readWindow, type WindowRead } from './window-reader.js';
+
+/** What every source of a tick shares. */
+export interface SourcePollContext {
+  atlas: AtlasClient;
+  store: StateStore;
+  engine: RuleEngine;
+  notifier: Notifier;
+  clock: Clock;
+  logger: Logger;
+  budget: TickBudget;
+  owner: string;
+  leaseMs: number;
+  claimMs: number;
+  overlapMs: number;
+  lagMs: number;
+  initialLookbackMs: number;
+  inventoryIntervalMs: number;
+  maxWindowMs: number;
+  maxEventsPerWindow: number;
+  /** Access lists read at once during an inventory. */
+  concurrency: number;
+  since: number | undefined;
+  onProgress: ((progress: TickProgress) => void) | undefined;
+}
+
+/** Thrown inside a walk to end it early with a status other than `failed`. */
+class WalkStopped {
+  constructor(readonly reason: CutShortReason) {}
+}
+
+/**
+ * Polls one source for one tick: lease, cursor, inventory when due (org sources), then the walk
+ * window by window, each committed once its alerts are settled, and the lease freed in the last
+ * commit (or released when the walk stops early). Never throws: every failure is in the outcome.
+ *
+ * @example
+ * ```ts
+ * const outcome = await pollSource(context, orgSource('5f4e3d2c1b0a998877665544'));
+ * ```
+ */
+export async function pollSource(context: SourcePollContext, source: PollSource): Promise<SourceOutcome> {
+  const startedAt = context.clock.now();
+  const outcome: SourceOutcome = {
+    source: source.name,
+    kind: source.kind,
+    id: source.id,
+    status: 'ok',
+    windowsCommitted: 0,
+    pagesRead: 0,
+    eventsFetched: 0,
+    eventsNew: 0,
+    alerts: emptyAlertCounts(),
+    durationMs: 0,
+  };
+  const finish = (): SourceOutcome => {
+    outcome.durationMs = context.clock.now() - startedAt;
+    context.logger.debug('source polled', { ...outcome, alerts: undefined });
+    return outcome;
+  };
+  const reason = context.budget.stopReason();
+  if (reason !== undefined) {
+    outcome.status = 'cut-short';
+    outcome.reason = reason;
+    return finish();
+  }
+  let acquisition: Awaited<ReturnType<StateStore['acquireLease']>>;
+  try {
+    acquisition = await context.store.acquireLease({
+      source: source.name,
+      owner: context.owner,
+      durationMs: context.leaseMs,
+    });
+  } catch (error) {
+    fail(context, outcome, error);
+    return finish();
+  }
+  if (!acquisition.acquired) {
+    outcome.status = 'skipped-lease-held';
+    outcome.leaseHeldBy = { owner: acquisition.owner, expiresAt: acquisition.expiresAt };
+    context.logger.info('source skipped: another worker holds its lease', {
+      source: source.name,
+      owner: acquisition.owner,
+      expiresAt: new Date(acquisition.expiresAt).toISOString(),
+    });
+    return finish();
+  }
+  await new SourceRun(context, source, acquisition.lease, acquisition.cursor, outcome).execute();
+  return finish();
+}
+
+/** The mutable state of one source's tick once its lease is held. */
+class SourceRun {
+  readonly #context: SourcePollContext;
+  readonly #source: PollSource;
+  readonly #cursor: SourceCursor | undefined;
+  readonly #outcome: SourceOutcome;
+  readonly #recent: RecentEventIds;
+  /** Undefined once freed (by the last commit, or a release). */
+  #lease: SourceLease | undefined;
+  /** The cursor as last stored, to record an inventory in when the walk commits nothing. */
+  #committed: { watermark: number; seenIds: Iterable<string> } | undefined;
+  /** An inventory snapshot stored this tick whose time the cursor does not carry yet. */
+  #inventoryTakenAt: number | undefined;
+
+  constructor(
+    context: SourcePollContext,
+    source: PollSource,
+    lease: SourceLease,
+    cursor: SourceCursor | undefined,
+    outcome: SourceOutcome,
+  ) {
+    this.#context = context;
+    this.#source = source;
+    this.#lease = lease;
+    this.#cursor = cursor;
+    this.#outcome = outcome;
+    this.#recent = new RecentEventIds(cursor?.seenIds);
+    this.#committed =
+      cursor === undefined ? undefined : { watermark: cursor.watermark, seenIds: cursor.seenIds };
+    if (cursor !== undefined) outcome.watermark = cursor.watermark;
+  }
+
+  async execute(): Promise<void> {
+    const outcome = this.#outcome;
+    try {
+      if (this.#source.kind === 'org') await this.#inventory();
+      await this.#walk();
+    } catch (error) {
+      if (error instanceof WalkStopped) {
+        outcome.status = 'cut-short';
+        outcome.reason = error.reason;
+      } else if (this.#context.budget.isAbort(error)) {
+        outcome.status = 'cut-short';
+        outcome.reason = this.#context.budget.stopReason() ?? 'deadline';
+      } else {
+        if (error instanceof LeaseLostError) this.#lease = undefined;
+        fail(this.#context, outcome, error);
+      }
+    } finally {
+      await this.#settle();
+    }
+  }
+
+  async #walk(): Promise<void> {
+    const context = this.#context;
+    const plan = planWalk({
+      watermark: this.#cursor?.watermark,
+      now: context.clock.now(),
+      overlapMs: context.overlapMs,
+      lagMs: context.lagMs,
+      initialLookbackMs: context.initialLookbackMs,
+      since: context.since,
+    });
+    if (plan.upToDate) return;
+    let from = plan.from;
+    for (let first = true; ; first = false) {
+      this.#checkBudget();
+      await this.#keepLease();
+      const { window, read } = await this.#readWholeWindow(plan, from, first);
+      await this.#settleWindow(plan, window, read);
+      if (window.to >= plan.end) return;
+      from = window.to;
+    }
+  }
+
+  /** Reads a window to its end, cutting it shorter while it holds too many events. */
+  async #readWholeWindow(
+    plan: WalkPlan,
+    from: number,
+    first: boolean,
+  ): Promise<{ window: EventWindow; read: Extract<WindowRead, { kind: 'read' }> }> {
+    const context = this.#context;
+    const outcome = this.#outcome;
+    let window = nextWindow({ from, end: plan.end, maxWindowMs: context.maxWindowMs });
+    for (;;) {
+      const current = window;
+      const read = await readWindow({
+        atlas: context.atlas,
+        source: this.#source,
+        window: current,
+        recent: this.#recent,
+        maxEvents: context.maxEventsPerWindow,
+        knownInWindow: first ? (this.#cursor?.seenIds.size ?? 0) : 0,
+        signal: context.budget.signal,
+        stopReason: () => context.budget.stopReason(),
+        beforeNextPage: () => this.#keepLease(),
+        onPage: (page) => this.#progress(plan, current, page),
+      });
+      outcome.pagesRead += read.pagesRead;
+      outcome.eventsFetched += read.eventsFetched;
+      if (read.kind === 'read') return { window: current, read };
+      if (read.kind === 'cut-short') throw new WalkStopped(read.reason);
+      context.logger.debug('window holds too many events; reading a shorter one', {
+        source: this.#source.name,
+        from: new Date(current.from).toISOString(),
+        to: new Date(current.to).toISOString(),
+        shorterTo: new Date(read.shorter.to).toISOString(),
+      });
+      window = read.shorter;
+      this.#checkBudget();
+    }
+  }
+
+  /** Evaluates a window's new events, delivers their alerts, and commits the window if they settled. */
+  async #settleWindow(
+    plan: WalkPlan,
+    window: EventWindow,
+    read: Extract<WindowRead, { kind: 'read' }>,
+  ): Promise<void> {
+    const context = this.#context;
+    const outcome = this.#outcome;
+    const events = read.fresh.filter((keyed) => keyed.time >= plan.evaluateFrom).map((keyed) => keyed.event);
+    outcome.eventsNew += events.length;
+    const alerts = events.length === 0 ? [] : await context.engine.evaluate(events);
+    const delivery = await deliverAlerts({
+      alerts,
+      store: context.store,
+      notifier: context.notifier,
+      claimMs: context.claimMs,
+      signal: context.budget.signal,
+      logger: context.logger,
+      source: this.#source.name,
+    });
+    addAlertCounts(outcome.alerts, delivery.counts);
+    this.#throwIfUnsettled(delivery);
+
+    this.#recent.addAll(read.listed);
+    this.#recent.forgetBefore(window.to - context.overlapMs);
+    const watermark = commitPoint({ windowEnd: window.to, previousWatermark: plan.previousWatermark });
+    if (watermark === undefined) return;
+    await this.#commit(watermark, this.#recent.idsFrom(watermark - context.overlapMs), window.to >= plan.end);
+    outcome.windowsCommitted += 1;
+  }
+
+  #throwIfUnsettled(delivery: Delivery): void {
+    if (delivery.settled) return;
+    const budget = this.#context.budget;
+    if (budget.signal.aborted) throw new WalkStopped(budget.stopReason() ?? 'deadline');
+    const failure = delivery.retryableFailure;
+    if (failure !== undefined) {
+      throw new AlertDeliveryError(
+        `alerts of ${this.#source.name} were not delivered (${failure.code}: ${failure.message}): the cursor ` +
+          'stays before them and the next tick raises them again; check the notifier (topic, key policy)',
+      );
+    }
+    throw new WalkStopped('alert-in-progress');
+  }
+
+  async #inventory(): Promise<void> {
+    const context = this.#context;
+    const now = context.clock.now();
+    const takenAt = this.#cursor?.inventoryTakenAt;
+    const base: Omit<InventoryOutcome, 'status'> = { apiKeys: 0, changes: 0 };
+    if (takenAt !== undefined && now - takenAt < context.inventoryIntervalMs) {
+      this.#outcome.inventory = { ...base, status: 'not-due' };
+      return;
+    }
+    if (context.budget.stopReason() !== undefined) {
+      this.#outcome.inventory = { ...base, status: 'cut-short' };
+      return;
+    }
+    await this.#keepLease();
+    try {
+      const check = await checkInventory({
+        atlas: context.atlas,
+        store: context.store,
+        engine: context.engine,
+        notifier: context.notifier,
+        logger: context.logger,
+        orgId: this.#source.id,
+        now,
+        concurrency: context.concurrency,
+        claimMs: context.claimMs,
+        signal: context.budget.signal,
+      });
+      addAlertCounts(this.#outcome.alerts, check.alerts);
+      const counts = { apiKeys: check.apiKeys, changes: check.changes };
+      if (check.status !== 'undelivered') {
+        this.#inventoryTakenAt = now;
+        this.#outcome.inventory = { ...counts, status: check.status };
+        return;
+      }
+      if (check.delivery !== undefined) this.#throwIfUnsettled(check.delivery);
+    } catch (error) {
+      if (error instanceof LeaseLostError) throw error;
+      if (error instanceof WalkStopped || context.budget.isAbort(error)) {
+        const elsewhere = error instanceof WalkStopped && error.reason === 'alert-in-progress';
+        this.#outcome.inventory = {
+          ...base,
+          status: 'cut-short',
+          ...(elsewhere
+            ? {
+                message:
+                  'another worker is publishing an alert of this inventory; it is compared again next tick',
+              }
+            : {}),
+        };
+        return;
+      }
+      const failure = describeFailure(error);
+      this.#outcome.inventory = {
+        ...base,
+        status: 'failed',
+        errorCode: failure.errorCode,
+        message: failure.message,
+        ...(failure.httpStatus === undefined ? {} : { httpStatus: failure.httpStatus }),
+      };
+      context.logger.warn('inventory check failed; the events of the organization are still polled', {
+        source: this.#source.name,
+        errorCode: failure.errorCode,
+        httpStatus: failure.httpStatus,
+        message: failure.message,
+      });
+    }
+  }
+
+  async #commit(watermark: number, seenIds: string[], release: boolean): Promise<void> {
+    const lease = this.#lease;
+    if (lease === undefined) {
+      throw new LeaseLostError(`the lease on ${this.#source.name} was already freed`, {
+        source: this.#source.name,
+      });
+    }
+    await this.#context.store.commitCursor({
+      lease,
+      watermark,
+      seenIds,
+      release,
+      ...(this.#inventoryTakenAt === undefined ? {} : { inventoryTakenAt: this.#inventoryTakenAt }),
+    });
+    this.#inventoryTakenAt = undefined;
+    this.#committed = { watermark, seenIds };
+    this.#outcome.watermark = watermark;
+    if (release) this.#lease = undefined;
+  }
+
+  /** Frees the lease if the walk did not, recording a pending inventory time on the way. */
+  async #settle(): Promise<void> {
+    const lease = this.#lease;
+    if (lease === undefined) return;
+    const { store, logger } = this.#context;
+    try {
+      const committed = this.#committed;
+      if (this.#inventoryTakenAt !== undefined && committed !== undefined) {
+        await this.#commit(committed.watermark, [...committed.seenIds], true);
+      } else {
+        await store.releaseLease({ lease });
+      }
+    } catch (error) {
+      logger.warn('could not free the lease of a source; it lapses by itself', {
+        source: this.#source.name,
+        expiresAt: new Date(lease.expiresAt).toISOString(),
+        message: error instanceof Error ? error.message : String(error),
+      });
+    }
+    this.#lease = undefined;
+  }
+
+  /** Renews the lease when less than half of it remains and it would lapse before the deadline. */
+  async #keepLease(): Promise<void> {
+    const lease = this.#lease;
+    if (lease === undefined) return;
+    const { budget, clock, store, leaseMs } = this.#context;
+    const deadline = budget.deadline;
+    if (deadline !== undefined && lease.expiresAt >= deadline) return;
+    if (lease.expiresAt - clock.now() > leaseMs / 2) return;
+    this.#lease = await store.renewLease({ lease, durationMs: leaseMs });
+  }
+
+  #checkBudget(): void {
+    const reason = this.#context.budget.stopReason();
+    if (reason !== undefined) throw new WalkStopped(reason);
+  }
+
+  #progress(
+    plan: WalkPlan,
+    window: EventWindow,
+    page: { pagesRead: number; eventsRead: number; totalCount: number | undefined },
+  ): void {
+    const onProgress = this.#context.onProgress;
+    if (onProgress === undefined) return;
+    try {
+      onProgress({ source: this.#source.name, window: { ...window }, walkEnd: plan.end, ...page });
+    } catch (error) {
+      this.#context.logger.warn('progress callback threw; ignored', {
+        message: error instanceof Error ? error.message : String(error),
+      });
+    }
+  }
+}
+
+function fail(context: SourcePollContext, outcome: SourceOutcome, error: unknown): void {
+  const failure = describeFailure(error);
+  outcome.status = 'failed';
+  outcome.errorCode = failure.errorCode;
+  outcome.message = failure.message;
+  if (failure.httpStatus !== undefined) outcome.httpStatus = failure.httpStatus;
+  context.logger.error('source failed; the other sources go on', {
+    source: outcome.source,
+    errorCode: failure.errorCode,
+    httpStatus: failure.httpStatus,
+    message: failure.message,
+    ...(failure.errorCode === 'UNEXPECTED_ERROR' && error instanceof Error ? { stack: error.stack } : {}),
+  });
+}

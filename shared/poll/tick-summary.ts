@@ -1,0 +1,92 @@
+import type { AtlasClientStats } from '../atlas/atlas-client.js';
+import { addAlertCounts, emptyAlertCounts } from './alert-delivery.js';
+import type { DiscoveryOutcome, SourceOutcome, TickSummary, TickTotals } from './tick-types.js';
+
+/** Options of {@link summarizeTick}. */
+export interface SummarizeTickOptions {
+  startedAt: number;
+  finishedAt: number;
+  sources: SourceOutcome[];
+  discovery: DiscoveryOutcome[];
+  /** The Atlas client's counters before and after the tick. */
+  atlasBefore: AtlasClientStats;
+  atlasAfter: AtlasClientStats;
+  /** State store requests made during the tick. */
+  stateRequests: number;
+}
+
+/**
+ * Adds up a tick's outcomes. `completed` is false when a source was cut short by the deadline or an
+ * abort (not when one failed on its own: `sourceErrors` counts those). The watermark lag is taken at
+ * `finishedAt` over every source whose cursor the tick read.
+ *
+ * @example
+ * ```ts
+ * const summary = summarizeTick({ startedAt, finishedAt: clock.now(), sources, discovery, atlasBefore,
+ *   atlasAfter: atlas.stats, stateRequests });
+ * ```
+ */
+export function summarizeTick(options: SummarizeTickOptions): TickSummary {
+  const { sources, discovery, atlasBefore, atlasAfter, finishedAt } = options;
+  const alerts = emptyAlertCounts();
+  const errorsByCode: Record<string, number> = {};
+  let sourceErrors = 0;
+  let authFailures = 0;
+  const countFailure = (errorCode: string | undefined, httpStatus: number | undefined): void => {
+    sourceErrors += 1;
+    const code = errorCode ?? 'UNEXPECTED_ERROR';
+    errorsByCode[code] = (errorsByCode[code] ?? 0) + 1;
+    if (httpStatus === 401 || httpStatus === 403) authFailures += 1;
+  };
+  let oldestWatermark: number | undefined;
+  for (const source of sources) {
+    addAlertCounts(alerts, source.alerts);
+    if (source.status === 'failed') countFailure(source.errorCode, source.httpStatus);
+    if (source.inventory?.status === 'failed') {
+      countFailure(source.inventory.errorCode, source.inventory.httpStatus);
+    }
+    if (
+      source.watermark !== undefined &&
+      (oldestWatermark === undefined || source.watermark < oldestWatermark)
+    ) {
+      oldestWatermark = source.watermark;
+    }
+  }
+  for (const outcome of discovery) {
+    if (outcome.status === 'failed') countFailure(outcome.errorCode, outcome.httpStatus);
+  }
+  const sum = (pick: (source: SourceOutcome) => number): number =>
+    sources.reduce((total, source) => total + pick(source), 0);
+  const count = (status: SourceOutcome['status']): number =>
+    sources.filter((source) => source.status === status).length;
+  const totals: TickTotals = {
+    sources: sources.length,
+    sourcesOk: count('ok'),
+    sourcesSkipped: count('skipped-lease-held'),
+    sourcesCutShort: count('cut-short'),
+    sourceErrors,
+    errorsByCode,
+    eventsFetched: sum((source) => source.eventsFetched),
+    eventsNew: sum((source) => source.eventsNew),
+    alerts,
+    atlasRequests: atlasAfter.requests - atlasBefore.requests,
+    atlasRateLimited: atlasAfter.rateLimited - atlasBefore.rateLimited,
+    atlasAuthFailures: authFailures,
+    stateRequests: options.stateRequests,
+    watermarkLagSeconds:
+      oldestWatermark === undefined
+        ? undefined
+        : Math.max(0, Math.round((finishedAt - oldestWatermark) / 1000)),
+  };
+  return {
+    startedAt: options.startedAt,
+    finishedAt,
+    durationMs: finishedAt - options.startedAt,
+    completed: sources.every(
+      (source) => source.status !== 'cut-short' || source.reason === 'alert-in-progress',
+    ),
+    sources,
+    discovery,
+    totals,
+  };
+}

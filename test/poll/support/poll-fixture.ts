@@ -1,0 +1,239 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { AtlasClient, type AtlasEvent } from '../../../shared/atlas/index.js';
+import type { Logger } from '../../../shared/logger.js';
+import {
+  type PollerConfig,
+  type PollerConfigInput,
+  ProjectDiscoveryCache,
+  pollerConfigSchema,
+  runTick,
+  type TickOptions,
+  type TickSummary,
+} from '../../../shared/poll/index.js';
+import {
+  createRuleEngine,
+  loadRulePack,
+  MemoryCounterStore,
+  type RuleEngine,
+  type RulePack,
+} from '../../../shared/rules/index.js';
+import {
+  createStateTable,
+  DynamoDbStateStore,
+  FileStateStore,
+  type StateStore,
+} from '../../../shared/state/index.js';
+import { type AtlasSimulator, type SeedData, startSimulator } from '../../../simulator/index.js';
+import { RecordingNotifier } from './recording-notifier.js';
+import { TestClock } from './test-clock.js';
+
+export const SECOND = 1_000;
+export const MINUTE = 60 * SECOND;
+export const HOUR = 60 * MINUTE;
+
+/** Ids of the seed the tick tests run against. */
+export const ids = {
+  org: '6650a1b2c3d4e5f601000001',
+  otherOrg: '6650a1b2c3d4e5f601000002',
+  project: '6650a1b2c3d4e5f602000011',
+  secondProject: '6650a1b2c3d4e5f602000012',
+  foreignProject: '6650a1b2c3d4e5f602000021',
+  pollerKey: '6650a1b2c3d4e5f603000001',
+  readOnlyKey: '6650a1b2c3d4e5f603000002',
+} as const;
+
+/** Throwaway credentials of the poller's key in the test seed. */
+export const pollerKey = { publicKey: 'pollerky', privateKey: 'fake-private-key-for-tests' } as const;
+
+/** Two orgs; the poller's key owns the first only, so the second's sources answer 403. */
+export function pollSeed(extraKeys: SeedData['apiKeys'] = []): SeedData {
+  return {
+    orgs: [
+      { id: ids.org, name: 'Acme' },
+      { id: ids.otherOrg, name: 'Elsewhere' },
+    ],
+    projects: [
+      { id: ids.project, name: 'payments', orgId: ids.org },
+      { id: ids.secondProject, name: 'analytics', orgId: ids.org },
+      { id: ids.foreignProject, name: 'foreign', orgId: ids.otherOrg },
+    ],
+    apiKeys: [
+      {
+        id: ids.pollerKey,
+        desc: 'audit poller',
+        ...pollerKey,
+        roles: [{ orgId: ids.org, roleName: 'ORG_OWNER' }],
+        accessList: [{ cidrBlock: '127.0.0.1/32' }],
+      },
+      {
+        id: ids.readOnlyKey,
+        desc: 'dashboards',
+        publicKey: 'dashbrds',
+        privateKey: 'fake-private-key-dashboards',
+        roles: [{ orgId: ids.org, roleName: 'ORG_READ_ONLY' }],
+        accessList: [{ cidrBlock: '203.0.113.0/24' }],
+      },
+      ...extraKeys,
+    ],
+    users: [{ id: '6650a1b2c3d4e5f604000001', username: 'ana@example.com' }],
+  };
+}
+
+let rulePack: Promise<RulePack> | undefined;
+
+/** The default rule pack, loaded once per test file. */
+export function defaultRulePack(): Promise<RulePack> {
+  rulePack ??= loadRulePack({ paths: [fileURLToPath(new URL('../../../rules/', import.meta.url))] });
+  return rulePack;
+}
+
+/** A state store for one test, and what closes it. */
+export type StoreFactory = (clock: TestClock) => Promise<StateStore>;
+
+/** A file store in a fresh temporary folder. */
+export function fileStoreFactory(): StoreFactory {
+  return async (clock) => {
+    const dir = await mkdtemp(join(tmpdir(), 'poll-tick-'));
+    const store = await FileStateStore.open({ path: join(dir, 'state.json'), clock });
+    const close = store.close.bind(store);
+    store.close = async () => {
+      await close();
+      await rm(dir, { recursive: true, force: true });
+    };
+    return store;
+  };
+}
+
+/** A DynamoDB store on a fresh table of DynamoDB Local. */
+export function dynamoDbStoreFactory(client: () => DynamoDBClient): StoreFactory {
+  return async (clock) => {
+    const tableName = `poll-${Math.random().toString(36).slice(2)}`;
+    await createStateTable({ client: client(), tableName });
+    return new DynamoDbStateStore({ client: client(), tableName, clock });
+  };
+}
+
+/** Options of {@link startPollFixture}. */
+export interface PollFixtureOptions {
+  store: StoreFactory;
+  seed?: SeedData;
+  config?: PollerConfigInput;
+  /** Receives the simulator's line after each request it answered. */
+  simulatorLogger?: Logger;
+}
+
+/** A simulator, a client, a store, the default rules and a recording notifier, on one test clock. */
+export interface PollFixture {
+  sim: AtlasSimulator;
+  clock: TestClock;
+  atlas: AtlasClient;
+  store: StateStore;
+  engine: RuleEngine;
+  pack: RulePack;
+  notifier: RecordingNotifier;
+  config: PollerConfig;
+  discoveryCache: ProjectDiscoveryCache;
+  /** Runs one tick with the fixture's dependencies. */
+  tick(options?: Partial<TickOptions>): Promise<TickSummary>;
+  /** A new client on the simulator (a second worker). */
+  newClient(): AtlasClient;
+  /** What a perfect run would alert on these events: fingerprints from a fresh engine, in memory. */
+  expectedFingerprints(events: readonly AtlasEvent[]): Promise<string[]>;
+  close(): Promise<void>;
+}
+
+/**
+ * Starts everything one tick test needs. The Atlas client retries at once (its sleeps take no time);
+ * the tick, the store and the simulator's event times share the test clock.
+ */
+export async function startPollFixture(options: PollFixtureOptions): Promise<PollFixture> {
+  const clock = new TestClock();
+  const sim = await startSimulator({
+    seed: options.seed ?? pollSeed(),
+    clock: clock.instant(),
+    ...(options.simulatorLogger === undefined ? {} : { logger: options.simulatorLogger }),
+  });
+  const clients: AtlasClient[] = [];
+  const newClient = (): AtlasClient => {
+    const client = new AtlasClient({
+      baseUrl: sim.baseUrl,
+      credentials: { kind: 'digest', ...pollerKey },
+      clock: clock.instant(),
+      random: () => 0.5,
+    });
+    clients.push(client);
+    return client;
+  };
+  const atlas = newClient();
+  const store = await options.store(clock);
+  const pack = await defaultRulePack();
+  const engine = createRuleEngine({ pack, counters: store });
+  const notifier = new RecordingNotifier();
+  const discoveryCache = new ProjectDiscoveryCache();
+  const config = pollerConfigSchema.parse({
+    atlas: { baseUrl: sim.baseUrl },
+    sources: { orgIds: [ids.org], projectIds: [ids.project] },
+    ...options.config,
+  });
+  return {
+    sim,
+    clock,
+    atlas,
+    store,
+    engine,
+    pack,
+    notifier,
+    config,
+    discoveryCache,
+    newClient,
+    tick: (tickOptions = {}) =>
+      runTick(
+        { atlas, store, engine, notifier, clock, discoveryCache },
+        { config, owner: 'worker-a', ...tickOptions },
+      ),
+    async expectedFingerprints(events) {
+      const oracle = createRuleEngine({ pack, counters: new MemoryCounterStore() });
+      const sorted = [...events].sort(
+        (a, b) =>
+          Date.parse(String(a.created)) - Date.parse(String(b.created)) ||
+          String(a.id).localeCompare(String(b.id)),
+      );
+      return (await oracle.evaluate(sorted)).map((alert) => alert.fingerprint).sort();
+    },
+    async close() {
+      await Promise.all(clients.map((client) => client.close()));
+      await store.close();
+      await sim.stop();
+    },
+  };
+}
+
+let eventCounter = 0;
+
+/** A project event the default rules alert on (an access list opened to the internet). */
+export function alertingEvent(
+  created: number,
+  extra: Partial<AtlasEvent> = {},
+): AtlasEvent & { eventTypeName: string } {
+  eventCounter += 1;
+  return {
+    eventTypeName: 'NETWORK_PERMISSION_ENTRY_ADDED',
+    created: new Date(created).toISOString().replace('.000Z', 'Z'),
+    whitelistEntry: '0.0.0.0/0',
+    username: `user${eventCounter}@example.com`,
+    ...extra,
+  };
+}
+
+/** A project event no default rule alerts on. */
+export function quietEvent(created: number): AtlasEvent & { eventTypeName: string } {
+  return {
+    eventTypeName: 'HOST_UP',
+    created: new Date(created).toISOString().replace('.000Z', 'Z'),
+    hostname: 'cluster0-shard-00-00.x7kq2.mongodb.net',
+  };
+}
