@@ -122,8 +122,13 @@ export interface PollFixtureOptions {
   store: StoreFactory;
   seed?: SeedData;
   config?: PollerConfigInput;
-  /** Receives the simulator's line after each request it answered. */
-  simulatorLogger?: Logger;
+}
+
+/** What the simulator logs after answering a request. */
+export interface SimulatorRequest {
+  method: string;
+  path: string;
+  status: number;
 }
 
 /** A simulator, a client, a store, the default rules and a recording notifier, on one test clock. */
@@ -137,6 +142,11 @@ export interface PollFixture {
   notifier: RecordingNotifier;
   config: PollerConfig;
   discoveryCache: ProjectDiscoveryCache;
+  /**
+   * Called after the simulator answered each request, before the client reads the answer: tests set
+   * it to change the simulator (or the clock) between two pages.
+   */
+  onRequest: ((request: SimulatorRequest) => void) | undefined;
   /** Runs one tick with the fixture's dependencies. */
   tick(options?: Partial<TickOptions>): Promise<TickSummary>;
   /** A new client on the simulator (a second worker). */
@@ -152,10 +162,11 @@ export interface PollFixture {
  */
 export async function startPollFixture(options: PollFixtureOptions): Promise<PollFixture> {
   const clock = new TestClock();
+  const hooks: { onRequest: PollFixture['onRequest'] } = { onRequest: undefined };
   const sim = await startSimulator({
     seed: options.seed ?? pollSeed(),
     clock: clock.instant(),
-    ...(options.simulatorLogger === undefined ? {} : { logger: options.simulatorLogger }),
+    logger: requestListener((request) => hooks.onRequest?.(request)),
   });
   const clients: AtlasClient[] = [];
   const newClient = (): AtlasClient => {
@@ -180,6 +191,12 @@ export async function startPollFixture(options: PollFixtureOptions): Promise<Pol
     ...options.config,
   });
   return {
+    get onRequest() {
+      return hooks.onRequest;
+    },
+    set onRequest(listener) {
+      hooks.onRequest = listener;
+    },
     sim,
     clock,
     atlas,
@@ -209,6 +226,24 @@ export async function startPollFixture(options: PollFixtureOptions): Promise<Pol
       await store.close();
       await sim.stop();
     },
+  };
+}
+
+/** A logger that passes each request line of the simulator to `listener`. */
+function requestListener(listener: (request: SimulatorRequest) => void): Logger {
+  const ignore = (): void => {};
+  return {
+    debug: (message, attributes) => {
+      if (message !== 'simulator request' || attributes === undefined) return;
+      listener({
+        method: String(attributes.method),
+        path: String(attributes.path),
+        status: Number(attributes.status),
+      });
+    },
+    info: ignore,
+    warn: ignore,
+    error: ignore,
   };
 }
 
