@@ -41,8 +41,9 @@ export function summarizeTick(options: SummarizeTickOptions): TickSummary {
   let oldestWatermark: number | undefined;
   for (const source of sources) {
     addAlertCounts(alerts, source.alerts);
+    // One failure per source: an org whose events and inventory both fail counts once.
     if (source.status === 'failed') countFailure(source.errorCode, source.httpStatus);
-    if (source.inventory?.status === 'failed') {
+    else if (source.inventory?.status === 'failed') {
       countFailure(source.inventory.errorCode, source.inventory.httpStatus);
     }
     if (

@@ -192,7 +192,7 @@ export interface TickTotals {
   sourcesOk: number;
   sourcesSkipped: number;
   sourcesCutShort: number;
-  /** Failed sources, project discoveries and inventories. */
+  /** Failed sources, project discoveries, and inventories of sources that did not fail otherwise. */
   sourceErrors: number;
   /** The same failures by error code. */
   errorsByCode: Record<string, number>;

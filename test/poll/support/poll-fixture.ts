@@ -151,6 +151,11 @@ export interface PollFixture {
   tick(options?: Partial<TickOptions>): Promise<TickSummary>;
   /** A new client on the simulator (a second worker). */
   newClient(): AtlasClient;
+  /**
+   * Replaces the simulator with one started from `seed` (the way to change API keys, which the
+   * simulator serves as seeded), and the tick's client with one pointed at it. Events are not kept.
+   */
+  restartSimulator(seed: SeedData): Promise<void>;
   /** What a perfect run would alert on these events: fingerprints from a fresh engine, in memory. */
   expectedFingerprints(events: readonly AtlasEvent[]): Promise<string[]>;
   close(): Promise<void>;
@@ -163,11 +168,13 @@ export interface PollFixture {
 export async function startPollFixture(options: PollFixtureOptions): Promise<PollFixture> {
   const clock = new TestClock();
   const hooks: { onRequest: PollFixture['onRequest'] } = { onRequest: undefined };
-  const sim = await startSimulator({
-    seed: options.seed ?? pollSeed(),
-    clock: clock.instant(),
-    logger: requestListener((request) => hooks.onRequest?.(request)),
-  });
+  const startSim = (seed: SeedData): Promise<AtlasSimulator> =>
+    startSimulator({
+      seed,
+      clock: clock.instant(),
+      logger: requestListener((request) => hooks.onRequest?.(request)),
+    });
+  let sim = await startSim(options.seed ?? pollSeed());
   const clients: AtlasClient[] = [];
   const newClient = (): AtlasClient => {
     const client = new AtlasClient({
@@ -179,7 +186,7 @@ export async function startPollFixture(options: PollFixtureOptions): Promise<Pol
     clients.push(client);
     return client;
   };
-  const atlas = newClient();
+  let atlas = newClient();
   const store = await options.store(clock);
   const pack = await defaultRulePack();
   const engine = createRuleEngine({ pack, counters: store });
@@ -197,9 +204,13 @@ export async function startPollFixture(options: PollFixtureOptions): Promise<Pol
     set onRequest(listener) {
       hooks.onRequest = listener;
     },
-    sim,
+    get sim() {
+      return sim;
+    },
+    get atlas() {
+      return atlas;
+    },
     clock,
-    atlas,
     store,
     engine,
     pack,
@@ -207,6 +218,11 @@ export async function startPollFixture(options: PollFixtureOptions): Promise<Pol
     config,
     discoveryCache,
     newClient,
+    async restartSimulator(seed) {
+      await sim.stop();
+      sim = await startSim(seed);
+      atlas = newClient();
+    },
     tick: (tickOptions = {}) =>
       runTick(
         { atlas, store, engine, notifier, clock, discoveryCache },
