@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 /**
  * The AWS Chatbot (Amazon Q Developer in chat applications) custom notification format, as its guide

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 /** Atlas organization and project ids are 24 hexadecimal characters (ObjectIds). */
 export const atlasIdSchema = z

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { SEVERITIES, type Severity } from '../notify/alert.js';
 import { WEEKDAYS, type Weekday } from './working-hours.js';
 

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 /**
  * The JSON document of the file store, version 1. Collections are arrays of records rather than

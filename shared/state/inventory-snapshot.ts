@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import type { AtlasAccessListEntry, AtlasApiKey } from '../atlas/types.js';
 import { StateItemCorruptError } from './errors.js';
 
