@@ -1,4 +1,99 @@
+import { hostname } from 'node:os';
 import type { Command } from 'commander';
+import { systemClock } from '../../shared/clock.js';
+import { runTick, type TickSummary } from '../../shared/poll/index.js';
+import { durationArgument, formatDuration } from '../duration-option.js';
+import { CommandFailed, ExitCode, UsageError } from '../errors.js';
+import { openLocalPoll } from '../local-dependencies.js';
+import { type PollCommandIo, processCommandIo } from '../poll-command-io.js';
+import { describeRun } from '../run-description.js';
+import { addPollOptions, type PollCommandOptions, resolveRunSettings } from '../run-options.js';
+import { createStderrLogger } from '../stderr-logger.js';
+import { GracefulStop } from '../stop-signals.js';
+import { formatTickReport } from '../summary-table.js';
+import { exitCodeForTick } from '../tick-exit-code.js';
 
-/** Registers the `run` command. */
-export function registerRunCommand(_program: Command): void {}
+interface RunOptions extends PollCommandOptions {
+  once?: boolean;
+  /** Milliseconds. */
+  every?: number;
+}
+
+/**
+ * How long a local run's lease on a source holds; ticks that run longer renew it. Short, so a run
+ * killed mid-tick holds its sources for two minutes at most.
+ */
+export const LOCAL_LEASE_MS = 2 * 60_000;
+
+/**
+ * Registers `run`: polls the configured sources with the same tick the Lambda runs, once (`--once`,
+ * the default) or every DURATION until SIGINT or SIGTERM (`--every`), with a file or DynamoDB state
+ * store and a console, outbox or SNS notifier. Alerts go to stdout (console notifier); each tick's
+ * report goes to stderr. Exit codes as `cli/errors.ts` says (`exitCodeForTick` for a single tick).
+ *
+ * @example
+ * ```sh
+ * atlas-audit-alerts run --org 5f4e3d2c1b0a998877665544 --all-projects --every 5m
+ * ```
+ */
+export function registerRunCommand(program: Command, io?: PollCommandIo): void {
+  addPollOptions(
+    program
+      .command('run')
+      .description(
+        'Poll Atlas and deliver alerts, as the Lambda does: one tick (--once, the default) or one every DURATION until stopped.',
+      ),
+  )
+    .option('--once', 'run one tick, then exit (the default)')
+    .option(
+      '--every <duration>',
+      'run a tick every DURATION (5m, 1h...) until SIGINT or SIGTERM',
+      durationArgument({ minMs: 1_000 }),
+    )
+    .action(async (options: RunOptions, command: Command) => {
+      const { stdout, stderr, env, cwd, signals } = io ?? processCommandIo();
+      if (options.once && options.every !== undefined) {
+        throw new UsageError('--once and --every exclude each other: give one of them');
+      }
+      const settings = await resolveRunSettings({
+        options,
+        flavorGiven: command.getOptionValueSource('flavor') === 'cli',
+        env,
+        cwd,
+      });
+      const everyMs = options.once ? undefined : (options.every ?? settings.everyMs);
+      const logger = createStderrLogger({ stream: stderr, verbose: options.verbose === true });
+      const poll = await openLocalPoll({ settings, clock: systemClock, logger, stdout });
+      const stop = new GracefulStop({ signals, stderr });
+      const owner = `${hostname()}:${process.pid}`;
+      let last: TickSummary | undefined;
+      try {
+        stderr.write(
+          `${describeRun(settings)}${everyMs === undefined ? '' : `; a tick every ${formatDuration(everyMs)} until Ctrl+C`}\n`,
+        );
+        while (true) {
+          const startedAt = systemClock.now();
+          last = await stop.during(() =>
+            runTick(poll.deps, {
+              config: settings.config,
+              owner,
+              signal: stop.abortSignal,
+              leaseMs: LOCAL_LEASE_MS,
+            }),
+          );
+          stderr.write(formatTickReport(last));
+          if (everyMs === undefined || stop.requested !== undefined) break;
+          await stop.wait(startedAt + everyMs - systemClock.now());
+          if (stop.requested !== undefined) break;
+        }
+      } finally {
+        stop.dispose();
+        await poll.close();
+      }
+      if (everyMs === undefined && last !== undefined) {
+        const code = exitCodeForTick(last);
+        // The report above says what went wrong; the exit code says what kind of trouble it was.
+        if (code !== ExitCode.ok) throw new CommandFailed('', code);
+      }
+    });
+}

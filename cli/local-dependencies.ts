@@ -1,0 +1,132 @@
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { SNSClient } from '@aws-sdk/client-sns';
+import { AtlasClient } from '../shared/atlas/index.js';
+import type { Clock } from '../shared/clock.js';
+import type { Logger } from '../shared/logger.js';
+import {
+  type ConsoleLinkOptions,
+  ConsoleNotifier,
+  type Notifier,
+  OutboxNotifier,
+  SnsNotifier,
+} from '../shared/notify/index.js';
+import { ProjectDiscoveryCache, type TickDependencies } from '../shared/poll/index.js';
+import { createRuleEngine, loadRulePack } from '../shared/rules/index.js';
+import { DynamoDbStateStore, FileStateStore, type StateStore } from '../shared/state/index.js';
+import type { RunSettings } from './run-options.js';
+
+/** Options of {@link openLocalPoll}. */
+export interface OpenLocalPollOptions {
+  settings: RunSettings;
+  clock: Clock;
+  logger: Logger;
+  /** Where the console notifier prints alerts. */
+  stdout: NodeJS.WritableStream;
+  /** Replaces the notifier `settings.notify` names (the demo prints alerts its own way). */
+  notifier?: Notifier;
+  /** Console links in messages. Default: the console of `settings.config.atlas`. */
+  consoleLinks?: ConsoleLinkOptions | null;
+}
+
+/** The dependencies of local ticks, opened once for the whole run. */
+export interface LocalPoll {
+  deps: TickDependencies;
+  atlas: AtlasClient;
+  store: StateStore;
+  /** Closes the Atlas connections and the store (releasing a state file's lock). */
+  close(): Promise<void>;
+}
+
+/**
+ * Opens what local ticks run on, once per run: the rules (loaded and checked first, so a broken rule
+ * stops the run before anything else), the state store (`file:` locks its file for the life of the
+ * run; `dynamodb:` uses the default AWS credentials and region), the rule engine over that store, the
+ * Atlas client and the notifier.
+ *
+ * @throws {RuleLoadError} when a rule file is invalid (every problem with file, line and column).
+ * @throws {AtlasConfigError} when the Atlas options are unusable.
+ * @throws {StateFileLockedError} when another run holds the state file; {@link StateFileCorruptError}
+ *   when it is not a state file.
+ * @throws {NotifyConfigError} when the topic ARN is invalid.
+ * @example
+ * ```ts
+ * const poll = await openLocalPoll({ settings, clock: systemClock, logger, stdout: process.stdout });
+ * try {
+ *   await runTick(poll.deps, { config: settings.config, owner: 'cli' });
+ * } finally {
+ *   await poll.close();
+ * }
+ * ```
+ */
+export async function openLocalPoll(options: OpenLocalPollOptions): Promise<LocalPoll> {
+  const { settings, clock, logger } = options;
+  const pack = await loadRulePack({ paths: settings.rules });
+  const consoleLinks =
+    options.consoleLinks === null
+      ? undefined
+      : (options.consoleLinks ?? {
+          flavor: settings.config.atlas.flavor,
+          baseUrl: settings.config.atlas.baseUrl,
+        });
+  const atlas = new AtlasClient({ ...settings.atlas, clock, logger });
+  const closers: Array<() => Promise<void> | void> = [() => atlas.close()];
+  const close = async (): Promise<void> => {
+    for (const closeOne of closers.reverse()) await closeOne();
+    closers.length = 0;
+  };
+  try {
+    const store = await openStore(settings, clock, logger, closers);
+    const engine = createRuleEngine({ pack, counters: store, logger, clock });
+    const notifier =
+      options.notifier ?? createNotifier(settings, options.stdout, clock, logger, consoleLinks, closers);
+    return {
+      deps: { atlas, store, engine, notifier, clock, logger, discoveryCache: new ProjectDiscoveryCache() },
+      atlas,
+      store,
+      close,
+    };
+  } catch (error) {
+    await close();
+    throw error;
+  }
+}
+
+async function openStore(
+  settings: RunSettings,
+  clock: Clock,
+  logger: Logger,
+  closers: Array<() => Promise<void> | void>,
+): Promise<StateStore> {
+  if (settings.state.kind === 'file') {
+    const store = await FileStateStore.open({ path: settings.state.path, clock, logger });
+    closers.push(() => store.close());
+    return store;
+  }
+  const client = new DynamoDBClient({});
+  closers.push(() => client.destroy());
+  const store = new DynamoDbStateStore({ client, tableName: settings.state.tableName, clock, logger });
+  closers.push(() => store.close());
+  return store;
+}
+
+function createNotifier(
+  settings: RunSettings,
+  stdout: NodeJS.WritableStream,
+  clock: Clock,
+  logger: Logger,
+  consoleLinks: ConsoleLinkOptions | undefined,
+  closers: Array<() => Promise<void> | void>,
+): Notifier {
+  const links = consoleLinks === undefined ? {} : { console: consoleLinks };
+  switch (settings.notify.kind) {
+    case 'console':
+      return new ConsoleNotifier({ stream: stdout, clock, logger, ...links });
+    case 'outbox':
+      return new OutboxNotifier({ path: settings.notify.path, clock, logger, ...links });
+    case 'sns': {
+      const client = new SNSClient({});
+      closers.push(() => client.destroy());
+      return new SnsNotifier({ client, topicArn: settings.notify.topicArn, clock, logger, ...links });
+    }
+  }
+}

@@ -1,0 +1,228 @@
+import { fileURLToPath } from 'node:url';
+import { type Command, InvalidArgumentError } from 'commander';
+import type { AtlasClientOptions } from '../shared/atlas/index.js';
+import { atlasIdSchema, type PollerConfig, pollerConfigSchema } from '../shared/poll/index.js';
+import {
+  type AtlasCommandOptions,
+  addAtlasOptions,
+  type Environment,
+  resolveAtlasClientOptions,
+} from './atlas-options.js';
+import { durationArgument } from './duration-option.js';
+import { UsageError } from './errors.js';
+import { readRunConfigFile } from './run-config-file.js';
+import {
+  DEFAULT_STATE_FILE,
+  type NotifyTarget,
+  parseNotifyTarget,
+  parseStateTarget,
+  type StateTarget,
+} from './run-targets.js';
+
+/** The default rule pack shipped with the command. */
+export const BUILT_IN_RULES = fileURLToPath(new URL('../rules/', import.meta.url));
+
+/** The parsed values of the flags {@link addPollOptions} defines. */
+export interface PollCommandOptions extends AtlasCommandOptions {
+  config?: string;
+  org?: string[];
+  project?: string[];
+  allProjects?: boolean;
+  rules?: string[];
+  state?: string;
+  notify?: string;
+  /** Milliseconds. */
+  overlap?: number;
+  /** Milliseconds. */
+  lag?: number;
+  /** Milliseconds. */
+  lookback?: number;
+  /** Milliseconds. */
+  inventoryInterval?: number;
+  concurrency?: number;
+  verbose?: boolean;
+}
+
+/** Everything a local poll needs, from the flags, the config file and the environment. */
+export interface RunSettings {
+  /** The poller configuration: the file's, with the flags on top, defaults filled in. */
+  config: PollerConfig;
+  /** The Atlas client's options, credentials from the environment included. */
+  atlas: AtlasClientOptions;
+  /** Rule files and directories. */
+  rules: string[];
+  state: StateTarget;
+  notify: NotifyTarget;
+  /** The polling period the config file asks for (`local.every`), if any. */
+  everyMs: number | undefined;
+}
+
+/** Options of {@link resolveRunSettings}. */
+export interface ResolveRunSettingsOptions {
+  options: PollCommandOptions;
+  /** Whether `--flavor` was given (its value is otherwise commander's default, which the file may override). */
+  flavorGiven: boolean;
+  env: Environment;
+  /** Relative flag paths are resolved against it. */
+  cwd: string;
+}
+
+/**
+ * Adds the flags `run` and `backfill` share: the Atlas flags of `fetch`, the sources, `--config`,
+ * `--rules`, `--state`, `--notify`, the timings and `--verbose`.
+ *
+ * @example
+ * ```ts
+ * addPollOptions(program.command('run')).option('--once', 'one tick').action(...);
+ * ```
+ */
+export function addPollOptions(command: Command): Command {
+  return addAtlasOptions(
+    command
+      .option('--config <file>', 'YAML or JSON file with the poller settings (flags override it)')
+      .option(
+        '--org <ids...>',
+        'organization ids whose events (and API keys) are polled',
+        collectIds('--org'),
+      )
+      .option('--project <ids...>', 'project ids whose events are polled', collectIds('--project'))
+      .option('--all-projects', 'also poll every project of each --org')
+      .option('--rules <paths...>', 'rule files or directories (default: the built-in rules/)')
+      .option('--state <store>', `file:PATH or dynamodb:TABLE (default: file:${DEFAULT_STATE_FILE})`)
+      .option('--notify <target>', 'console, outbox:PATH or sns:TOPIC_ARN (default: console)')
+      .option('--overlap <duration>', 'how far back each tick reads again (default 15m)', durationArgument())
+      .option('--lag <duration>', 'how far behind now each window ends (default 30s)', durationArgument())
+      .option(
+        '--lookback <duration>',
+        'how far back the first tick of a new source reads; 0 starts from now (default 1h)',
+        durationArgument(),
+      )
+      .option(
+        '--inventory-interval <duration>',
+        "how often each org's API keys and access lists are compared (default 1h)",
+        durationArgument(),
+      )
+      .option('--concurrency <n>', 'sources polled at once (default 4)', parseConcurrency)
+      .option('--verbose', 'log what the poller does on stderr'),
+  );
+}
+
+/**
+ * Merges the config file (if `--config`), the flags and the environment into the settings of a local
+ * poll, and checks them with the poller's own schema.
+ *
+ * @throws UsageError when the config file is unusable, nothing is configured to poll, `--all-projects`
+ *   has no org, a setting is out of range, or the credentials in the environment are missing or
+ *   incomplete (the message names the variables, never their values).
+ * @example
+ * ```ts
+ * const settings = await resolveRunSettings({ options, flavorGiven: false, env: process.env, cwd: process.cwd() });
+ * ```
+ */
+export async function resolveRunSettings(input: ResolveRunSettingsOptions): Promise<RunSettings> {
+  const { options, cwd } = input;
+  const file = options.config === undefined ? undefined : await readRunConfigFile({ path: options.config });
+  const base: PollerConfig = file?.config ?? pollerConfigSchema.parse({});
+  const seconds = (ms: number | undefined): { value: number } | undefined =>
+    ms === undefined ? undefined : { value: Math.round(ms / 1000) };
+  const timing = { ...base.timing };
+  const overrides: Array<[keyof typeof timing, { value: number } | undefined]> = [
+    ['overlapSeconds', seconds(options.overlap)],
+    ['lagSeconds', seconds(options.lag)],
+    ['initialLookbackSeconds', seconds(options.lookback)],
+    ['inventoryIntervalSeconds', seconds(options.inventoryInterval)],
+  ];
+  for (const [key, override] of overrides) if (override !== undefined) timing[key] = override.value;
+  const merged = {
+    ...base,
+    atlas: {
+      baseUrl: options.baseUrl ?? base.atlas.baseUrl,
+      flavor: input.flavorGiven && options.flavor !== undefined ? options.flavor : base.atlas.flavor,
+    },
+    sources: {
+      orgIds: options.org ?? base.sources.orgIds,
+      projectIds: options.project ?? base.sources.projectIds,
+      allProjectsOfOrgs: options.allProjects === true || base.sources.allProjectsOfOrgs,
+    },
+    timing,
+    concurrency: options.concurrency ?? base.concurrency,
+  };
+  const parsed = pollerConfigSchema.safeParse(merged);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((issue) => {
+      const path = issue.path.join('.');
+      return `${FLAG_OF_PATH[path] ?? path}: ${issue.message}`;
+    });
+    throw new UsageError(`the poll settings are not valid: ${problems.join('; ')}`, { cause: parsed.error });
+  }
+  const config = parsed.data;
+  const { sources } = config;
+  if (sources.orgIds.length === 0 && sources.projectIds.length === 0) {
+    throw new UsageError(
+      'nothing to poll: give --org ID and/or --project ID (or sources in a --config file); --all-projects adds every project of each org',
+    );
+  }
+  if (sources.allProjectsOfOrgs && sources.orgIds.length === 0) {
+    throw new UsageError('--all-projects polls the projects of each --org: give at least one --org ID');
+  }
+  const atlas = resolveAtlasClientOptions(
+    {
+      baseUrl: config.atlas.baseUrl,
+      flavor: config.atlas.flavor,
+      ...(options.allowInsecureHttp ? { allowInsecureHttp: true } : {}),
+      ...(options.maxAttempts === undefined ? {} : { maxAttempts: options.maxAttempts }),
+    },
+    input.env,
+  );
+  const state =
+    options.state !== undefined
+      ? parseStateTarget(options.state, { origin: '--state', baseDirectory: cwd })
+      : (file?.state ??
+        parseStateTarget(`file:${DEFAULT_STATE_FILE}`, { origin: '--state', baseDirectory: cwd }));
+  const notify =
+    options.notify !== undefined
+      ? parseNotifyTarget(options.notify, { origin: '--notify', baseDirectory: cwd })
+      : (file?.notify ?? { kind: 'console' as const });
+  return {
+    config,
+    atlas,
+    rules: options.rules ?? file?.rules ?? [BUILT_IN_RULES],
+    state,
+    notify,
+    everyMs: file?.everyMs,
+  };
+}
+
+const FLAG_OF_PATH: Readonly<Record<string, string>> = {
+  'atlas.baseUrl': '--base-url',
+  'timing.overlapSeconds': '--overlap',
+  'timing.lagSeconds': '--lag',
+  'timing.initialLookbackSeconds': '--lookback',
+  'timing.inventoryIntervalSeconds': '--inventory-interval',
+  concurrency: '--concurrency',
+};
+
+function collectIds(flag: string): (value: string, previous: string[] | undefined) => string[] {
+  return (value, previous) => {
+    const ids = value
+      .split(',')
+      .map((id) => id.trim())
+      .filter((id) => id !== '');
+    for (const id of ids) {
+      if (!atlasIdSchema.safeParse(id).success) {
+        throw new InvalidArgumentError(
+          `${JSON.stringify(id)} is not an Atlas id: ${flag} takes 24-character hexadecimal ids such as 5f4e3d2c1b0a998877665544.`,
+        );
+      }
+    }
+    return [...(previous ?? []), ...ids];
+  };
+}
+
+function parseConcurrency(value: string): number {
+  const count = Number(value);
+  if (!/^\d+$/.test(value) || count < 1 || count > 32) {
+    throw new InvalidArgumentError('use a whole number from 1 to 32.');
+  }
+  return count;
+}

@@ -1,0 +1,122 @@
+import { readFile } from 'node:fs/promises';
+import { Writable } from 'node:stream';
+import { Command, CommanderError } from 'commander';
+import { CommandFailed, ExitCode } from '../../cli/errors.js';
+import { exitCodeFor } from '../../cli/exit-codes.js';
+import type { PollCommandIo } from '../../cli/poll-command-io.js';
+import type { StopSignals } from '../../cli/stop-signals.js';
+
+/** A writable stream that keeps what is written, optionally claiming to be a terminal. */
+export class CapturedOutput extends Writable {
+  readonly isTTY: boolean;
+  readonly columns = 120;
+  #text = '';
+
+  constructor(options: { isTTY?: boolean } = {}) {
+    super();
+    this.isTTY = options.isTTY ?? false;
+  }
+
+  override _write(chunk: Buffer | string, _encoding: BufferEncoding, callback: () => void): void {
+    this.#text += typeof chunk === 'string' ? chunk : chunk.toString('utf8');
+    callback();
+  }
+
+  get text(): string {
+    return this.#text;
+  }
+}
+
+/** Signals a test sends by hand. */
+export class ManualStopSignals implements StopSignals {
+  readonly #listeners = new Set<(signal: string) => void>();
+
+  subscribe(listener: (signal: string) => void): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
+
+  send(signal: string): void {
+    for (const listener of [...this.#listeners]) listener(signal);
+  }
+
+  get listening(): boolean {
+    return this.#listeners.size > 0;
+  }
+}
+
+export interface PollCommandRun {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+export interface RunPollCommandOptions {
+  /** Registers the command under test, such as `registerRunCommand`. */
+  register: (program: Command, io: PollCommandIo) => void;
+  env: Record<string, string>;
+  cwd: string;
+  signals?: StopSignals;
+  stdout?: CapturedOutput;
+  stderr?: CapturedOutput;
+}
+
+/**
+ * Runs a command (`run`, `backfill`, `demo`) in this process, as `cli/main.ts` runs a command line: commander's
+ * own errors exit 2 with their message already printed, other errors print one line and exit with
+ * `exitCodeFor`. In process, so a test's simulator keeps answering and no Node start is paid.
+ */
+export async function runPollCommand(
+  args: readonly string[],
+  options: RunPollCommandOptions,
+): Promise<PollCommandRun> {
+  const stdout = options.stdout ?? new CapturedOutput();
+  const stderr = options.stderr ?? new CapturedOutput();
+  const io: PollCommandIo = {
+    stdout,
+    stderr,
+    env: options.env,
+    cwd: options.cwd,
+    signals: options.signals ?? new ManualStopSignals(),
+  };
+  const program = new Command('atlas-audit-alerts')
+    .exitOverride()
+    .configureOutput({ writeOut: (text) => stdout.write(text), writeErr: (text) => stderr.write(text) });
+  options.register(program, io);
+  let code: number = ExitCode.ok;
+  try {
+    await program.parseAsync(['node', 'atlas-audit-alerts', ...args]);
+  } catch (error) {
+    if (error instanceof CommanderError) {
+      code = error.exitCode === 0 ? ExitCode.ok : ExitCode.usage;
+    } else {
+      if (!(error instanceof CommandFailed && error.message === '')) {
+        stderr.write(`atlas-audit-alerts: ${error instanceof Error ? error.message : String(error)}\n`);
+      }
+      code = exitCodeFor(error);
+    }
+  }
+  return { code, stdout: stdout.text, stderr: stderr.text };
+}
+
+/** The outbox's entries, one per alert, as the SNS notifier would send them. */
+export async function readOutbox(path: string): Promise<Array<Record<string, unknown>>> {
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch {
+    return [];
+  }
+  return text
+    .split('\n')
+    .filter((line) => line !== '')
+    .map((line) => JSON.parse(line) as Record<string, unknown>);
+}
+
+/** The alert fingerprint an outbox entry carries (the email's last line names it). */
+export function fingerprintOf(entry: Record<string, unknown>): string {
+  const email = (JSON.parse(String(entry.Message)) as { email: string }).email;
+  const match = /Alert fingerprint: (\S+)/.exec(email);
+  if (match?.[1] === undefined) throw new Error('an outbox entry without its fingerprint');
+  return match[1];
+}

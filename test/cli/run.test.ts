@@ -1,0 +1,343 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { registerRunCommand } from '../../cli/commands/run.js';
+import { AtlasClient, type AtlasEvent } from '../../shared/atlas/index.js';
+import { createRuleEngine, loadRulePack, MemoryCounterStore } from '../../shared/rules/index.js';
+import { createStateTable } from '../../shared/state/index.js';
+import { type AtlasSimulator, startSimulator } from '../../simulator/index.js';
+import { createDynamoDbLocalClient } from '../support/dynamodb-local.js';
+import { dynamoDbLocalEndpoint } from '../support/dynamodb-local-setup.js';
+import { runCli } from './cli-runner.js';
+import {
+  CapturedOutput,
+  fingerprintOf,
+  ManualStopSignals,
+  type RunPollCommandOptions,
+  readOutbox,
+  runPollCommand as runCommand,
+} from './poll-command-harness.js';
+
+const BIN = fileURLToPath(new URL('../../cli/bin.mjs', import.meta.url));
+const RULES = fileURLToPath(new URL('../../rules/', import.meta.url));
+const CREDENTIALS = { publicKey: 'runtests', privateKey: 'fake-private-key-for-tests' } as const;
+const ENV = {
+  MONGODB_ATLAS_PUBLIC_API_KEY: CREDENTIALS.publicKey,
+  MONGODB_ATLAS_PRIVATE_API_KEY: CREDENTIALS.privateKey,
+};
+/** In the default seed: the organization Acme Labs and its project research-sandbox. */
+const ORG = '64b5c9e2f1a3d40012ab3c02';
+const PROJECT = '64b5ca17f1a3d40012ab3d21';
+
+function runPollCommand(
+  args: readonly string[],
+  options: Omit<RunPollCommandOptions, 'register'>,
+): ReturnType<typeof runCommand> {
+  return runCommand(args, { ...options, register: registerRunCommand });
+}
+
+let sim: AtlasSimulator;
+let directory: string;
+/** What the built-in rules raise on every event of ORG and PROJECT, worked out without the tick. */
+let expectedFingerprints: string[];
+
+beforeAll(async () => {
+  sim = await startSimulator({ ...CREDENTIALS });
+  directory = await mkdtemp(join(tmpdir(), 'atlas-audit-alerts-run-test-'));
+  const client = new AtlasClient({ baseUrl: sim.baseUrl, credentials: { kind: 'digest', ...CREDENTIALS } });
+  const events: AtlasEvent[] = [
+    ...(await client.listOrgEvents(ORG).toArray()),
+    ...(await client.listProjectEvents(PROJECT).toArray()),
+  ].sort(
+    (a, b) => String(a.created).localeCompare(String(b.created)) || String(a.id).localeCompare(String(b.id)),
+  );
+  await client.close();
+  const engine = createRuleEngine({
+    pack: await loadRulePack({ paths: [RULES] }),
+    counters: new MemoryCounterStore(),
+  });
+  expectedFingerprints = (await engine.evaluate(events)).map((alert) => alert.fingerprint).sort();
+});
+
+afterAll(async () => {
+  await sim?.stop();
+  if (directory !== undefined) await rm(directory, { recursive: true, force: true });
+});
+
+/** A fresh folder for one test's state file and outbox. */
+async function workspace(): Promise<string> {
+  return mkdtemp(join(directory, 'case-'));
+}
+
+function pollArgs(folder: string, ...extra: string[]): string[] {
+  return [
+    'run',
+    '--base-url',
+    sim.baseUrl,
+    '--org',
+    ORG,
+    '--project',
+    PROJECT,
+    '--state',
+    `file:${join(folder, 'state.json')}`,
+    ...extra,
+  ];
+}
+
+async function waitFor(condition: () => boolean, what: string, timeoutMs = 15_000): Promise<void> {
+  const started = Date.now();
+  while (!condition()) {
+    if (Date.now() - started > timeoutMs) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}
+
+describe('atlas-audit-alerts run', () => {
+  it('delivers each expected alert once to the outbox, and a second run adds nothing', async () => {
+    const folder = await workspace();
+    const outbox = join(folder, 'outbox.jsonl');
+    const args = pollArgs(folder, '--once', '--notify', `outbox:${outbox}`);
+
+    const first = await runPollCommand(args, { env: ENV, cwd: folder });
+    const afterFirst = (await readOutbox(outbox)).map(fingerprintOf).sort();
+    const second = await runPollCommand(args, { env: ENV, cwd: folder });
+    const afterSecond = (await readOutbox(outbox)).map(fingerprintOf).sort();
+
+    expect(expectedFingerprints.length).toBeGreaterThan(3);
+    expect(first.code).toBe(0);
+    expect(afterFirst).toEqual(expectedFingerprints);
+    expect(second.code).toBe(0);
+    expect(afterSecond).toEqual(expectedFingerprints);
+    expect(first.stdout).toBe('');
+    expect(first.stderr).toMatch(
+      new RegExp(
+        `^Polling 1 org and 1 project at ${sim.baseUrl} \\(atlas-v2\\); state file:.+; alerts to outbox:.+\\n`,
+      ),
+    );
+    expect(first.stderr).toMatch(
+      new RegExp(
+        `\\ntick \\d\\d:\\d\\d:\\d\\dZ: 2 sources \\(2 ok\\) · \\d+ events \\(\\d+ new\\) · ${expectedFingerprints.length} alerts: `,
+      ),
+    );
+    expect(second.stderr).toMatch(/· 0 alerts · /);
+  });
+
+  it('prints alerts on stdout as the email and Slack would show them, and the report on stderr', async () => {
+    const folder = await workspace();
+
+    const result = await runPollCommand(pollArgs(folder), { env: ENV, cwd: folder });
+
+    expect(result.code).toBe(0);
+    expect(result.stdout.match(/^Subject: \[[A-Z]+\] /gm)).toHaveLength(expectedFingerprints.length);
+    expect(result.stdout).toContain('┌─ Slack (AWS Chatbot) ');
+    expect(result.stderr).toMatch(/\ntick .+ alerts: /);
+  });
+
+  it('takes sources and local settings from --config, relative to the file, with flags on top', async () => {
+    const folder = await workspace();
+    const config = join(folder, 'poller.yaml');
+    await writeFile(
+      config,
+      [
+        'atlas:',
+        `  baseUrl: ${sim.baseUrl}`,
+        '  flavor: atlas-v1',
+        'sources:',
+        `  orgIds: [${ORG}]`,
+        `  projectIds: [${PROJECT}]`,
+        'timing:',
+        '  overlapSeconds: 600',
+        'local:',
+        '  state: file:state/poller.json',
+        '  notify: outbox:alerts.jsonl',
+        '',
+      ].join('\n'),
+    );
+
+    const result = await runPollCommand(['run', '--config', config, '--flavor', 'atlas-v2'], {
+      env: ENV,
+      cwd: directory,
+    });
+    const state = JSON.parse(await readFile(join(folder, 'state', 'poller.json'), 'utf8')) as unknown;
+
+    expect(result.code).toBe(0);
+    expect(result.stderr).toContain(
+      `at ${sim.baseUrl} (atlas-v2); state file:${join(folder, 'state', 'poller.json')}`,
+    );
+    expect((await readOutbox(join(folder, 'alerts.jsonl'))).map(fingerprintOf).sort()).toEqual(
+      expectedFingerprints,
+    );
+    expect(state).toMatchObject({
+      sources: expect.arrayContaining([expect.objectContaining({ source: `org:${ORG}` })]),
+    });
+  });
+
+  it('polls every DURATION until a signal, letting the tick in progress finish', async () => {
+    const folder = await workspace();
+    const signals = new ManualStopSignals();
+    const stderr = new CapturedOutput();
+    const ticks = (): number => stderr.text.match(/^tick /gm)?.length ?? 0;
+
+    const running = runPollCommand(
+      pollArgs(folder, '--every', '1s', '--notify', `outbox:${join(folder, 'o.jsonl')}`),
+      {
+        env: ENV,
+        cwd: folder,
+        signals,
+        stderr,
+      },
+    );
+    await waitFor(() => ticks() >= 2, 'two ticks');
+    signals.send('SIGINT');
+    const result = await running;
+
+    expect(result.code).toBe(0);
+    expect(result.stderr).toMatch(/; a tick every 1s until Ctrl\+C\n/);
+    expect(result.stderr).toMatch(/\nSIGINT: stopping\n$/);
+    expect(signals.listening).toBe(false);
+  });
+
+  it('keeps state in a DynamoDB table with dynamodb:TABLE', async () => {
+    const endpoint = await dynamoDbLocalEndpoint();
+    const tableName = `run-${randomUUID()}`;
+    const client = createDynamoDbLocalClient(endpoint);
+    await createStateTable({ client, tableName });
+    client.destroy();
+    vi.stubEnv('AWS_ENDPOINT_URL_DYNAMODB', endpoint);
+    vi.stubEnv('AWS_REGION', 'eu-west-1');
+    vi.stubEnv('AWS_ACCESS_KEY_ID', 'fakeAccessKeyForTests');
+    vi.stubEnv('AWS_SECRET_ACCESS_KEY', 'fake-secret-access-key-for-tests');
+    vi.stubEnv('AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED', 'true');
+    const folder = await workspace();
+    const outbox = join(folder, 'outbox.jsonl');
+    const args = [...pollArgs(folder, '--notify', `outbox:${outbox}`), '--state', `dynamodb:${tableName}`];
+
+    try {
+      const first = await runPollCommand(args, { env: ENV, cwd: folder });
+      const second = await runPollCommand(args, { env: ENV, cwd: folder });
+
+      expect(first.code).toBe(0);
+      expect(second.code).toBe(0);
+      expect(first.stderr).toContain(`state dynamodb:${tableName};`);
+      expect((await readOutbox(outbox)).map(fingerprintOf).sort()).toEqual(expectedFingerprints);
+    } finally {
+      vi.unstubAllEnvs();
+    }
+  });
+
+  it.each([
+    [['--every', '5x'], /option '--every <duration>' argument '5x' is invalid\. use a duration such as 30s/],
+    [['--org', 'acme'], /"acme" is not an Atlas id: --org takes 24-character hexadecimal ids/],
+    [['--once', '--every', '5m'], /--once and --every exclude each other/],
+    [
+      ['--state', 'redis:cache'],
+      /--state "redis:cache" is not a state store: use file:PATH .* or dynamodb:TABLE/,
+    ],
+    [
+      ['--notify', 'slack'],
+      /--notify "slack" is not a notifier: use console, outbox:PATH .* or sns:TOPIC_ARN/,
+    ],
+    [['--overlap', '2d'], /the poll settings are not valid: --overlap: /],
+    [['--concurrency', '0'], /argument '0' is invalid\. use a whole number from 1 to 32/],
+    [
+      ['--all-projects', '--project', PROJECT],
+      /--all-projects polls the projects of each --org: give at least one --org ID/,
+    ],
+    [['--colour'], /unknown option '--colour'/],
+  ])('exits 2 for %j, saying what is wrong', async (flags, message) => {
+    const folder = await workspace();
+    const sources = flags.includes('--org') || flags.includes('--all-projects') ? [] : ['--org', ORG];
+
+    const result = await runPollCommand(
+      ['run', '--base-url', sim.baseUrl, '--state', `file:${join(folder, 's.json')}`, ...sources, ...flags],
+      { env: ENV, cwd: folder },
+    );
+
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(message);
+    expect(result.stdout).toBe('');
+  });
+
+  it('exits 2 with nothing to poll, or without credentials', async () => {
+    const folder = await workspace();
+    const state = `file:${join(folder, 's.json')}`;
+
+    const noSources = await runPollCommand(['run', '--state', state], { env: ENV, cwd: folder });
+    const noCredentials = await runPollCommand(['run', '--org', ORG, '--state', state], {
+      env: {},
+      cwd: folder,
+    });
+
+    expect(noSources.code).toBe(2);
+    expect(noSources.stderr).toMatch(/nothing to poll: give --org ID and\/or --project ID/);
+    expect(noCredentials.code).toBe(2);
+    expect(noCredentials.stderr).toMatch(/no Atlas credentials: set MONGODB_ATLAS_PUBLIC_API_KEY/);
+  });
+
+  it('exits 3 when Atlas refuses the key, and never prints a private key', async () => {
+    const folder = await workspace();
+    const wrongKey = 'fake-wrong-private-key-for-tests';
+
+    const refused = await runPollCommand(pollArgs(folder), {
+      env: { ...ENV, MONGODB_ATLAS_PRIVATE_API_KEY: wrongKey },
+      cwd: folder,
+    });
+    const accepted = await runPollCommand(pollArgs(folder, '--verbose'), { env: ENV, cwd: folder });
+
+    expect(refused.code).toBe(3);
+    expect(refused.stderr).toMatch(/\n {2}! org:64b5c9e2f1a3d40012ab3c02 failed: 401 /);
+    for (const output of [refused.stdout, refused.stderr, accepted.stdout, accepted.stderr]) {
+      expect(output).not.toContain(wrongKey);
+      expect(output).not.toContain(CREDENTIALS.privateKey);
+    }
+  });
+});
+
+describe('atlas-audit-alerts run, as processes sharing a state file', () => {
+  let holder: ChildProcess | undefined;
+
+  afterAll(() => {
+    holder?.kill('SIGKILL');
+  });
+
+  it('refuses a second run while the first holds the file, and the first stops cleanly on SIGTERM', async () => {
+    const folder = await workspace();
+    const state = join(folder, 'state.json');
+    const args = [
+      '--base-url',
+      sim.baseUrl,
+      '--org',
+      ORG,
+      '--state',
+      `file:${state}`,
+      '--notify',
+      `outbox:${join(folder, 'o.jsonl')}`,
+    ];
+    const first = spawn(process.execPath, [BIN, 'run', '--every', '1h', ...args], {
+      env: { ...process.env, ...ENV },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    holder = first;
+    let firstStderr = '';
+    first.stderr?.setEncoding('utf8').on('data', (chunk: string) => {
+      firstStderr += chunk;
+    });
+    const firstExit = new Promise<number | null>((resolve) => first.on('close', resolve));
+    await waitFor(() => /\ntick /.test(firstStderr), 'the first run to finish a tick', 30_000);
+
+    const second = await runCli(['run', '--once', ...args], ENV);
+    first.kill('SIGTERM');
+    const firstStatus = await firstExit;
+
+    expect(second.status).toBe(1);
+    expect(second.stderr).toBe(
+      `atlas-audit-alerts: state file ${state} is in use by process ${first.pid}: two runs cannot share a state file. Wait for it to finish, or give this run another state file; if that process is gone, delete ${state}.lock\n`,
+    );
+    expect(firstStatus).toBe(0);
+    expect(firstStderr).toMatch(/\nSIGTERM: stopping\n$/);
+  });
+});
