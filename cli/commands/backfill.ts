@@ -1,4 +1,112 @@
+import { hostname } from 'node:os';
 import type { Command } from 'commander';
+import { formatAtlasDate, toInstant } from '../../shared/atlas/index.js';
+import { systemClock } from '../../shared/clock.js';
+import { type PollerConfig, runTick } from '../../shared/poll/index.js';
+import { DEFAULT_ALERT_RETENTION_MS } from '../../shared/state/index.js';
+import { CommandFailed, ExitCode, type ExitCodeValue, UsageError } from '../errors.js';
+import { openLocalPoll } from '../local-dependencies.js';
+import { type PollCommandIo, processCommandIo } from '../poll-command-io.js';
+import { createTickProgressBar } from '../progress-bar.js';
+import { describeRun } from '../run-description.js';
+import { addPollOptions, type PollCommandOptions, resolveRunSettings } from '../run-options.js';
+import { createStderrLogger } from '../stderr-logger.js';
+import { formatTickReport } from '../summary-table.js';
+import { exitCodeForTick } from '../tick-exit-code.js';
+import { LOCAL_LEASE_MS } from './run.js';
 
-/** Registers the `backfill` command. */
-export function registerBackfillCommand(_program: Command): void {}
+interface BackfillOptions extends PollCommandOptions {
+  since: string;
+}
+
+/**
+ * The longest window a backfill reads at once unless the configuration sets one. A tick's default
+ * (6 hours) would cost one Atlas request per 6 hours of history, thousands for a backfill of years;
+ * a window that holds many events is still cut shorter (`maxEventsPerWindow`), so memory stays flat.
+ */
+const BACKFILL_MAX_WINDOW_SECONDS = 30 * 86_400;
+
+function backfillConfig(config: PollerConfig): PollerConfig {
+  if (config.timing.maxWindowSeconds !== undefined) return config;
+  return { ...config, timing: { ...config.timing, maxWindowSeconds: BACKFILL_MAX_WINDOW_SECONDS } };
+}
+
+/**
+ * Registers `backfill`: one tick that reads every configured source from `--since` up to now (minus
+ * the lag), even where its cursor is later, through the same path as every tick: events already
+ * processed in the overlap are dropped, alerts already sent are not sent again (their records are kept
+ * 30 days), and no cursor moves back. A progress bar is drawn on stderr when it is a terminal. SIGINT or
+ * SIGTERM stops it at once; what was not finished is read again by the next run.
+ *
+ * @example
+ * ```sh
+ * atlas-audit-alerts backfill --since 2024-05-01T00:00:00Z --org 5f4e3d2c1b0a998877665544
+ * ```
+ */
+export function registerBackfillCommand(program: Command, io?: PollCommandIo): void {
+  addPollOptions(
+    program
+      .command('backfill')
+      .description(
+        'Read the configured sources again from --since up to now, once, without repeating alerts already sent or moving cursors back.',
+      )
+      .requiredOption(
+        '--since <iso>',
+        'read from this instant (ISO-8601, e.g. 2024-05-01T00:00:00Z, or a date)',
+      ),
+  ).action(async (options: BackfillOptions, command: Command) => {
+    const { stdout, stderr, env, cwd, signals } = io ?? processCommandIo();
+    const since = toInstant('--since', options.since);
+    const now = systemClock.now();
+    if (since >= now) {
+      throw new UsageError(`--since ${options.since} is not in the past: give an earlier instant`);
+    }
+    const settings = await resolveRunSettings({
+      options,
+      flavorGiven: command.getOptionValueSource('flavor') === 'cli',
+      env,
+      cwd,
+    });
+    const logger = createStderrLogger({ stream: stderr, verbose: options.verbose === true });
+    const poll = await openLocalPoll({ settings, clock: systemClock, logger, stdout });
+    const abort = new AbortController();
+    const unsubscribe = signals.subscribe((signal) => {
+      if (abort.signal.aborted) return;
+      stderr.write(
+        `\n${signal}: stopping; unfinished sources keep their cursors and are read again next run\n`,
+      );
+      abort.abort(new Error(`stopped by ${signal}`));
+    });
+    const bar = createTickProgressBar({ stream: stderr, now: () => systemClock.now() });
+    let code: ExitCodeValue;
+    try {
+      stderr.write(`Backfill from ${formatAtlasDate(since)}: ${describeRun(settings)}\n`);
+      if (now - since > DEFAULT_ALERT_RETENTION_MS) {
+        stderr.write(
+          `warning: --since is more than ${DEFAULT_ALERT_RETENTION_MS / 86_400_000} days ago; alerts sent before then are no longer remembered and may be sent again\n`,
+        );
+      }
+      const summary = await runTick(poll.deps, {
+        config: backfillConfig(settings.config),
+        owner: `${hostname()}:${process.pid}`,
+        since,
+        signal: abort.signal,
+        leaseMs: LOCAL_LEASE_MS,
+        onProgress: (progress) => bar.update(progress),
+      });
+      bar.done();
+      stderr.write(formatTickReport(summary));
+      code = abort.signal.aborted ? ExitCode.failed : exitCodeForTick(summary);
+    } finally {
+      bar.done();
+      unsubscribe();
+      await poll.close();
+    }
+    if (code !== ExitCode.ok) {
+      throw new CommandFailed(
+        abort.signal.aborted ? 'the backfill was stopped before the end: run it again to finish' : '',
+        code,
+      );
+    }
+  });
+}

@@ -1,10 +1,13 @@
 import { readFile } from 'node:fs/promises';
 import { Writable } from 'node:stream';
+import { fileURLToPath } from 'node:url';
 import { Command, CommanderError } from 'commander';
 import { CommandFailed, ExitCode } from '../../cli/errors.js';
 import { exitCodeFor } from '../../cli/exit-codes.js';
 import type { PollCommandIo } from '../../cli/poll-command-io.js';
 import type { StopSignals } from '../../cli/stop-signals.js';
+import { AtlasClient, type AtlasEvent } from '../../shared/atlas/index.js';
+import { createRuleEngine, loadRulePack, MemoryCounterStore } from '../../shared/rules/index.js';
 
 /** A writable stream that keeps what is written, optionally claiming to be a terminal. */
 export class CapturedOutput extends Writable {
@@ -119,4 +122,39 @@ export function fingerprintOf(entry: Record<string, unknown>): string {
   const match = /Alert fingerprint: (\S+)/.exec(email);
   if (match?.[1] === undefined) throw new Error('an outbox entry without its fingerprint');
   return match[1];
+}
+
+/** Options of {@link expectedAlertFingerprints}. */
+export interface ExpectedAlertsOptions {
+  baseUrl: string;
+  credentials: { publicKey: string; privateKey: string };
+  orgIds: readonly string[];
+  projectIds: readonly string[];
+}
+
+/**
+ * The fingerprints the built-in rules raise on every event of the given sources, worked out without
+ * the tick: every event listed with a client of its own, sorted by (created, id), evaluated at once.
+ */
+export async function expectedAlertFingerprints(options: ExpectedAlertsOptions): Promise<string[]> {
+  const client = new AtlasClient({
+    baseUrl: options.baseUrl,
+    credentials: { kind: 'digest', ...options.credentials },
+  });
+  const events: AtlasEvent[] = [];
+  try {
+    for (const orgId of options.orgIds) events.push(...(await client.listOrgEvents(orgId).toArray()));
+    for (const groupId of options.projectIds)
+      events.push(...(await client.listProjectEvents(groupId).toArray()));
+  } finally {
+    await client.close();
+  }
+  events.sort(
+    (a, b) => String(a.created).localeCompare(String(b.created)) || String(a.id).localeCompare(String(b.id)),
+  );
+  const engine = createRuleEngine({
+    pack: await loadRulePack({ paths: [fileURLToPath(new URL('../../rules/', import.meta.url))] }),
+    counters: new MemoryCounterStore(),
+  });
+  return (await engine.evaluate(events)).map((alert) => alert.fingerprint).sort();
 }

@@ -6,8 +6,6 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { registerRunCommand } from '../../cli/commands/run.js';
-import { AtlasClient, type AtlasEvent } from '../../shared/atlas/index.js';
-import { createRuleEngine, loadRulePack, MemoryCounterStore } from '../../shared/rules/index.js';
 import { createStateTable } from '../../shared/state/index.js';
 import { type AtlasSimulator, startSimulator } from '../../simulator/index.js';
 import { createDynamoDbLocalClient } from '../support/dynamodb-local.js';
@@ -15,6 +13,7 @@ import { dynamoDbLocalEndpoint } from '../support/dynamodb-local-setup.js';
 import { runCli } from './cli-runner.js';
 import {
   CapturedOutput,
+  expectedAlertFingerprints,
   fingerprintOf,
   ManualStopSignals,
   type RunPollCommandOptions,
@@ -23,7 +22,6 @@ import {
 } from './poll-command-harness.js';
 
 const BIN = fileURLToPath(new URL('../../cli/bin.mjs', import.meta.url));
-const RULES = fileURLToPath(new URL('../../rules/', import.meta.url));
 const CREDENTIALS = { publicKey: 'runtests', privateKey: 'fake-private-key-for-tests' } as const;
 const ENV = {
   MONGODB_ATLAS_PUBLIC_API_KEY: CREDENTIALS.publicKey,
@@ -48,19 +46,12 @@ let expectedFingerprints: string[];
 beforeAll(async () => {
   sim = await startSimulator({ ...CREDENTIALS });
   directory = await mkdtemp(join(tmpdir(), 'atlas-audit-alerts-run-test-'));
-  const client = new AtlasClient({ baseUrl: sim.baseUrl, credentials: { kind: 'digest', ...CREDENTIALS } });
-  const events: AtlasEvent[] = [
-    ...(await client.listOrgEvents(ORG).toArray()),
-    ...(await client.listProjectEvents(PROJECT).toArray()),
-  ].sort(
-    (a, b) => String(a.created).localeCompare(String(b.created)) || String(a.id).localeCompare(String(b.id)),
-  );
-  await client.close();
-  const engine = createRuleEngine({
-    pack: await loadRulePack({ paths: [RULES] }),
-    counters: new MemoryCounterStore(),
+  expectedFingerprints = await expectedAlertFingerprints({
+    baseUrl: sim.baseUrl,
+    credentials: CREDENTIALS,
+    orgIds: [ORG],
+    projectIds: [PROJECT],
   });
-  expectedFingerprints = (await engine.evaluate(events)).map((alert) => alert.fingerprint).sort();
 });
 
 afterAll(async () => {
