@@ -1,0 +1,122 @@
+import { readdir, readFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { registerDemoCommand } from '../../cli/commands/demo.js';
+import { DEFAULT_SEED_PATH } from '../../simulator/index.js';
+import { type CliResult, runCli } from './cli-runner.js';
+import { runPollCommand } from './poll-command-harness.js';
+
+/** The alerts the events added between the ticks raise, as the demo prints them on one line. */
+const SECOND_TICK_LINES = [
+  '  CRITICAL  Project IP access list open to 0.0.0.0/0  (analytics-prod)',
+  '  HIGH      Data Explorer deleteDocument on payments.customers by carol.sre@acme.example  (payments-prod)',
+  '  MEDIUM    Database user temp-admin created by carol.sre@acme.example  (payments-prod)',
+];
+const ALERT_LINE = /^ {2}(CRITICAL|HIGH|MEDIUM|LOW|INFO) {2,}\S.*$/gm;
+
+async function demoFolders(): Promise<string[]> {
+  return (await readdir(tmpdir())).filter((name) => name.startsWith('atlas-audit-alerts-demo-'));
+}
+
+/** The demo's output split at its headings. */
+function sections(stdout: string): {
+  intro: string;
+  first: string;
+  added: string;
+  second: string;
+  summary: string;
+} {
+  const [intro = '', first = '', added = '', second = '', summary = ''] = stdout.split(/^▶ /m);
+  return { intro, first, added, second, summary };
+}
+
+function alertCount(report: string): number {
+  const match = /^tick .* · (\d+) alerts?[:, ·]/m.exec(report);
+  if (match?.[1] === undefined) throw new Error(`no tick report in: ${report.slice(-400)}`);
+  return Number(match[1]);
+}
+
+describe('atlas-audit-alerts demo, as npm start runs it', () => {
+  let result: CliResult;
+  let foldersBefore: string[];
+
+  beforeAll(async () => {
+    foldersBefore = await demoFolders();
+    result = await runCli(['demo']);
+  }, 60_000);
+
+  it('exits 0 with nothing on stderr, and leaves no temporary folder behind', async () => {
+    expect(result.stderr).toBe('');
+    expect(result.status).toBe(0);
+    expect(await demoFolders()).toEqual(foldersBefore);
+  });
+
+  it('shows the first tick as one alert in full, email and Slack, and the others on one line', () => {
+    const { intro, first } = sections(result.stdout);
+
+    expect(intro).toMatch(/^atlas-audit-alerts demo: two real poll ticks against a simulated Atlas/);
+    expect(first).toMatch(/^Tick 1: the first poll reads the last hour of 2 organizations and 5 projects\n/);
+    expect(first.match(/^Subject: \[CRITICAL\] /gm)).toHaveLength(1);
+    expect(first.match(/^┌─ Slack \(AWS Chatbot\) /gm)).toHaveLength(1);
+    expect(first).toContain('\nWhat happened\n-------------\n');
+    const lines = first.match(ALERT_LINE) ?? [];
+    expect(lines.length + 1).toBe(alertCount(first));
+    expect(alertCount(first)).toBeGreaterThan(20);
+  });
+
+  it('shows only the alerts of the three new events on the second tick', () => {
+    const { first, added, second } = sections(result.stdout);
+
+    expect(added).toMatch(/^Five minutes later, Atlas shows 3 new events\n/);
+    expect(added).toMatch(
+      /analytics-prod +NETWORK_PERMISSION_ENTRY_ADDED +created \S+, before the last watermark/,
+    );
+    expect((second.match(ALERT_LINE) ?? []).sort()).toEqual([...SECOND_TICK_LINES].sort());
+    expect(alertCount(second)).toBe(3);
+    expect(second).toMatch(/^tick .* · \d+ events \(3 new\) · 3 alerts: 1 critical, 1 high, 1 medium · /m);
+    for (const line of SECOND_TICK_LINES) expect(first).not.toContain(line);
+  });
+
+  it('ends with a table of both ticks', () => {
+    const { first, summary } = sections(result.stdout);
+    const total = alertCount(first) + 3;
+
+    expect(summary).toMatch(/^Summary\n +tick 1 +tick 2 +total\n─+\n/);
+    expect(summary).toMatch(/^sources polled +7 +7\n/m);
+    expect(summary).toMatch(new RegExp(`^alerts in all +${alertCount(first)} +3 +${total}\\n`, 'm'));
+    expect(summary).toMatch(/^new events +\d+ +3 +\d+\n/m);
+    expect(summary).toMatch(/^Atlas requests +\d+ +\d+ +\d+\n/m);
+    expect(summary).toMatch(/^state store requests +\d+ +\d+ +\d+\n/m);
+    expect(summary).toContain(`none of tick 1's ${alertCount(first)} again.`);
+  });
+
+  it('prints no credential of the simulator', async () => {
+    const seed = JSON.parse(await readFile(DEFAULT_SEED_PATH, 'utf8')) as {
+      apiKeys: Array<{ privateKey: string }>;
+      serviceAccounts: Array<{ clientSecret: string }>;
+    };
+    const secrets = [
+      ...seed.apiKeys.map((key) => key.privateKey),
+      ...seed.serviceAccounts.map((account) => account.clientSecret),
+    ];
+
+    expect(secrets.length).toBeGreaterThan(0);
+    for (const secret of secrets) expect(result.stdout).not.toContain(secret);
+  });
+});
+
+describe('atlas-audit-alerts demo --full', () => {
+  it('prints every alert as the email and the Slack message', async () => {
+    const run = await runPollCommand(['demo', '--full'], {
+      env: {},
+      cwd: tmpdir(),
+      register: registerDemoCommand,
+    });
+
+    const { first, second } = sections(run.stdout);
+    expect(run.code).toBe(0);
+    expect(first.match(/^Subject: \[[A-Z]+\] /gm)).toHaveLength(alertCount(first));
+    expect(second.match(/^Subject: \[[A-Z]+\] /gm)).toHaveLength(3);
+    expect(first.match(ALERT_LINE)).toBeNull();
+  });
+});
