@@ -1,5 +1,6 @@
 import { formatAtlasDate } from '../shared/atlas/index.js';
 import type { AtlasSimulator, EventScope, NewEvent } from '../simulator/index.js';
+import { CommandFailed } from './errors.js';
 
 /** One event the demo adds between its ticks, with why it is there. */
 export interface DemoEvent {
@@ -29,7 +30,7 @@ const MINUTE_MS = 60_000;
  * watermark, inside the 15-minute overlap the next tick reads again), and two created in the same
  * second in one project (ties, ordered by id).
  *
- * @throws Error when the simulator does not hold the default seed's projects.
+ * @throws CommandFailed when the simulator does not hold the default seed's projects.
  * @example
  * ```ts
  * const added = secondTickEvents({ sim, firstTickAt, secondTickAt });
@@ -41,7 +42,7 @@ export function secondTickEvents(options: SecondTickEventsOptions): DemoEvent[] 
   const project = (name: string): { id: string; name: string } => {
     const found = sim.projects.find((candidate) => candidate.name === name);
     if (found === undefined) {
-      throw new Error(
+      throw new CommandFailed(
         `the demo needs the default seed's project ${name}: start the simulator with the default seed`,
       );
     }

@@ -15,6 +15,12 @@ import { createRuleEngine, loadRulePack } from '../shared/rules/index.js';
 import { DynamoDbStateStore, FileStateStore, type StateStore } from '../shared/state/index.js';
 import type { RunSettings } from './run-options.js';
 
+/**
+ * How long a local run's lease on a source holds; ticks that run longer renew it. Short, so a run
+ * killed mid-tick holds its sources for two minutes at most.
+ */
+export const LOCAL_LEASE_MS = 2 * 60_000;
+
 /** Options of {@link openLocalPoll}. */
 export interface OpenLocalPollOptions {
   settings: RunSettings;

@@ -5,7 +5,7 @@ import { systemClock } from '../../shared/clock.js';
 import { type PollerConfig, runTick } from '../../shared/poll/index.js';
 import { DEFAULT_ALERT_RETENTION_MS } from '../../shared/state/index.js';
 import { CommandFailed, ExitCode, type ExitCodeValue, UsageError } from '../errors.js';
-import { openLocalPoll } from '../local-dependencies.js';
+import { LOCAL_LEASE_MS, openLocalPoll } from '../local-dependencies.js';
 import { type PollCommandIo, processCommandIo } from '../poll-command-io.js';
 import { createTickProgressBar } from '../progress-bar.js';
 import { describeRun } from '../run-description.js';
@@ -13,7 +13,6 @@ import { addPollOptions, type PollCommandOptions, resolveRunSettings } from '../
 import { createStderrLogger } from '../stderr-logger.js';
 import { formatTickReport } from '../summary-table.js';
 import { exitCodeForTick } from '../tick-exit-code.js';
-import { LOCAL_LEASE_MS } from './run.js';
 
 interface BackfillOptions extends PollCommandOptions {
   since: string;

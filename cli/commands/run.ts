@@ -4,7 +4,7 @@ import { systemClock } from '../../shared/clock.js';
 import { runTick, type TickSummary } from '../../shared/poll/index.js';
 import { durationArgument, formatDuration } from '../duration-option.js';
 import { CommandFailed, ExitCode, UsageError } from '../errors.js';
-import { openLocalPoll } from '../local-dependencies.js';
+import { LOCAL_LEASE_MS, openLocalPoll } from '../local-dependencies.js';
 import { type PollCommandIo, processCommandIo } from '../poll-command-io.js';
 import { describeRun } from '../run-description.js';
 import { addPollOptions, type PollCommandOptions, resolveRunSettings } from '../run-options.js';
@@ -18,12 +18,6 @@ interface RunOptions extends PollCommandOptions {
   /** Milliseconds. */
   every?: number;
 }
-
-/**
- * How long a local run's lease on a source holds; ticks that run longer renew it. Short, so a run
- * killed mid-tick holds its sources for two minutes at most.
- */
-export const LOCAL_LEASE_MS = 2 * 60_000;
 
 /**
  * Registers `run`: polls the configured sources with the same tick the Lambda runs, once (`--once`,

@@ -11,7 +11,7 @@ export const MAX_LOGGED_SOURCES = 300;
  *
  * @example
  * ```ts
- * logger.info('Poll tick finished', tickLogAttributes(summary));
+ * logger.info('Poll tick summary', tickLogAttributes(summary));
  * ```
  */
 export function tickLogAttributes(summary: TickSummary): Record<string, unknown> {

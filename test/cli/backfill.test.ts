@@ -128,10 +128,9 @@ describe('atlas-audit-alerts backfill', () => {
     const pipe = await (await newCase()).backfill(isoHoursBeforeStart(2), { stderr: onPipe });
 
     expect(terminal.code).toBe(0);
-    expect(terminal.stderr).toMatch(
-      /\r\u001b\[2K[█░]{24} +\d+% {2}\d+ events {2}(org|project):[0-9a-f]{24} at /,
-    );
-    expect(terminal.stderr).toMatch(/\r\u001b\[2Ktick /);
+    expect(terminal.stderr).toContain('\r\u001b[2K');
+    expect(terminal.stderr).toMatch(/[█░]{24} +\d+% {2}\d+ events {2}(org|project):[0-9a-f]{24} at /);
+    expect(terminal.stderr).toContain('\r\u001b[2Ktick ');
     expect(pipe.code).toBe(0);
     expect(pipe.stderr).not.toContain('\r');
   });

@@ -180,7 +180,7 @@ describe('createPollerHandler', () => {
       dimensions.includes('severity'),
     );
     expect(bySeverity.reduce((sum, { value }) => sum + Number(value), 0)).toBe(published(first));
-    const summaries = lines.filter((line) => line.message === 'Poll tick finished');
+    const summaries = lines.filter((line) => line.message === 'Poll tick summary');
     expect(summaries).toHaveLength(2);
     expect(summaries[0]).toMatchObject({
       level: 'INFO',
@@ -244,7 +244,7 @@ describe('createPollerHandler', () => {
       0,
     ]);
     expect(output.lines()).toContainEqual(
-      expect.objectContaining({ level: 'WARN', message: 'Poll tick finished with problems' }),
+      expect.objectContaining({ level: 'WARN', message: 'Poll tick summary' }),
     );
     expect(output.text()).not.toContain('fake-revoked-private-key');
   });
