@@ -3,6 +3,7 @@ import { type Command, InvalidArgumentError } from 'commander';
 import type { AtlasClientOptions } from '../shared/atlas/index.js';
 import { atlasIdSchema, type PollerConfig, pollerConfigSchema } from '../shared/poll/index.js';
 import {
+  ATLAS_CREDENTIAL_ENV,
   type AtlasCommandOptions,
   addAtlasOptions,
   type Environment,
@@ -103,7 +104,13 @@ export function addPollOptions(command: Command): Command {
         durationArgument(),
       )
       .option('--concurrency <n>', 'sources polled at once (default 4)', parseConcurrency)
-      .option('--verbose', 'log what the poller does on stderr'),
+      .option('--verbose', 'log what the poller does on stderr')
+      .addHelpText(
+        'after',
+        `
+Credentials come from the environment: ${ATLAS_CREDENTIAL_ENV.publicKey} and ${ATLAS_CREDENTIAL_ENV.privateKey}
+(an API key), or ${ATLAS_CREDENTIAL_ENV.clientId} and ${ATLAS_CREDENTIAL_ENV.clientSecret} (a service account).`,
+      ),
   );
 }
 
@@ -123,16 +130,14 @@ export async function resolveRunSettings(input: ResolveRunSettingsOptions): Prom
   const { options, cwd } = input;
   const file = options.config === undefined ? undefined : await readRunConfigFile({ path: options.config });
   const base: PollerConfig = file?.config ?? pollerConfigSchema.parse({});
-  const seconds = (ms: number | undefined): { value: number } | undefined =>
-    ms === undefined ? undefined : { value: Math.round(ms / 1000) };
   const timing = { ...base.timing };
-  const overrides: Array<[keyof typeof timing, { value: number } | undefined]> = [
-    ['overlapSeconds', seconds(options.overlap)],
-    ['lagSeconds', seconds(options.lag)],
-    ['initialLookbackSeconds', seconds(options.lookback)],
-    ['inventoryIntervalSeconds', seconds(options.inventoryInterval)],
-  ];
-  for (const [key, override] of overrides) if (override !== undefined) timing[key] = override.value;
+  const toSeconds = (ms: number): number => Math.round(ms / 1000);
+  if (options.overlap !== undefined) timing.overlapSeconds = toSeconds(options.overlap);
+  if (options.lag !== undefined) timing.lagSeconds = toSeconds(options.lag);
+  if (options.lookback !== undefined) timing.initialLookbackSeconds = toSeconds(options.lookback);
+  if (options.inventoryInterval !== undefined) {
+    timing.inventoryIntervalSeconds = toSeconds(options.inventoryInterval);
+  }
   const merged = {
     ...base,
     atlas: {

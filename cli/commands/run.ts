@@ -44,6 +44,14 @@ export function registerRunCommand(program: Command, io?: PollCommandIo): void {
       'run a tick every DURATION (5m, 1h...) until SIGINT or SIGTERM',
       durationArgument({ minMs: 1_000 }),
     )
+    .addHelpText(
+      'after',
+      `
+Examples:
+  atlas-audit-alerts run --org 5f4e3d2c1b0a998877665544 --all-projects
+  atlas-audit-alerts run --config poller.yaml --every 5m --notify outbox:alerts.jsonl
+  atlas-audit-alerts run --project 5f4e3d2c1b0a998877665545 --state dynamodb:AtlasAuditAlerts-State`,
+    )
     .action(async (options: RunOptions, command: Command) => {
       const { stdout, stderr, env, cwd, signals } = io ?? processCommandIo();
       if (options.once && options.every !== undefined) {
