@@ -7,12 +7,14 @@ import {
   type ConsoleLinkOptions,
   ConsoleNotifier,
   type Notifier,
+  NotifyConfigError,
   OutboxNotifier,
   SnsNotifier,
 } from '../shared/notify/index.js';
 import { ProjectDiscoveryCache, type TickDependencies } from '../shared/poll/index.js';
 import { createRuleEngine, loadRulePack } from '../shared/rules/index.js';
 import { DynamoDbStateStore, FileStateStore, type StateStore } from '../shared/state/index.js';
+import { UsageError } from './errors.js';
 import type { RunSettings } from './run-options.js';
 
 /**
@@ -53,7 +55,7 @@ export interface LocalPoll {
  * @throws {AtlasConfigError} when the Atlas options are unusable.
  * @throws {StateFileLockedError} when another run holds the state file; {@link StateFileCorruptError}
  *   when it is not a state file.
- * @throws {NotifyConfigError} when the topic ARN is invalid.
+ * @throws {UsageError} when the SNS topic ARN is invalid.
  * @example
  * ```ts
  * const poll = await openLocalPoll({ settings, clock: systemClock, logger, stdout: process.stdout });
@@ -132,7 +134,14 @@ function createNotifier(
     case 'sns': {
       const client = new SNSClient({});
       closers.push(() => client.destroy());
-      return new SnsNotifier({ client, topicArn: settings.notify.topicArn, clock, logger, ...links });
+      try {
+        return new SnsNotifier({ client, topicArn: settings.notify.topicArn, clock, logger, ...links });
+      } catch (error) {
+        // The topic ARN came from the command line or the config file: a usage mistake.
+        if (error instanceof NotifyConfigError)
+          throw new UsageError(`--notify: ${error.message}`, { cause: error });
+        throw error;
+      }
     }
   }
 }

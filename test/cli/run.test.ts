@@ -232,6 +232,10 @@ describe('atlas-audit-alerts run', () => {
       ['--notify', 'slack'],
       /--notify "slack" is not a notifier: use console, outbox:PATH .* or sns:TOPIC_ARN/,
     ],
+    [
+      ['--notify', 'sns:arn:aws:sns:eu-west-1:alerts'],
+      /--notify: "arn:aws:sns:eu-west-1:alerts" is not an SNS topic ARN/,
+    ],
     [['--overlap', '2d'], /the poll settings are not valid: --overlap: /],
     [['--concurrency', '0'], /argument '0' is invalid\. use a whole number from 1 to 32/],
     [
