@@ -12,6 +12,13 @@ export interface CreateStateTableOptions {
   tableName: string;
   /** How long to wait for the table to become active. Default 60 seconds. */
   maxWaitSeconds?: number;
+  /**
+   * Turn TTL on for `expiresAt`. Default true, as the stack does. DynamoDB Local deletes expired
+   * items by the wall clock within about a second, so a test that drives time with an injected clock
+   * set in the past passes false: the store treats expired items as absent by its own clock anyway,
+   * and the wall clock must not delete items that the injected clock still sees as alive.
+   */
+  timeToLive?: boolean;
 }
 
 /**
@@ -61,6 +68,7 @@ export async function createStateTable(options: CreateStateTableOptions): Promis
       { client, maxWaitTime: options.maxWaitSeconds ?? 60 },
       { TableName: tableName },
     );
+    if (options.timeToLive === false) return;
     await client.send(
       new UpdateTimeToLiveCommand({
         TableName: tableName,

@@ -26,7 +26,7 @@ const tableName = `state-${randomUUID()}`;
 beforeAll(async () => {
   endpoint = await dynamoDbLocalEndpoint();
   client = createDynamoDbLocalClient(endpoint);
-  await createStateTable({ client, tableName });
+  await createStateTable({ client, tableName, timeToLive: false });
 });
 
 afterAll(() => {

@@ -112,7 +112,7 @@ export function fileStoreFactory(): StoreFactory {
 export function dynamoDbStoreFactory(client: () => DynamoDBClient): StoreFactory {
   return async (clock) => {
     const tableName = `poll-${Math.random().toString(36).slice(2)}`;
-    await createStateTable({ client: client(), tableName });
+    await createStateTable({ client: client(), tableName, timeToLive: false });
     return new DynamoDbStateStore({ client: client(), tableName, clock });
   };
 }
