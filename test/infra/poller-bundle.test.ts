@@ -136,13 +136,15 @@ describe('the poller bundle', () => {
     it('is what stands between the bundle and "Dynamic require" at import', async () => {
       const bundle = await bundleUndici('undici-without-banner', false);
 
-      const run = runFreshNode(`await import(${JSON.stringify(bundle)});`);
-
-      const thrown = /Error: (Dynamic require of "[^"]+" is not supported)/.exec(run.stderr)?.[1];
-      expect(run.status).not.toBe(0);
-      expect(thrown, `exit ${run.status}, stderr ends: ${run.stderr.slice(-600)}`).toMatch(
-        /^Dynamic require of "node:[a-z_]+" is not supported$/,
+      // The message is caught and written to stdout: Node's report of an uncaught error on stderr
+      // quotes the offending line, which in a minified bundle is the whole bundle.
+      const run = runFreshNode(
+        `try { await import(${JSON.stringify(bundle)}); } catch (error) {
+           process.stdout.write(String(error?.message)); process.exitCode = 1; }`,
       );
+
+      expect(run.status, `stderr ends: ${run.stderr.slice(-600)}`).toBe(1);
+      expect(run.stdout).toMatch(/^Dynamic require of "node:[a-z_]+" is not supported$/);
     });
   });
 });
