@@ -97,6 +97,38 @@ describe('SnsNotifier', () => {
     for (const entry of sentBatches().flat()) expect(validateSnsEntry(entry)).toEqual({ valid: true });
   });
 
+  it('publishes a hostile user name escaped in the Slack message and as plain text in the email', async () => {
+    // Prepare
+    sns.on(PublishBatchCommand).callsFake(acceptAll);
+    const username = '<!channel> <https://evil.example|click> *bold*';
+    const alert = makeAlert({
+      title: `Access list opened by ${username}`,
+      events: [accessListEvent({ username })],
+    });
+
+    // Act
+    const [result] = await notifier(clock).publish([alert]);
+
+    // Assess
+    expect(result?.status).toBe('sent');
+    const [entry] = sentBatches().flat();
+    const message = JSON.parse(entry?.Message ?? '{}') as { default: string; email: string };
+    expect(message.default).not.toContain('<!channel>');
+    expect(message.default).not.toContain('<https://evil.example');
+    expect(message.default).not.toContain('*bold*');
+    const slack = JSON.parse(message.default) as { content: { title: string; description: string } };
+    expect(slack.content.title).toContain(
+      'Access list opened by &lt;!channel&gt; &lt;https://evil.example|click&gt; \u2217bold\u2217',
+    );
+    expect(slack.content.description).toContain(
+      '*Who:* &lt;!channel&gt; &lt;https://evil.example|click&gt; \u2217bold\u2217 from 203.0.113.22',
+    );
+    expect(message.email).toContain(`Who:           ${username} from 203.0.113.22`);
+    expect(entry?.Subject).toBe(
+      '[CRITICAL] Access list opened by <!channel> <https://evil.example|click> *bold*',
+    );
+  });
+
   it('sends more than ten alerts in batches of at most ten', async () => {
     // Prepare
     sns.on(PublishBatchCommand).callsFake(acceptAll);
