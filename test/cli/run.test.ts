@@ -1,6 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { copyFile, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -22,6 +22,7 @@ import {
 } from './poll-command-harness.js';
 
 const BIN = fileURLToPath(new URL('../../cli/bin.mjs', import.meta.url));
+const EXAMPLE_CONFIG = fileURLToPath(new URL('../../cli/examples/run.example.yaml', import.meta.url));
 const CREDENTIALS = { publicKey: 'runtests', privateKey: 'fake-private-key-for-tests' } as const;
 const ENV = {
   MONGODB_ATLAS_PUBLIC_API_KEY: CREDENTIALS.publicKey,
@@ -165,6 +166,25 @@ describe('atlas-audit-alerts run', () => {
     expect(state).toMatchObject({
       sources: expect.arrayContaining([expect.objectContaining({ source: `org:${ORG}` })]),
     });
+  });
+
+  it('runs the example config file, pointed at the simulator by flags, once with --once', async () => {
+    const folder = await workspace();
+    const config = join(folder, 'run.example.yaml');
+    await copyFile(EXAMPLE_CONFIG, config);
+
+    const result = await runPollCommand(
+      ['run', '--config', config, '--once', '--base-url', sim.baseUrl, '--org', ORG],
+      { env: ENV, cwd: directory },
+    );
+
+    expect(result.code).toBe(0);
+    expect(result.stderr).toContain(
+      `Polling 1 org (and all its projects) at ${sim.baseUrl} (atlas-v2); state file:${join(folder, '.atlas-audit-alerts', 'acme.json')}; alerts to outbox:${join(folder, 'alerts.jsonl')}\n`,
+    );
+    expect((await readOutbox(join(folder, 'alerts.jsonl'))).map(fingerprintOf).sort()).toEqual(
+      expectedFingerprints,
+    );
   });
 
   it('polls every DURATION until a signal, letting the tick in progress finish', async () => {
