@@ -291,7 +291,9 @@ describe('AuditAlertsStack', () => {
       });
     });
 
-    it('may write its logs, read its secret, use its table and publish to its topic, and nothing else', () => {
+    // Metrics leave as embedded metric format lines in the log group: logs:PutLogEvents is how it puts
+    // them, and no cloudwatch:PutMetricData is granted.
+    it('may write its logs and metrics, read its secret, use its table and publish to its topic, and nothing else', () => {
       const roleId = singleLogicalId(template, 'AWS::IAM::Role', {
         AssumeRolePolicyDocument: {
           Statement: [Match.objectLike({ Principal: { Service: 'lambda.amazonaws.com' } })],

@@ -1,12 +1,12 @@
 import { spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { build } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadBundledRulePack } from '../../functions/poller/bundled-rule-pack.js';
 import { BundledRulePackMissingError } from '../../functions/poller/errors.js';
-import { pollerEsbuildOptions } from '../../infra/bundling.js';
+import { ESM_REQUIRE_BANNER, pollerEsbuildOptions } from '../../infra/bundling.js';
 import { POLLER_CONFIG_ENV } from '../../shared/poll/poller-config.js';
 import { synthesizeDeployment } from './support/deployment.js';
 import { resolveReferences, resourceOf } from './support/template.js';
@@ -68,6 +68,32 @@ describe('the poller bundle', () => {
     await build(pollerEsbuildOptions({ projectRoot: PROJECT_ROOT, rulePackModule, outdir }));
 
     expect(readFileSync(join(outdir, 'index.mjs'), 'utf8')).toBe(readFileSync(deployedBundle, 'utf8'));
+  });
+
+  it('is one minified ES module with the require banner, a source map, and the AWS SDK inside', () => {
+    const code = readFileSync(deployedBundle, 'utf8');
+    const map = JSON.parse(readFileSync(`${deployedBundle}.map`, 'utf8')) as { sources: string[] };
+    const packages = new Set(
+      map.sources.map((source) => /node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(source)?.[1]),
+    );
+    const lines = code.split('\n').length;
+
+    expect(code.startsWith(`${ESM_REQUIRE_BANNER}\n`)).toBe(true);
+    expect(code.trimEnd().endsWith('//# sourceMappingURL=index.mjs.map')).toBe(true);
+    // Unminified, esbuild writes about 40 characters a line and keeps the sources' names.
+    expect(code.length / lines).toBeGreaterThan(1000);
+    expect(code).not.toContain('parseCredentialsSecret');
+    expect([...packages]).toEqual(
+      expect.arrayContaining([
+        '@aws-sdk/client-dynamodb',
+        '@aws-sdk/client-secrets-manager',
+        '@aws-sdk/client-sns',
+        '@aws-sdk/credential-provider-node',
+        '@aws-lambda-powertools/metrics',
+        'undici',
+      ]),
+    );
+    expect(existsSync(join(deployedBundle, '..', 'node_modules'))).toBe(false);
   });
 
   it('imports in a fresh Node process with the configuration the stack gives it', () => {
