@@ -92,7 +92,6 @@ describe('default rule pack over the example events', () => {
       ['JOINED_TEAM', 'user-added-to-team', 'low'],
       ['OUTSIDE_METRIC_THRESHOLD', 'metric-outside-threshold', 'low'],
       ['ALERT_CONFIG_CHANGED_AUDIT', 'alert-configuration-changed', 'low'],
-      ['OUTSIDE_METRIC_THRESHOLD', 'metric-outside-threshold', 'low'],
       ['NETWORK_PERMISSION_ENTRY_ADDED', 'network-access-open-to-internet', 'critical'],
       ['ALERT_CONFIG_DELETED_AUDIT', 'alert-configuration-deleted', 'high'],
       ['USER_ROLES_CHANGED_AUDIT', 'user-roles-changed', 'medium'],
