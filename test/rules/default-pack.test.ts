@@ -90,6 +90,7 @@ describe('default rule pack over the example events', () => {
     expect(examples).toHaveLength(20);
     expect(alerts.map((alert) => [alert.events[0]?.eventTypeName, alert.ruleId, alert.severity])).toEqual([
       ['JOINED_TEAM', 'user-added-to-team', 'low'],
+      ['JOINED_TEAM', 'mongodb-employee-action', 'medium'],
       ['OUTSIDE_METRIC_THRESHOLD', 'metric-outside-threshold', 'low'],
       ['ALERT_CONFIG_CHANGED_AUDIT', 'alert-configuration-changed', 'low'],
       ['NETWORK_PERMISSION_ENTRY_ADDED', 'network-access-open-to-internet', 'critical'],
