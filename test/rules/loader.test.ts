@@ -140,6 +140,9 @@ describe('parseRulePack', () => {
     const problems = problemsOf({ file: 'a.yaml', text: lists }, { file: 'b.yaml', text: lists });
 
     expect(problems[0]).toMatchObject({ code: 'DUPLICATE_LIST', file: 'b.yaml', line: 2, column: 3 });
+    expect(problems[0]?.message).toBe(
+      'list "office_ranges" is already defined in a.yaml: list names are shared by all rule files, so rename one or merge them',
+    );
   });
 
   it('reports an unknown list name at the name, listing the defined ones', () => {
