@@ -12,7 +12,7 @@ import { exitCodeFor } from './exit-codes.js';
 export function buildProgram(): Command {
   const program = new Command('atlas-audit-alerts')
     .description('Security alerts from the MongoDB Atlas and Ops Manager activity feed.')
-    .showHelpAfterError()
+    .configureOutput({ outputError: (text, write) => write(usageErrorLine(text)) })
     .exitOverride();
   registerFetchCommand(program);
   registerSimulateCommand(program);
@@ -21,6 +21,19 @@ export function buildProgram(): Command {
   registerBackfillCommand(program);
   registerDemoCommand(program);
   return program;
+}
+
+/**
+ * A usage error as commander words it (`error: unknown option '--colour'`), as the one line every
+ * other error of the command is: prefixed with the program's name, and pointing at `--help` where
+ * the mistake is a name the command does not know. Subcommands inherit this from the program.
+ */
+function usageErrorLine(text: string): string {
+  const message = text.trim().replace(/^error: /, '');
+  const hint = /^unknown (option|command)|^too many arguments/.test(message)
+    ? ' (--help lists what the command takes)'
+    : '';
+  return `atlas-audit-alerts: ${message}${hint}\n`;
 }
 
 /**

@@ -17,10 +17,29 @@ describe('atlas-audit-alerts command', () => {
     expect(stdout).toContain('Usage: atlas-audit-alerts');
   });
 
-  it('exits 2 on an unknown command', () => {
+  it('exits 2 on an unknown command, saying so in one line', () => {
     const { status, stderr } = runCli('no-such-command');
 
     expect(status).toBe(2);
-    expect(stderr).toMatch(/error/i);
+    expect(stderr).toBe(
+      "atlas-audit-alerts: unknown command 'no-such-command' (--help lists what the command takes)\n",
+    );
+  });
+
+  it.each([
+    [
+      ['fetch', 'events', '--colour'],
+      "atlas-audit-alerts: unknown option '--colour' (--help lists what the command takes)\n",
+    ],
+    [
+      ['fetch', 'events', '--flavor', 'atlas-v3'],
+      "atlas-audit-alerts: option '--flavor <flavor>' argument 'atlas-v3' is invalid. Allowed choices are ops-manager, atlas-v1, atlas-v2.\n",
+    ],
+  ])('prints a usage error in %j as one line, without the help, and exits 2', (args, line) => {
+    const { status, stdout, stderr } = runCli(...args);
+
+    expect(status).toBe(2);
+    expect(stderr).toBe(line);
+    expect(stdout).toBe('');
   });
 });
