@@ -28,6 +28,8 @@ export interface GeneratedEvents {
   count: number;
   /** The projects the events were spread over, in order. */
   projectIds: string[];
+  /** How many of the events each project of `projectIds` received, in the same order. */
+  projectCounts: number[];
   oldest: string | undefined;
   newest: string | undefined;
 }
@@ -288,6 +290,7 @@ export function generateEvents(
   return {
     count,
     projectIds: projects.map((project) => project.id),
+    projectCounts: batches.map((batch) => batch.length),
     oldest: count === 0 ? undefined : formatAtlasDate(oldest),
     newest: count === 0 ? undefined : formatAtlasDate(newest),
   };

@@ -12,7 +12,7 @@ import type { NonceRegistry } from './nonce-registry.js';
 import type { OAuthTokenStore } from './oauth-tokens.js';
 import type { RequestCounters } from './request-counters.js';
 import { type ApiGeneration, matchRoute, splitApiPath, TOKEN_PATH } from './routes.js';
-import { formatAtlasDate, type SimulatorData } from './simulator-data.js';
+import { formatAtlasDate, type Principal, type SimulatorData } from './simulator-data.js';
 import { checkTokenRequest, readBody, tokenResponse } from './token-endpoint.js';
 
 /** Everything the request handler works with; owned by the simulator. */
@@ -29,6 +29,8 @@ export interface RequestHandlerOptions {
   /** Algorithms offered in challenges, one `WWW-Authenticate` header each. */
   challengeAlgorithms: readonly string[];
   enforceAccessList: boolean;
+  /** Who a request without an `Authorization` header acts as now; undefined: such requests are challenged. */
+  unauthenticatedPrincipal: () => Principal | undefined;
   retiredApiVersions: ReadonlySet<string>;
   /** `host:port` for links when a request carries no `Host` header. */
   fallbackHost: () => string;
@@ -256,7 +258,11 @@ export function createRequestHandler(
       }
       contentType = `application/vnd.atlas.${version}+json`;
     }
-    const auth: AuthResult = options.authenticator.authenticate(req.headers.authorization, method, target);
+    const unauthenticated = options.unauthenticatedPrincipal();
+    const auth: AuthResult =
+      unauthenticated !== undefined && req.headers.authorization === undefined
+        ? { kind: 'authenticated', principal: unauthenticated, nonce: undefined }
+        : options.authenticator.authenticate(req.headers.authorization, method, target);
     if (auth.kind === 'challenge') {
       if (auth.failed) counters.authFailure();
       sendChallenge(req, res, auth.stale, shape);

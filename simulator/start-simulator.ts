@@ -46,6 +46,14 @@ export interface SimulatorOptions {
   challengeAlgorithms?: readonly DigestAlgorithm[];
   /** Refuse (403 `IP_ADDRESS_NOT_ON_ACCESS_LIST`) callers outside the key's access list. Default false. */
   enforceAccessList?: boolean;
+  /**
+   * Serve API requests that carry no `Authorization` header as if `credentials` had signed them: no
+   * challenge, no digest. Only for measuring the HTTP ceiling of a client (the digest benchmark);
+   * requests that carry credentials are still checked as usual. A digest client cannot fetch a
+   * challenge meanwhile (its bare first request is served), so turn it on only around such a
+   * measurement (see `setUnauthenticatedAccess`). Default false: every API request must authenticate.
+   */
+  unauthenticatedAccess?: boolean;
   /** v2 versions (`YYYY-MM-DD`) answered 410 `VERSION_GONE`. Default: none. */
   retiredApiVersions?: readonly string[];
   /** Receives one debug line per request and errors. Default: silent. */
@@ -83,6 +91,8 @@ export interface AtlasSimulator {
   generateEvents(options: GenerateEventsOptions): GeneratedEvents;
   /** Replaces the fault plan (its schedule and PRNG start over); no argument removes all faults. */
   setFaults(plan?: FaultPlan): void;
+  /** Turns `unauthenticatedAccess` on or off from the next request. */
+  setUnauthenticatedAccess(enabled: boolean): void;
   /** Expires every digest nonce: the next digest request is answered 401 `stale=true`. */
   expireNonces(): void;
   /** Revokes every OAuth token: the next bearer request is answered 401. */
@@ -130,6 +140,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<At
   const clock = options.clock ?? systemClock;
   const logger = options.logger ?? silentLogger;
   let faults = new FaultInjector(options.faults);
+  let unauthenticatedAccess = options.unauthenticatedAccess ?? false;
   const seed = await resolveSeed(options.seed);
   const startedAt = clock.now();
   const data = new SimulatorData({ seed, startedAt, ids: createObjectIdGenerator({ seed: 0x41746c61 }) });
@@ -170,6 +181,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<At
       logger,
       challengeAlgorithms,
       enforceAccessList: options.enforceAccessList ?? false,
+      unauthenticatedPrincipal: () => (unauthenticatedAccess ? credential : undefined),
       retiredApiVersions: new Set(options.retiredApiVersions ?? []),
       fallbackHost: () => hostPort,
     }),
@@ -242,6 +254,9 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<At
     },
     setFaults(plan) {
       faults = new FaultInjector(plan);
+    },
+    setUnauthenticatedAccess(enabled) {
+      unauthenticatedAccess = enabled;
     },
     expireNonces() {
       nonces.expireAll();

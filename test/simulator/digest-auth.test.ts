@@ -280,3 +280,67 @@ describe.skipIf(!hasCurl)(
     });
   },
 );
+
+describe('simulator unauthenticated access', () => {
+  it('serves a request without credentials as the simulator credential, with no challenge', async () => {
+    const sim = await startSimulator({ unauthenticatedAccess: true });
+    try {
+      const path = `/api/atlas/v2/groups/${sim.projectIds[0]}/events?itemsPerPage=2`;
+
+      const response = await send(`${sim.baseUrl}${path}`, { headers: V2_ACCEPT });
+
+      expect(response.status).toBe(200);
+      expect((JSON.parse(response.text) as { results: unknown[] }).results).toHaveLength(2);
+      expect(sim.counters).toMatchObject({ requests: 1, challenges: 0, authFailures: 0 });
+    } finally {
+      await sim.stop();
+    }
+  });
+
+  it('still checks the credentials a request carries', async () => {
+    const sim = await startSimulator();
+    try {
+      const path = `/api/atlas/v2/groups/${sim.projectIds[0]}/events`;
+      const url = `${sim.baseUrl}${path}`;
+      const nonce = parseChallenge(challengeOf(await send(url, { headers: V2_ACCEPT }))).nonce as string;
+      const signed = (password: string, nc: number): Record<string, string> => ({
+        ...V2_ACCEPT,
+        authorization: authorizationHeader({
+          username: sim.credentials.publicKey,
+          password,
+          method: 'GET',
+          uri: path,
+          nonce,
+          nc,
+        }),
+      });
+      sim.setUnauthenticatedAccess(true);
+
+      const refused = await send(url, { headers: signed('fake-wrong-private-key', 1) });
+      const accepted = await send(url, { headers: signed(sim.credentials.privateKey, 2) });
+
+      expect(refused.status).toBe(401);
+      expect(accepted.status).toBe(200);
+      expect(sim.counters.authFailures).toBe(1);
+    } finally {
+      await sim.stop();
+    }
+  });
+
+  it('is off by default, and off again once turned off', async () => {
+    const sim = await startSimulator();
+    try {
+      const url = `${sim.baseUrl}/api/atlas/v2/groups/${sim.projectIds[0]}/events`;
+
+      const before = await send(url, { headers: V2_ACCEPT });
+      sim.setUnauthenticatedAccess(true);
+      const during = await send(url, { headers: V2_ACCEPT });
+      sim.setUnauthenticatedAccess(false);
+      const after = await send(url, { headers: V2_ACCEPT });
+
+      expect([before.status, during.status, after.status]).toEqual([401, 200, 401]);
+    } finally {
+      await sim.stop();
+    }
+  });
+});

@@ -56,6 +56,10 @@ describe('generateEvents', () => {
     expect(result.projectIds.slice(0, seeded)).toEqual([...data.projects.keys()].slice(0, seeded));
     expect(projectEvents(data, result.projectIds).length - before).toBe(10_000);
     expect(result.projectIds.every((id) => (data.projects.get(id)?.log.size ?? 0) > 0)).toBe(true);
+    expect(result.projectCounts.reduce((sum, count) => sum + count, 0)).toBe(10_000);
+    expect(result.projectCounts.slice(seeded)).toEqual(
+      result.projectIds.slice(seeded).map((id) => data.projects.get(id)?.log.size),
+    );
     expect(Date.parse(result.oldest ?? '')).toBeGreaterThanOrEqual(NOW - 600_000);
     expect(Date.parse(result.newest ?? '')).toBeLessThanOrEqual(NOW);
   });
