@@ -1,7 +1,8 @@
 /** The parameters of an `Authorization: Digest ...` header, names lower-cased. */
 export type DigestParams = Readonly<Record<string, string>>;
 
-const TOKEN = /[!#$%&'*+\-.^_`|~0-9A-Za-z]/;
+/** A run of token characters, matched from `lastIndex`. */
+const TOKEN_RUN = /[!#$%&'*+\-.^_`|~0-9A-Za-z]*/y;
 
 /**
  * Parses the value of an `Authorization` header that uses the Digest scheme (RFC 7616 section 3.4):
@@ -30,7 +31,9 @@ export function parseDigestAuthorization(header: string): DigestParams | undefin
     while (i < text.length && (text[i] === ' ' || text[i] === '\t' || text[i] === ',')) i++;
     if (i >= text.length) break;
     const nameStart = i;
-    while (i < text.length && TOKEN.test(text[i] as string)) i++;
+    TOKEN_RUN.lastIndex = i;
+    TOKEN_RUN.test(text);
+    i = TOKEN_RUN.lastIndex;
     const name = text.slice(nameStart, i).toLowerCase();
     while (i < text.length && (text[i] === ' ' || text[i] === '\t')) i++;
     if (name === '' || text[i] !== '=') {
@@ -42,17 +45,20 @@ export function parseDigestAuthorization(header: string): DigestParams | undefin
     if (text[i] === '"') {
       i++;
       let closed = false;
+      // Copied in runs between escapes rather than character by character.
+      let runStart = i;
       while (i < text.length) {
-        const ch = text[i] as string;
+        const ch = text[i];
         if (ch === '\\' && i + 1 < text.length) {
-          value += text[i + 1];
+          value += text.slice(runStart, i) + text[i + 1];
           i += 2;
+          runStart = i;
         } else if (ch === '"') {
+          value += text.slice(runStart, i);
           i++;
           closed = true;
           break;
         } else {
-          value += ch;
           i++;
         }
       }

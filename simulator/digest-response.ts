@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash as oneShotHash } from 'node:crypto';
 
 /** Digest algorithms the simulator verifies (RFC 7616 section 3.3 and the RFC 2617 MD5 family). */
 export const DIGEST_ALGORITHMS = ['MD5', 'MD5-sess', 'SHA-256', 'SHA-256-sess'] as const;
@@ -57,7 +57,7 @@ export function toDigestAlgorithm(value: string | undefined): DigestAlgorithm | 
  */
 export function computeDigestResponse(input: DigestResponseInput): string {
   const hashName = input.algorithm.startsWith('SHA-256') ? 'sha256' : 'md5';
-  const hash = (value: string): string => createHash(hashName).update(value, 'utf8').digest('hex');
+  const hash = (value: string): string => oneShotHash(hashName, value, 'hex');
   let ha1 = hash(`${input.username}:${input.realm}:${input.password}`);
   if (input.algorithm.endsWith('-sess')) {
     ha1 = hash(`${ha1}:${input.nonce}:${input.cnonce}`);
