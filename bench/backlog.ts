@@ -1,0 +1,206 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { MAX_ITEMS_PER_PAGE } from '../shared/atlas/index.js';
+import type { TickSummary } from '../shared/poll/index.js';
+import { startBenchSimulator } from './support/bench-simulator.js';
+import { openBenchDynamoDb, uniqueTableName } from './support/dynamodb.js';
+import { startPollerProcess } from './support/poller-process.js';
+import { renderTable } from './support/table.js';
+
+/**
+ * A backlog: `events` project events spread over `projects` projects in the simulator (the last 50
+ * minutes), read by the first tick of a fresh poller with DynamoDB Local and the outbox notifier.
+ * The poller runs in a process of its own and the simulator in another, so the peak RSS is the
+ * poller's alone.
+ *
+ * Targets: Atlas requests equal the pages needed (500 events a page, at least one page a source) plus
+ * at most one Digest challenge per source; peak RSS under 300 MB.
+ */
+
+export interface BacklogBenchOptions {
+  /** Default 100,000. */
+  events?: number;
+  /** Default 20. */
+  projects?: number;
+  /** DynamoDB Local to use; by default the benchmark starts its own. */
+  dynamoDbEndpoint?: string;
+}
+
+export interface BacklogBenchResult {
+  events: number;
+  projects: number;
+  /** Events the tick processed for the first time. */
+  eventsNew: number;
+  alertsPublished: number;
+  /** Sources that ended `ok`. */
+  sourcesOk: number;
+  /** Wall time of the tick, in milliseconds. */
+  durationMs: number;
+  /** New events per second of the tick's wall time, from the first request to the last commit. */
+  eventsPerSecond: number;
+  /** CPU time of the poller's process during the tick, in milliseconds. */
+  cpuMs: number;
+  atlas: {
+    /** HTTP requests the simulator received during the tick. */
+    requests: number;
+    /** Pages the poller read. */
+    pagesRead: number;
+    /** Pages the events need at 500 a page (at least one per source). */
+    pagesNeeded: number;
+    challenges: number;
+    /** Requests = pages needed + challenges, and no more challenges than sources. */
+    met: boolean;
+  };
+  dynamoDb: {
+    requests: number;
+    byOperation: Readonly<Record<string, number>>;
+  };
+  memory: {
+    /** RSS of the poller's process once built, before the tick, in MB. */
+    startRssMb: number;
+    /** Peak RSS of the poller's process, in MB. */
+    peakRssMb: number;
+    targetMb: number;
+    met: boolean;
+  };
+}
+
+const MINUTE_MS = 60_000;
+const PEAK_RSS_TARGET_MB = 300;
+
+/**
+ * Runs the backlog scenario.
+ *
+ * @throws Error when the tick does not read every event (a source failed or was cut short), when
+ *   DynamoDB Local cannot start, or when a child process fails.
+ * @example
+ * ```ts
+ * const result = await runBacklogBenchmark({ events: 100_000, projects: 20 });
+ * ```
+ */
+export async function runBacklogBenchmark(options: BacklogBenchOptions = {}): Promise<BacklogBenchResult> {
+  const events = options.events ?? 100_000;
+  const projects = options.projects ?? 20;
+  const sim = await startBenchSimulator();
+  const dynamoDb = await openBenchDynamoDb(options.dynamoDbEndpoint);
+  const workDirectory = await mkdtemp(join(tmpdir(), 'atlas-audit-alerts-backlog-'));
+  try {
+    const generated = await sim.generateEvents({
+      count: events,
+      projects,
+      seed: 7,
+      endMs: Date.now() - 2 * MINUTE_MS,
+      spanMs: 50 * MINUTE_MS,
+    });
+    const pagesNeeded = generated.projectCounts.reduce(
+      (sum, count) => sum + Math.max(1, Math.ceil(count / MAX_ITEMS_PER_PAGE)),
+      0,
+    );
+    const poller = await startPollerProcess({
+      atlas: { baseUrl: sim.baseUrl, ...sim.credentials },
+      projectIds: generated.projectIds,
+      dynamoDbEndpoint: dynamoDb.endpoint,
+      tableName: uniqueTableName('bench-backlog'),
+      outboxPath: join(workDirectory, 'outbox.jsonl'),
+      timing: { initialLookbackSeconds: 3_600 },
+    });
+    try {
+      await sim.resetCounters();
+      const report = await poller.tick();
+      const counters = await sim.counters();
+      const { summary } = report;
+      checkAllRead(summary, events);
+      const requests = counters.requests;
+      const peakRssMb = toMb(report.peakRssBytes);
+      return {
+        events,
+        projects,
+        eventsNew: summary.totals.eventsNew,
+        alertsPublished: sumValues(summary.totals.alerts.published),
+        sourcesOk: summary.totals.sourcesOk,
+        durationMs: summary.durationMs,
+        eventsPerSecond: Math.round((summary.totals.eventsNew / Math.max(1, summary.durationMs)) * 1000),
+        cpuMs: Math.round(report.cpuMs),
+        atlas: {
+          requests,
+          pagesRead: summary.sources.reduce((sum, source) => sum + source.pagesRead, 0),
+          pagesNeeded,
+          challenges: counters.challenges,
+          met: requests === pagesNeeded + counters.challenges && counters.challenges <= projects,
+        },
+        dynamoDb: { requests: summary.totals.stateRequests, byOperation: report.stateRequestsByOperation },
+        memory: {
+          startRssMb: toMb(poller.startRssBytes),
+          peakRssMb,
+          targetMb: PEAK_RSS_TARGET_MB,
+          met: peakRssMb < PEAK_RSS_TARGET_MB,
+        },
+      };
+    } finally {
+      await poller.close();
+    }
+  } finally {
+    await sim.close();
+    await dynamoDb.release();
+    await rm(workDirectory, { recursive: true, force: true });
+  }
+}
+
+function checkAllRead(summary: TickSummary, events: number): void {
+  const notOk = summary.sources.filter((source) => source.status !== 'ok');
+  if (notOk.length > 0 || summary.totals.eventsNew !== events) {
+    const first = notOk[0];
+    throw new Error(
+      `the backlog tick read ${summary.totals.eventsNew} of ${events} events; ${notOk.length} sources did not end ok` +
+        (first === undefined
+          ? ''
+          : ` (${first.source}: ${first.status} ${first.errorCode ?? first.reason ?? ''} ${first.message ?? ''})`),
+    );
+  }
+}
+
+function toMb(bytes: number): number {
+  return Math.round((bytes / 1024 / 1024) * 10) / 10;
+}
+
+function sumValues(record: Readonly<Record<string, number>>): number {
+  return Object.values(record).reduce((sum, value) => sum + value, 0);
+}
+
+/** The backlog scenario as a table. */
+export function backlogTable(result: BacklogBenchResult): string {
+  return renderTable(
+    [
+      'backlog',
+      'events',
+      'events/s',
+      'tick s',
+      'Atlas req',
+      'pages needed',
+      'challenges',
+      'DynamoDB req',
+      'peak RSS MB',
+    ],
+    [
+      [
+        `${result.projects} projects, ${result.alertsPublished.toLocaleString('en-US')} alerts`,
+        result.eventsNew.toLocaleString('en-US'),
+        result.eventsPerSecond.toLocaleString('en-US'),
+        (result.durationMs / 1000).toFixed(1),
+        result.atlas.requests.toLocaleString('en-US'),
+        result.atlas.pagesNeeded.toLocaleString('en-US'),
+        String(result.atlas.challenges),
+        result.dynamoDb.requests.toLocaleString('en-US'),
+        result.memory.peakRssMb.toFixed(1),
+      ],
+    ],
+  );
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  const result = await runBacklogBenchmark();
+  process.stdout.write(backlogTable(result));
+  process.stdout.write(`${JSON.stringify({ benchmark: 'backlog', ...result })}\n`);
+}

@@ -1,0 +1,311 @@
+import { performance } from 'node:perf_hooks';
+import { pathToFileURL } from 'node:url';
+import DigestClient from 'digest-fetch';
+import { Agent, request } from 'undici';
+import { HttpClient } from 'urllib';
+import { AtlasClient, FLAVOR_ACCEPT, FLAVOR_PREFIXES } from '../shared/atlas/index.js';
+import { startBenchSimulator } from './support/bench-simulator.js';
+import type { SimulatorProcess } from './support/simulator-process.js';
+import { median, renderTable } from './support/table.js';
+
+/**
+ * The Digest client against its peers, on the same simulator in the same run: this project's
+ * AtlasClient, urllib (its `digestAuth` option), digest-fetch, and undici with no authentication at
+ * all (the ceiling: the simulator serves unauthenticated requests while that client runs, and only
+ * then). Each client makes the same sequential one-page calls (list a project's events, a few per
+ * page), parses the JSON and checks the page. The simulator runs in a child process, so client and
+ * server do not share an event loop.
+ *
+ * Every client is warmed up first. Then, in each round, every client makes `calls` calls, in an
+ * order rotated from round to round so each client takes each position once in four rounds: a
+ * client is not favoured by running first or last. The rate reported is the median over rounds.
+ * HTTP requests per call come from the simulator's own counters.
+ *
+ * Targets: at least 1.8 times urllib's rate, and at least 0.9 of the no-auth ceiling.
+ */
+
+export interface DigestBenchOptions {
+  /** Calls per client per round. Default 2,000. */
+  calls?: number;
+  /** Rounds; the median round is reported. Default 4 (each client in each position once). */
+  rounds?: number;
+  /** Calls per client before the first round, not counted. Default 300. */
+  warmupCalls?: number;
+  /** Events per page. Default 10. */
+  itemsPerPage?: number;
+}
+
+/** The figures of one client. */
+export interface DigestClientResult {
+  client: string;
+  /** How it authenticates. */
+  auth: string;
+  /** Calls timed, over all rounds. */
+  calls: number;
+  /** Calls per second: the median over rounds. */
+  requestsPerSecond: number;
+  minRequestsPerSecond: number;
+  maxRequestsPerSecond: number;
+  /** HTTP requests the simulator received per call, over all rounds. */
+  httpRequestsPerCall: number;
+  /** Digest challenges the simulator sent during the timed rounds. */
+  challenges: number;
+  /** CPU time of the benchmark process per call, in microseconds (median over rounds). */
+  cpuMicrosPerCall: number;
+}
+
+/** A target comparing our client's rate with another's. */
+export interface RateTarget {
+  /** Our rate divided by the other's. */
+  ratio: number;
+  /** The smallest ratio that meets the target. */
+  target: number;
+  met: boolean;
+}
+
+export interface DigestBenchResult {
+  callsPerRound: number;
+  rounds: number;
+  itemsPerPage: number;
+  clients: DigestClientResult[];
+  targets: {
+    /** Our rate against urllib's: at least 1.8. */
+    versusUrllib: RateTarget;
+    /** Our rate against undici without authentication: at least 0.9. */
+    versusCeiling: RateTarget;
+  };
+}
+
+/** Client names, as the table and the JSON show them. */
+export const DIGEST_CLIENTS = {
+  ours: 'atlas-audit-alerts AtlasClient',
+  urllib: 'urllib',
+  digestFetch: 'digest-fetch',
+  ceiling: 'undici (no auth)',
+} as const;
+
+const ACCEPT = FLAVOR_ACCEPT['atlas-v2'];
+
+interface BenchClient {
+  name: string;
+  auth: string;
+  /** Whether the simulator must serve unauthenticated requests while it runs. */
+  unauthenticated: boolean;
+  /** One call: resolves with the number of events on the page; throws on any other answer. */
+  call(): Promise<number>;
+  close(): Promise<void>;
+}
+
+interface RoundFigures {
+  wallMs: number;
+  cpuMs: number;
+  requests: number;
+  challenges: number;
+}
+
+/**
+ * Runs the digest benchmark and returns its figures.
+ *
+ * @throws Error when a client gets an answer other than a full page (so no rate is reported for
+ *   calls that failed), or when the simulator cannot start.
+ * @example
+ * ```ts
+ * const result = await runDigestBenchmark({ calls: 2_000 });
+ * ```
+ */
+export async function runDigestBenchmark(options: DigestBenchOptions = {}): Promise<DigestBenchResult> {
+  const calls = options.calls ?? 2_000;
+  const rounds = options.rounds ?? 4;
+  const warmupCalls = options.warmupCalls ?? 300;
+  const itemsPerPage = options.itemsPerPage ?? 10;
+  const sim = await startBenchSimulator();
+  try {
+    const generated = await sim.generateEvents({ count: itemsPerPage * 5, projects: 1, seed: 7 });
+    const groupId = generated.projectIds[0] as string;
+    const clients = createClients({ sim, groupId, itemsPerPage });
+    try {
+      for (const client of clients) await timeCalls(sim, client, warmupCalls, itemsPerPage);
+      const figures = new Map<BenchClient, RoundFigures[]>(clients.map((client) => [client, []]));
+      for (let round = 0; round < rounds; round++) {
+        const order = clients.map((_, index) => clients[(index + round) % clients.length] as BenchClient);
+        for (const client of order) {
+          figures.get(client)?.push(await timeCalls(sim, client, calls, itemsPerPage));
+        }
+      }
+      const results = clients.map((client) => summarize(client, figures.get(client) ?? [], calls));
+      return { callsPerRound: calls, rounds, itemsPerPage, clients: results, targets: targetsOf(results) };
+    } finally {
+      await Promise.all(clients.map((client) => client.close()));
+    }
+  } finally {
+    await sim.close();
+  }
+}
+
+async function timeCalls(
+  sim: SimulatorProcess,
+  client: BenchClient,
+  calls: number,
+  itemsPerPage: number,
+): Promise<RoundFigures> {
+  await sim.resetCounters();
+  if (client.unauthenticated) await sim.setUnauthenticatedAccess(true);
+  try {
+    const cpu = process.cpuUsage();
+    const started = performance.now();
+    for (let call = 0; call < calls; call++) {
+      const items = await client.call();
+      if (items !== itemsPerPage) {
+        throw new Error(`${client.name} read a page of ${items} events, expected ${itemsPerPage}`);
+      }
+    }
+    const wallMs = performance.now() - started;
+    const used = process.cpuUsage(cpu);
+    const counters = await sim.counters();
+    return {
+      wallMs,
+      cpuMs: (used.user + used.system) / 1000,
+      requests: counters.requests,
+      challenges: counters.challenges,
+    };
+  } finally {
+    if (client.unauthenticated) await sim.setUnauthenticatedAccess(false);
+  }
+}
+
+function summarize(client: BenchClient, rounds: readonly RoundFigures[], calls: number): DigestClientResult {
+  const rates = rounds.map((round) => (calls / round.wallMs) * 1000);
+  const requests = rounds.reduce((sum, round) => sum + round.requests, 0);
+  return {
+    client: client.name,
+    auth: client.auth,
+    calls: calls * rounds.length,
+    requestsPerSecond: Math.round(median(rates)),
+    minRequestsPerSecond: Math.round(Math.min(...rates)),
+    maxRequestsPerSecond: Math.round(Math.max(...rates)),
+    httpRequestsPerCall: Math.round((requests / (calls * rounds.length)) * 1000) / 1000,
+    challenges: rounds.reduce((sum, round) => sum + round.challenges, 0),
+    cpuMicrosPerCall: Math.round((median(rounds.map((round) => round.cpuMs)) / calls) * 1000),
+  };
+}
+
+function targetsOf(results: readonly DigestClientResult[]): DigestBenchResult['targets'] {
+  const rate = (name: string): number =>
+    results.find((result) => result.client === name)?.requestsPerSecond ?? 0;
+  const ours = rate(DIGEST_CLIENTS.ours);
+  const target = (other: number, minimum: number): RateTarget => {
+    const ratio = other === 0 ? 0 : Math.round((ours / other) * 100) / 100;
+    return { ratio, target: minimum, met: ratio >= minimum };
+  };
+  return {
+    versusUrllib: target(rate(DIGEST_CLIENTS.urllib), 1.8),
+    versusCeiling: target(rate(DIGEST_CLIENTS.ceiling), 0.9),
+  };
+}
+
+function createClients(options: {
+  sim: SimulatorProcess;
+  groupId: string;
+  itemsPerPage: number;
+}): BenchClient[] {
+  const { sim, groupId, itemsPerPage } = options;
+  const { publicKey, privateKey } = sim.credentials;
+  const url = `${sim.baseUrl}${FLAVOR_PREFIXES['atlas-v2']}/groups/${groupId}/events?itemsPerPage=${itemsPerPage}`;
+  const pageSize = (body: unknown): number => {
+    const results = (body as { results?: unknown } | null)?.results;
+    return Array.isArray(results) ? results.length : -1;
+  };
+
+  const atlas = new AtlasClient({
+    baseUrl: sim.baseUrl,
+    credentials: { kind: 'digest', publicKey, privateKey },
+  });
+  const ours: BenchClient = {
+    name: DIGEST_CLIENTS.ours,
+    auth: 'digest, nonce reused',
+    unauthenticated: false,
+    async call() {
+      const pages = atlas.listProjectEvents(groupId, { itemsPerPage }).pages();
+      try {
+        const first = await pages.next();
+        return first.done === true ? 0 : first.value.items.length;
+      } finally {
+        await pages.return(undefined);
+      }
+    },
+    close: () => atlas.close(),
+  };
+
+  const httpClient = new HttpClient();
+  const urllib: BenchClient = {
+    name: DIGEST_CLIENTS.urllib,
+    auth: 'digest (digestAuth)',
+    unauthenticated: false,
+    async call() {
+      const response = await httpClient.request(url, {
+        digestAuth: `${publicKey}:${privateKey}`,
+        dataType: 'json',
+        headers: { accept: ACCEPT },
+      });
+      if (response.status !== 200) throw new Error(`urllib got HTTP ${response.status}`);
+      return pageSize(response.data);
+    },
+    close: async () => {
+      await httpClient.getDispatcher().close();
+    },
+  };
+
+  const digestClient = new DigestClient(publicKey, privateKey);
+  const digestFetch: BenchClient = {
+    name: DIGEST_CLIENTS.digestFetch,
+    auth: 'digest, nonce reused',
+    unauthenticated: false,
+    async call() {
+      const response = await digestClient.fetch(url, { headers: { accept: ACCEPT } });
+      if (response.status !== 200) throw new Error(`digest-fetch got HTTP ${response.status}`);
+      return pageSize(await response.json());
+    },
+    close: async () => {},
+  };
+
+  const agent = new Agent();
+  const ceiling: BenchClient = {
+    name: DIGEST_CLIENTS.ceiling,
+    auth: 'none',
+    unauthenticated: true,
+    async call() {
+      const response = await request(url, { dispatcher: agent, headers: { accept: ACCEPT } });
+      const body = await response.body.json();
+      if (response.statusCode !== 200) throw new Error(`undici got HTTP ${response.statusCode}`);
+      return pageSize(body);
+    },
+    close: () => agent.close(),
+  };
+
+  return [ours, urllib, digestFetch, ceiling];
+}
+
+/** The digest benchmark as table rows. */
+export function digestTable(result: DigestBenchResult): string {
+  const ceiling =
+    result.clients.find((client) => client.client === DIGEST_CLIENTS.ceiling)?.requestsPerSecond ?? 0;
+  return renderTable(
+    ['client', 'auth', 'calls/s (median)', 'min..max', 'HTTP req/call', 'CPU µs/call', 'of ceiling'],
+    result.clients.map((client) => [
+      client.client,
+      client.auth,
+      client.requestsPerSecond.toLocaleString('en-US'),
+      `${client.minRequestsPerSecond.toLocaleString('en-US')}..${client.maxRequestsPerSecond.toLocaleString('en-US')}`,
+      client.httpRequestsPerCall.toFixed(3),
+      String(client.cpuMicrosPerCall),
+      ceiling === 0 ? '-' : `${Math.round((client.requestsPerSecond / ceiling) * 100)}%`,
+    ]),
+    2,
+  );
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  const result = await runDigestBenchmark();
+  process.stdout.write(digestTable(result));
+  process.stdout.write(`${JSON.stringify({ benchmark: 'digest', ...result })}\n`);
+}

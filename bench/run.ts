@@ -1,0 +1,485 @@
+import { writeFile } from 'node:fs/promises';
+import { cpus, loadavg, totalmem } from 'node:os';
+import { performance } from 'node:perf_hooks';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { parseArgs } from 'node:util';
+import {
+  type BacklogBenchOptions,
+  type BacklogBenchResult,
+  backlogTable,
+  runBacklogBenchmark,
+} from './backlog.js';
+import {
+  type ColdStartBenchOptions,
+  type ColdStartBenchResult,
+  runColdStartBenchmark,
+} from './cold-start.js';
+import {
+  type DigestBenchOptions,
+  type DigestBenchResult,
+  digestTable,
+  runDigestBenchmark,
+} from './digest-clients.js';
+import { type RulesBenchOptions, type RulesBenchResult, runRulesBenchmark } from './rules.js';
+import {
+  runSteadyStateBenchmark,
+  type SteadyStateBenchOptions,
+  type SteadyStateBenchResult,
+  steadyStateTable,
+} from './steady-state.js';
+import { openBenchDynamoDb } from './support/dynamodb.js';
+import { renderTable } from './support/table.js';
+
+/**
+ * `npm run bench`: every scenario in one run, a table on stdout and the figures in
+ * `bench/results.json` (machine, Node version, date, figures, and whether each target is met).
+ *
+ * Options: `--quick` (small sizes, a minute or two), `--only digest,backlog,...`, `--out <file>`,
+ * `--strict` (exit 1 when a target is missed).
+ */
+
+export const SCENARIOS = ['digest', 'backlog', 'steady-state', 'rules', 'cold-start'] as const;
+
+export type ScenarioName = (typeof SCENARIOS)[number];
+
+/** The size of each scenario. */
+export interface BenchSizes {
+  digest: DigestBenchOptions;
+  backlog: Omit<BacklogBenchOptions, 'dynamoDbEndpoint'>;
+  steadyState: Omit<SteadyStateBenchOptions, 'dynamoDbEndpoint'>;
+  rules: RulesBenchOptions;
+  coldStart: ColdStartBenchOptions;
+}
+
+/** The sizes the issue of each target names. */
+export const FULL_SIZES: BenchSizes = {
+  digest: { calls: 2_000, rounds: 4, warmupCalls: 300 },
+  backlog: { events: 100_000, projects: 20 },
+  steadyState: { sources: 200 },
+  rules: { events: 200_000, runs: 5, extraRules: 200 },
+  coldStart: { runs: 20 },
+};
+
+/** Small sizes for a quick look: the same code paths, figures less steady. */
+export const QUICK_SIZES: BenchSizes = {
+  digest: { calls: 300, rounds: 4, warmupCalls: 50 },
+  backlog: { events: 5_000, projects: 20 },
+  steadyState: { sources: 20 },
+  rules: { events: 20_000, runs: 2, extraRules: 200 },
+  coldStart: { runs: 3 },
+};
+
+export interface BenchRunOptions {
+  /** `full`, `quick`, or what a caller names its own sizes. */
+  scale: string;
+  sizes: BenchSizes;
+  /** Scenarios to run, in the standard order. Default: all. */
+  only?: readonly ScenarioName[];
+  /** DynamoDB Local to use; by default the run starts its own JVM when a scenario needs one. */
+  dynamoDbEndpoint?: string;
+  /** Told when a scenario starts, for progress lines. */
+  onScenario?: (name: ScenarioName) => void;
+}
+
+/** One target of one scenario, and whether the run met it. */
+export interface TargetCheck {
+  scenario: ScenarioName;
+  target: string;
+  /** The figure compared with the target. */
+  figure: string;
+  met: boolean;
+}
+
+export interface MachineInfo {
+  cpuModel: string;
+  cores: number;
+  memoryMb: number;
+  platform: string;
+  arch: string;
+  /** 1-minute load average when the run started and when it ended: other work on the machine. */
+  loadAverage: { start: number; end: number };
+}
+
+/** What `bench/results.json` holds. */
+export interface BenchReport {
+  date: string;
+  node: string;
+  machine: MachineInfo;
+  scale: string;
+  scenarios: ScenarioName[];
+  durationSeconds: number;
+  results: {
+    digest?: DigestBenchResult;
+    backlog?: BacklogBenchResult;
+    steadyState?: SteadyStateBenchResult;
+    rules?: RulesBenchResult[];
+    coldStart?: ColdStartBenchResult;
+  };
+  /** Scenarios that failed to run, with their error. */
+  errors: Partial<Record<ScenarioName, string>>;
+  targets: TargetCheck[];
+}
+
+/**
+ * Runs the chosen scenarios one after another (never at once: each measures alone) and gathers the
+ * report. A scenario that throws is recorded in `errors` and the others still run.
+ *
+ * @example
+ * ```ts
+ * const report = await runBenchmarks({ scale: 'quick', sizes: QUICK_SIZES, only: ['digest'] });
+ * process.stdout.write(renderReport(report));
+ * ```
+ */
+export async function runBenchmarks(options: BenchRunOptions): Promise<BenchReport> {
+  const started = performance.now();
+  const date = new Date().toISOString();
+  const loadAtStart = loadavg()[0] ?? 0;
+  const scenarios = SCENARIOS.filter((name) => options.only === undefined || options.only.includes(name));
+  const results: BenchReport['results'] = {};
+  const errors: BenchReport['errors'] = {};
+  const needsDynamoDb = scenarios.includes('backlog') || scenarios.includes('steady-state');
+  const dynamoDb = needsDynamoDb ? await openBenchDynamoDb(options.dynamoDbEndpoint) : undefined;
+  try {
+    for (const name of scenarios) {
+      options.onScenario?.(name);
+      try {
+        switch (name) {
+          case 'digest':
+            results.digest = await runDigestBenchmark(options.sizes.digest);
+            break;
+          case 'backlog':
+            results.backlog = await runBacklogBenchmark({
+              ...options.sizes.backlog,
+              ...(dynamoDb === undefined ? {} : { dynamoDbEndpoint: dynamoDb.endpoint }),
+            });
+            break;
+          case 'steady-state':
+            results.steadyState = await runSteadyStateBenchmark({
+              ...options.sizes.steadyState,
+              ...(dynamoDb === undefined ? {} : { dynamoDbEndpoint: dynamoDb.endpoint }),
+            });
+            break;
+          case 'rules':
+            results.rules = await runRulesBenchmark(options.sizes.rules);
+            break;
+          case 'cold-start':
+            results.coldStart = await runColdStartBenchmark(options.sizes.coldStart);
+            break;
+        }
+      } catch (error) {
+        errors[name] = error instanceof Error ? error.message : String(error);
+      }
+    }
+  } finally {
+    await dynamoDb?.release();
+  }
+  return {
+    date,
+    node: process.version,
+    machine: machineInfo(loadAtStart),
+    scale: options.scale,
+    scenarios,
+    durationSeconds: Math.round((performance.now() - started) / 100) / 10,
+    results,
+    errors,
+    targets: targetChecks(results),
+  };
+}
+
+function machineInfo(loadAtStart: number): MachineInfo {
+  const cores = cpus();
+  return {
+    cpuModel: cores[0]?.model.trim() ?? 'unknown',
+    cores: cores.length,
+    memoryMb: Math.round(totalmem() / 1024 / 1024),
+    platform: process.platform,
+    arch: process.arch,
+    loadAverage: { start: round2(loadAtStart), end: round2(loadavg()[0] ?? 0) },
+  };
+}
+
+/** Every target of the scenarios that ran, with the figure it is judged on. */
+export function targetChecks(results: BenchReport['results']): TargetCheck[] {
+  const checks: TargetCheck[] = [];
+  const { digest, backlog, steadyState, rules, coldStart } = results;
+  if (digest !== undefined) {
+    const { versusUrllib, versusCeiling } = digest.targets;
+    checks.push(
+      {
+        scenario: 'digest',
+        target: `calls/s >= ${versusUrllib.target} x urllib`,
+        figure: `${versusUrllib.ratio.toFixed(2)} x`,
+        met: versusUrllib.met,
+      },
+      {
+        scenario: 'digest',
+        target: `calls/s >= ${versusCeiling.target} x no-auth ceiling`,
+        figure: `${versusCeiling.ratio.toFixed(2)} x`,
+        met: versusCeiling.met,
+      },
+    );
+  }
+  if (backlog !== undefined) {
+    checks.push(
+      {
+        scenario: 'backlog',
+        target: 'Atlas requests = pages needed + <= 1 challenge per source',
+        figure: `${backlog.atlas.requests} = ${backlog.atlas.pagesNeeded} pages + ${backlog.atlas.challenges} challenge(s), ${backlog.projects} sources`,
+        met: backlog.atlas.met,
+      },
+      {
+        scenario: 'backlog',
+        target: `peak RSS < ${backlog.memory.targetMb} MB`,
+        figure: `${backlog.memory.peakRssMb.toFixed(1)} MB`,
+        met: backlog.memory.met,
+      },
+    );
+  }
+  if (steadyState !== undefined) {
+    checks.push(
+      {
+        scenario: 'steady-state',
+        target: `Atlas requests per source <= ${steadyState.atlas.target}`,
+        figure: steadyState.atlas.perSource.toFixed(3),
+        met: steadyState.atlas.met,
+      },
+      {
+        scenario: 'steady-state',
+        target: `DynamoDB requests per source <= ${steadyState.dynamoDb.target}`,
+        figure: steadyState.dynamoDb.perSource.toFixed(3),
+        met: steadyState.dynamoDb.met,
+      },
+    );
+  }
+  for (const result of rules ?? []) {
+    checks.push({
+      scenario: 'rules',
+      target: `${result.scenario}: >= ${result.target.toLocaleString('en-US')} events/s (CPU)`,
+      figure: result.eventsPerSecond.toLocaleString('en-US'),
+      met: result.met,
+    });
+  }
+  if (coldStart !== undefined) {
+    checks.push({
+      scenario: 'cold-start',
+      target: `bundle < ${kib(coldStart.size.target)}`,
+      figure: kib(coldStart.size.bundleBytes),
+      met: coldStart.size.met,
+    });
+    for (const timing of coldStart.imports) {
+      checks.push({
+        scenario: 'cold-start',
+        target: `${timing.scenario}: median < ${timing.target} ms`,
+        figure: `${timing.medianMs.toFixed(1)} ms`,
+        met: timing.met,
+      });
+    }
+  }
+  return checks;
+}
+
+/**
+ * The report as text: the machine, a table per scenario, then every target and whether it was met.
+ *
+ * @example
+ * ```ts
+ * process.stdout.write(renderReport(report));
+ * ```
+ */
+export function renderReport(report: BenchReport): string {
+  const { machine, results } = report;
+  const parts = [
+    `atlas-audit-alerts benchmarks, ${report.scale} size, ${report.date}\n` +
+      `${machine.cpuModel}, ${machine.cores} cores, ${(machine.memoryMb / 1024).toFixed(1)} GiB, ` +
+      `Node ${report.node}, ${machine.platform}/${machine.arch}; load average ${machine.loadAverage.start} at the start, ` +
+      `${machine.loadAverage.end} at the end; ${report.durationSeconds} s\n`,
+  ];
+  if (results.digest !== undefined) {
+    const digest = results.digest;
+    parts.push(
+      `1. Digest client against peers: ${digest.callsPerRound.toLocaleString('en-US')} sequential one-page calls ` +
+        `(${digest.itemsPerPage} events) per client per round, ${digest.rounds} rounds in rotated order, median round\n` +
+        digestTable(digest),
+    );
+  }
+  if (results.backlog !== undefined) {
+    const backlog = results.backlog;
+    parts.push(
+      `2. Backlog: one tick, DynamoDB Local, outbox notifier; poller in its own process (CPU ${(backlog.cpuMs / 1000).toFixed(1)} s)\n` +
+        backlogTable(backlog),
+    );
+  }
+  if (results.steadyState !== undefined) {
+    parts.push(`3. Steady state\n${steadyStateTable(results.steadyState)}`);
+  }
+  if (results.rules !== undefined) {
+    parts.push(
+      `4. Rules: one thread, batches of 500 events, median of the timed runs\n` +
+        renderTable(
+          ['rules scenario', 'rules', 'events', 'alerts', 'events/s (CPU)', 'events/s (wall)'],
+          results.rules.map((result) => [
+            result.scenario,
+            String(result.rules),
+            result.events.toLocaleString('en-US'),
+            result.alertsPerRun.toLocaleString('en-US'),
+            result.eventsPerSecond.toLocaleString('en-US'),
+            result.eventsPerWallSecond.toLocaleString('en-US'),
+          ]),
+        ),
+    );
+  }
+  if (results.coldStart !== undefined) {
+    const { size, imports, ruleCount } = results.coldStart;
+    parts.push(
+      `5. Cold start: the poller bundle (${ruleCount} rules), fresh processes\n` +
+        renderTable(
+          ['cold start', 'figure'],
+          [
+            ['bundle, minified', kib(size.bundleBytes)],
+            ['bundle, gzip', kib(size.gzipBytes)],
+            ...imports.map((timing) => [
+              `${timing.scenario}, median of ${timing.runs}`,
+              `${timing.medianMs.toFixed(1)} ms`,
+            ]),
+          ],
+        ),
+    );
+  }
+  for (const [name, message] of Object.entries(report.errors)) {
+    parts.push(`${name} FAILED: ${message}\n`);
+  }
+  const met = report.targets.filter((check) => check.met).length;
+  parts.push(
+    `Targets: ${met} of ${report.targets.length} met\n` +
+      renderTable(
+        ['scenario', 'target', 'figure', 'met'],
+        report.targets.map((check) => [check.scenario, check.target, check.figure, check.met ? 'yes' : 'NO']),
+        3,
+      ),
+  );
+  return parts.join('\n');
+}
+
+/** What the command line asks for. */
+export interface BenchArgs {
+  quick: boolean;
+  only: ScenarioName[] | undefined;
+  out: string;
+  strict: boolean;
+  help: boolean;
+}
+
+export const DEFAULT_RESULTS_PATH = fileURLToPath(new URL('./results.json', import.meta.url));
+
+export const USAGE = `Usage: npm run bench -- [options]
+
+Runs the benchmarks, prints a table and writes the figures as JSON.
+
+Options:
+  --quick              small sizes (a minute or two); the figures are less steady
+  --only <scenarios>   comma-separated, from: ${SCENARIOS.join(', ')}
+  --out <file>         where to write the JSON (default bench/results.json)
+  --strict             exit with 1 when a target is missed
+  --help               show this help
+`;
+
+/**
+ * Reads the command line of `npm run bench`.
+ *
+ * @throws Error naming the bad option or scenario, with the usage.
+ * @example
+ * ```ts
+ * parseBenchArgs(['--quick', '--only', 'digest,rules']);
+ * ```
+ */
+export function parseBenchArgs(argv: readonly string[]): BenchArgs {
+  let values: ReturnType<typeof parseArgs<{ options: typeof OPTIONS }>>['values'];
+  try {
+    values = parseArgs({ args: [...argv], options: OPTIONS, allowPositionals: false }).values;
+  } catch (error) {
+    throw new Error(`${error instanceof Error ? error.message : String(error)}\n\n${USAGE}`);
+  }
+  let only: ScenarioName[] | undefined;
+  if (values.only !== undefined) {
+    const names = values.only
+      .split(',')
+      .map((name) => name.trim())
+      .filter((name) => name !== '');
+    const unknown = names.filter((name) => !(SCENARIOS as readonly string[]).includes(name));
+    if (unknown.length > 0 || names.length === 0) {
+      throw new Error(
+        `--only ${JSON.stringify(values.only)} names ${unknown.length > 0 ? `unknown scenarios (${unknown.join(', ')})` : 'no scenario'}: choose from ${SCENARIOS.join(', ')}`,
+      );
+    }
+    only = names as ScenarioName[];
+  }
+  return {
+    quick: values.quick ?? false,
+    only,
+    out: values.out ?? DEFAULT_RESULTS_PATH,
+    strict: values.strict ?? false,
+    help: values.help ?? false,
+  };
+}
+
+const OPTIONS = {
+  quick: { type: 'boolean' },
+  only: { type: 'string' },
+  out: { type: 'string' },
+  strict: { type: 'boolean' },
+  help: { type: 'boolean' },
+} as const;
+
+function kib(bytes: number): string {
+  return `${(bytes / 1024).toFixed(1)} KiB`;
+}
+
+function round2(value: number): number {
+  return Math.round(value * 100) / 100;
+}
+
+/** Where {@link main} writes. */
+export interface BenchIo {
+  stdout: NodeJS.WritableStream;
+  stderr: NodeJS.WritableStream;
+}
+
+/**
+ * The command: reads the options, runs the scenarios, prints the report and writes the JSON.
+ *
+ * @returns The exit code: 0; 1 when a scenario failed (or, with `--strict`, a target was missed); 2 for
+ *   bad options.
+ * @example
+ * ```ts
+ * process.exitCode = await main(process.argv.slice(2));
+ * ```
+ */
+export async function main(argv: readonly string[], io: BenchIo = process): Promise<number> {
+  let args: BenchArgs;
+  try {
+    args = parseBenchArgs(argv);
+  } catch (error) {
+    io.stderr.write(`${(error as Error).message}\n`);
+    return 2;
+  }
+  if (args.help) {
+    io.stdout.write(USAGE);
+    return 0;
+  }
+  const report = await runBenchmarks({
+    scale: args.quick ? 'quick' : 'full',
+    sizes: args.quick ? QUICK_SIZES : FULL_SIZES,
+    ...(args.only === undefined ? {} : { only: args.only }),
+    onScenario: (name) => io.stderr.write(`running ${name}...\n`),
+  });
+  io.stdout.write(renderReport(report));
+  await writeFile(args.out, `${JSON.stringify(report, null, 2)}\n`, 'utf8');
+  io.stdout.write(`\nFigures written to ${args.out}\n`);
+  const failed = Object.keys(report.errors).length > 0;
+  const missed = report.targets.some((check) => !check.met);
+  return failed || (args.strict && missed) ? 1 : 0;
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  process.exitCode = await main(process.argv.slice(2));
+}

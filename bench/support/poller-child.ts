@@ -1,0 +1,80 @@
+/**
+ * The child process of {@link startPollerProcess}: the poller as a local run builds it (Atlas client,
+ * DynamoDB state store, the default rules over that store, the outbox notifier), running one tick
+ * per call, so that its memory and CPU figures are the poller's own.
+ */
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { AtlasClient } from '../../shared/atlas/index.js';
+import { systemClock } from '../../shared/clock.js';
+import { OutboxNotifier } from '../../shared/notify/index.js';
+import {
+  ProjectDiscoveryCache,
+  pollerConfigSchema,
+  runTick,
+  type TickDependencies,
+} from '../../shared/poll/index.js';
+import { createRuleEngine, loadRulePack } from '../../shared/rules/index.js';
+import { createStateTable, DynamoDbStateStore } from '../../shared/state/index.js';
+import { createDynamoDbLocalClient } from '../../test/support/dynamodb-local.js';
+import { serveRpc } from './child-rpc.js';
+import type { PollerChildOptions, PollerTickReport } from './poller-process.js';
+
+let running:
+  | { deps: TickDependencies; options: PollerChildOptions; dynamoDb: DynamoDBClient; atlas: AtlasClient }
+  | undefined;
+
+serveRpc({
+  async start(options: PollerChildOptions) {
+    const dynamoDb = createDynamoDbLocalClient(options.dynamoDbEndpoint);
+    await createStateTable({ client: dynamoDb, tableName: options.tableName });
+    const store = new DynamoDbStateStore({ client: dynamoDb, tableName: options.tableName });
+    const pack = await loadRulePack({ paths: [options.rulesDirectory] });
+    const atlas = new AtlasClient({
+      baseUrl: options.atlas.baseUrl,
+      credentials: {
+        kind: 'digest',
+        publicKey: options.atlas.publicKey,
+        privateKey: options.atlas.privateKey,
+      },
+    });
+    const deps: TickDependencies = {
+      atlas,
+      store,
+      engine: createRuleEngine({ pack, counters: store, clock: systemClock }),
+      notifier: new OutboxNotifier({ path: options.outboxPath, clock: systemClock }),
+      clock: systemClock,
+      discoveryCache: new ProjectDiscoveryCache(),
+    };
+    running = { deps, options, dynamoDb, atlas };
+    return { rssBytes: process.memoryUsage.rss() };
+  },
+  async tick(): Promise<PollerTickReport> {
+    if (running === undefined) throw new Error('the poller is not started: call start first');
+    const { deps, options } = running;
+    const config = pollerConfigSchema.parse({
+      atlas: { baseUrl: options.atlas.baseUrl },
+      sources: { projectIds: options.projectIds },
+      ...(options.concurrency === undefined ? {} : { concurrency: options.concurrency }),
+      timing: options.timing ?? {},
+    });
+    deps.store.resetStats();
+    const rssBeforeBytes = process.memoryUsage.rss();
+    const cpu = process.cpuUsage();
+    const summary = await runTick(deps, { config, owner: `bench:${process.pid}` });
+    const used = process.cpuUsage(cpu);
+    return {
+      summary,
+      stateRequestsByOperation: deps.store.stats().requests,
+      rssBeforeBytes,
+      peakRssBytes: process.resourceUsage().maxRSS * 1024,
+      cpuMs: (used.user + used.system) / 1000,
+    };
+  },
+  async stop() {
+    if (running === undefined) return;
+    await running.atlas.close();
+    await running.deps.store.close();
+    running.dynamoDb.destroy();
+    running = undefined;
+  },
+});

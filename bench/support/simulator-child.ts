@@ -1,0 +1,38 @@
+/**
+ * The child process of {@link startSimulatorProcess}: runs the Atlas simulator on the system clock
+ * and serves its controls to the benchmark over IPC.
+ */
+import {
+  type AtlasSimulator,
+  type GenerateEventsOptions,
+  type SimulatorOptions,
+  startSimulator,
+} from '../../simulator/index.js';
+import { serveRpc } from './child-rpc.js';
+
+let sim: AtlasSimulator | undefined;
+
+function running(): AtlasSimulator {
+  if (sim === undefined) throw new Error('the simulator is not started: call start first');
+  return sim;
+}
+
+serveRpc({
+  async start(options: SimulatorOptions) {
+    sim = await startSimulator(options);
+    return {
+      baseUrl: sim.baseUrl,
+      credentials: sim.credentials,
+      orgIds: sim.orgIds,
+      projectIds: sim.projectIds,
+    };
+  },
+  generateEvents: (options: GenerateEventsOptions) => running().generateEvents(options),
+  counters: () => running().counters,
+  resetCounters: () => running().resetCounters(),
+  setUnauthenticatedAccess: (enabled: boolean) => running().setUnauthenticatedAccess(enabled),
+  projectIds: () => running().projectIds,
+  stop: async () => {
+    await sim?.stop();
+  },
+});

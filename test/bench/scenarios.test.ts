@@ -1,0 +1,154 @@
+import { beforeAll, describe, expect, it } from 'vitest';
+import { DIGEST_CLIENTS } from '../../bench/digest-clients.js';
+import {
+  type BenchReport,
+  type BenchSizes,
+  renderReport,
+  runBenchmarks,
+  SCENARIOS,
+} from '../../bench/run.js';
+import { dynamoDbLocalEndpoint } from '../support/dynamodb-local-setup.js';
+
+/**
+ * Every benchmark scenario at a tiny size, once, against the run's DynamoDB Local: the counts each
+ * one reports must be right (requests per call, pages and challenges, DynamoDB requests per source)
+ * and the report must hold every scenario. Times are never asserted.
+ */
+
+const TINY: BenchSizes = {
+  digest: { calls: 15, rounds: 2, warmupCalls: 3, itemsPerPage: 5 },
+  backlog: { events: 1_500, projects: 2 },
+  steadyState: { sources: 4, eventsPerSource: 3 },
+  rules: { events: 1_000, runs: 1, extraRules: 10 },
+  coldStart: { runs: 1 },
+};
+
+let report: BenchReport;
+
+beforeAll(async () => {
+  report = await runBenchmarks({
+    scale: 'tiny',
+    sizes: TINY,
+    dynamoDbEndpoint: await dynamoDbLocalEndpoint(),
+  });
+}, 300_000);
+
+function results<K extends keyof BenchReport['results']>(key: K): NonNullable<BenchReport['results'][K]> {
+  const value = report.results[key];
+  if (value === undefined) throw new Error(`no ${key} results: ${JSON.stringify(report.errors)}`);
+  return value;
+}
+
+describe('the benchmark run at a tiny size', () => {
+  it('runs every scenario without an error', () => {
+    expect(report.errors).toEqual({});
+    expect(report.scenarios).toEqual([...SCENARIOS]);
+  });
+
+  it('times every digest client on the same calls and counts the HTTP requests a call costs', () => {
+    const digest = results('digest');
+
+    const byClient = Object.fromEntries(digest.clients.map((client) => [client.client, client]));
+
+    expect(digest.clients.map((client) => client.client)).toEqual(Object.values(DIGEST_CLIENTS));
+    expect(digest.clients.every((client) => client.calls === 30 && client.requestsPerSecond > 0)).toBe(true);
+    // Ours and digest-fetch reuse the nonce of the warm-up; urllib is challenged on every call.
+    expect(byClient[DIGEST_CLIENTS.ours]).toMatchObject({ httpRequestsPerCall: 1, challenges: 0 });
+    expect(byClient[DIGEST_CLIENTS.urllib]).toMatchObject({ httpRequestsPerCall: 2, challenges: 30 });
+    expect(byClient[DIGEST_CLIENTS.digestFetch]).toMatchObject({ httpRequestsPerCall: 1, challenges: 0 });
+    expect(byClient[DIGEST_CLIENTS.ceiling]).toMatchObject({ httpRequestsPerCall: 1, challenges: 0 });
+    for (const target of [digest.targets.versusUrllib, digest.targets.versusCeiling]) {
+      expect(target.met).toBe(target.ratio >= target.target);
+    }
+  });
+
+  it('reads the backlog with one request per page it needs plus one challenge, all events once', () => {
+    const backlog = results('backlog');
+
+    expect(backlog).toMatchObject({ events: 1_500, eventsNew: 1_500, projects: 2, sourcesOk: 2 });
+    expect(backlog.atlas.pagesNeeded).toBeGreaterThanOrEqual(3);
+    expect(backlog.atlas.pagesRead).toBe(backlog.atlas.pagesNeeded);
+    expect(backlog.atlas.challenges).toBe(1);
+    expect(backlog.atlas.requests).toBe(backlog.atlas.pagesNeeded + 1);
+    expect(backlog.atlas.met).toBe(true);
+  });
+
+  it('counts the backlog DynamoDB requests by operation and the poller process peak RSS', () => {
+    const backlog = results('backlog');
+
+    const byOperation = Object.values(backlog.dynamoDb.byOperation).reduce((sum, count) => sum + count, 0);
+
+    expect(byOperation).toBe(backlog.dynamoDb.requests);
+    // A lease and a commit per source, a claim and a mark per alert, then the rules' counters.
+    expect(backlog.dynamoDb.requests).toBeGreaterThanOrEqual(2 * 2 + 2 * backlog.alertsPublished);
+    expect(backlog.alertsPublished).toBeGreaterThan(0);
+    expect(backlog.memory.peakRssMb).toBeGreaterThanOrEqual(backlog.memory.startRssMb);
+    expect(backlog.memory.startRssMb).toBeGreaterThan(0);
+  });
+
+  it('costs one Atlas request and two DynamoDB requests per source in the steady state', () => {
+    const steady = results('steadyState');
+
+    expect(steady).toMatchObject({ sources: 4, eventsFetched: 12, eventsNew: 0 });
+    expect(steady.atlas).toMatchObject({ requests: 4, challenges: 0, perSource: 1, met: true });
+    expect(steady.dynamoDb).toMatchObject({ requests: 8, perSource: 2, met: true });
+    expect(steady.dynamoDb.byOperation).toEqual({ UpdateItem: 8 });
+  });
+
+  it('runs the rule engine over the event mix with the default pack and with generated rules', () => {
+    const rules = results('rules');
+
+    expect(rules.map((result) => [result.events, result.rules > 0, result.alertsPerRun > 0])).toEqual([
+      [1_000, true, true],
+      [1_000, true, true],
+    ]);
+    expect(rules[1]?.rules).toBe((rules[0]?.rules ?? 0) + 10);
+  });
+
+  it('builds the poller bundle and imports it in fresh processes', () => {
+    const coldStart = results('coldStart');
+
+    expect(coldStart.size.bundleBytes).toBeGreaterThan(0);
+    expect(coldStart.imports).toHaveLength(2);
+    expect(coldStart.imports.every((timing) => timing.runs === 1)).toBe(true);
+  });
+
+  it('lists every target with its figure, and prints a section per scenario and the machine', () => {
+    const text = renderReport(report);
+
+    expect(report.targets.map((check) => check.scenario)).toEqual([
+      'digest',
+      'digest',
+      'backlog',
+      'backlog',
+      'steady-state',
+      'steady-state',
+      'rules',
+      'rules',
+      'cold-start',
+      'cold-start',
+      'cold-start',
+    ]);
+    for (const heading of [
+      '1. Digest client',
+      '2. Backlog',
+      '3. Steady state',
+      '4. Rules',
+      '5. Cold start',
+    ]) {
+      expect(text).toContain(heading);
+    }
+    expect(text).toContain(`${report.machine.cores} cores`);
+    expect(text).toContain(`Node ${process.version}`);
+    expect(text).toMatch(/Targets: \d+ of 11 met/);
+  });
+
+  it('describes the machine and the run in JSON-safe values', () => {
+    const copy = JSON.parse(JSON.stringify(report)) as BenchReport;
+
+    expect(copy).toEqual(report);
+    expect(copy.machine).toMatchObject({ cores: expect.any(Number), cpuModel: expect.any(String) });
+    expect(copy.machine.memoryMb).toBeGreaterThan(0);
+    expect(Date.parse(copy.date)).not.toBeNaN();
+  });
+});
