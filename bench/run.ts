@@ -305,7 +305,8 @@ export function renderReport(report: BenchReport): string {
   if (results.backlog !== undefined) {
     const backlog = results.backlog;
     parts.push(
-      `2. Backlog: one tick, DynamoDB Local, outbox notifier; poller in its own process (CPU ${(backlog.cpuMs / 1000).toFixed(1)} s)\n` +
+      `2. Backlog: one tick, DynamoDB Local, outbox notifier; the poller in its own process${heapNote(backlog)}, ` +
+        `CPU ${(backlog.cpuMs / 1000).toFixed(1)} s, peak heap in use ${backlog.memory.peakHeapUsedMb.toFixed(1)} MB\n` +
         backlogTable(backlog),
     );
   }
@@ -429,6 +430,13 @@ const OPTIONS = {
   strict: { type: 'boolean' },
   help: { type: 'boolean' },
 } as const;
+
+function heapNote(backlog: BacklogBenchResult): string {
+  const { lambdaMemoryMiB, nodeOptions } = backlog.memory;
+  return lambdaMemoryMiB === undefined
+    ? " with Node's default heap limits"
+    : ` with the heap limits of a ${lambdaMemoryMiB} MiB Lambda (${nodeOptions.join(' ')})`;
+}
 
 function kib(bytes: number): string {
   return `${(bytes / 1024).toFixed(1)} KiB`;

@@ -37,7 +37,7 @@ const EXIT_GRACE_MS = 5_000;
 
 /**
  * Forks `script` as a child that serves calls with {@link serveRpc}: a TypeScript module (`.ts`) runs
- * through tsx, a JavaScript one (a bundle) on plain Node.
+ * through tsx, a JavaScript one (a bundle) on plain Node; `nodeOptions` are added to its command line.
  *
  * @example
  * ```ts
@@ -46,10 +46,10 @@ const EXIT_GRACE_MS = 5_000;
  * await child.close();
  * ```
  */
-export function forkRpcChild(script: URL): RpcChild {
+export function forkRpcChild(script: URL, options: { nodeOptions?: readonly string[] } = {}): RpcChild {
   const path = fileURLToPath(script);
   const child: ChildProcess = fork(path, [], {
-    execArgv: path.endsWith('.ts') ? ['--import', 'tsx'] : [],
+    execArgv: [...(path.endsWith('.ts') ? ['--import', 'tsx'] : []), ...(options.nodeOptions ?? [])],
     serialization: 'advanced',
     stdio: ['ignore', 'inherit', 'pipe', 'ipc'],
   });

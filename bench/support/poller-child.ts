@@ -12,12 +12,16 @@ import {
   pollerConfigSchema,
   runTick,
   type TickDependencies,
+  type TickSummary,
 } from '../../shared/poll/index.js';
 import { createRuleEngine, loadRulePack } from '../../shared/rules/index.js';
 import { createStateTable, DynamoDbStateStore } from '../../shared/state/index.js';
 import { createDynamoDbLocalClient } from '../../test/support/dynamodb-local.js';
 import { serveRpc } from './child-rpc.js';
 import type { PollerChildOptions, PollerTickReport } from './poller-process.js';
+
+/** How often the heap is sampled during a tick: the kernel keeps the peak RSS, not the heap's. */
+const MEMORY_SAMPLE_MS = 100;
 
 let running:
   | { deps: TickDependencies; options: PollerChildOptions; dynamoDb: DynamoDBClient; atlas: AtlasClient }
@@ -59,14 +63,30 @@ serveRpc({
     });
     deps.store.resetStats();
     const rssBeforeBytes = process.memoryUsage.rss();
+    let peakHeapUsedBytes = 0;
+    let peakExternalBytes = 0;
+    const sample = (): void => {
+      const usage = process.memoryUsage();
+      peakHeapUsedBytes = Math.max(peakHeapUsedBytes, usage.heapUsed);
+      peakExternalBytes = Math.max(peakExternalBytes, usage.external);
+    };
+    const sampler = setInterval(sample, MEMORY_SAMPLE_MS);
     const cpu = process.cpuUsage();
-    const summary = await runTick(deps, { config, owner: `bench:${process.pid}` });
+    let summary: TickSummary;
+    try {
+      summary = await runTick(deps, { config, owner: `bench:${process.pid}` });
+    } finally {
+      clearInterval(sampler);
+    }
     const used = process.cpuUsage(cpu);
+    sample();
     return {
       summary,
       stateRequestsByOperation: deps.store.stats().requests,
       rssBeforeBytes,
       peakRssBytes: process.resourceUsage().maxRSS * 1024,
+      peakHeapUsedBytes,
+      peakExternalBytes,
       cpuMs: (used.user + used.system) / 1000,
     };
   },

@@ -73,7 +73,7 @@ describe('the benchmark run at a tiny size', () => {
     expect(backlog.atlas.met).toBe(true);
   });
 
-  it('counts the backlog DynamoDB requests by operation and the poller process peak RSS', () => {
+  it('counts the backlog DynamoDB requests by operation, and the poller process peak RSS and heap', () => {
     const backlog = results('backlog');
 
     const byOperation = Object.values(backlog.dynamoDb.byOperation).reduce((sum, count) => sum + count, 0);
@@ -84,6 +84,17 @@ describe('the benchmark run at a tiny size', () => {
     expect(backlog.alertsPublished).toBeGreaterThan(0);
     expect(backlog.memory.peakRssMb).toBeGreaterThanOrEqual(backlog.memory.startRssMb);
     expect(backlog.memory.startRssMb).toBeGreaterThan(0);
+    expect(backlog.memory.peakHeapUsedMb).toBeGreaterThan(0);
+  });
+
+  it('runs the backlog poller with the heap limits Lambda gives the stack default memory size', () => {
+    const backlog = results('backlog');
+
+    expect(backlog.memory).toMatchObject({
+      lambdaMemoryMiB: 256,
+      nodeOptions: ['--max-semi-space-size=12', '--max-old-space-size=231'],
+    });
+    expect(renderReport(report)).toContain('with the heap limits of a 256 MiB Lambda');
   });
 
   it('costs one Atlas request and two DynamoDB requests per source in the steady state', () => {
