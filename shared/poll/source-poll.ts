@@ -118,6 +118,11 @@ class SourceRun {
   #committed: { watermark: number; seenIds: Iterable<string> } | undefined;
   /** An inventory snapshot stored this tick whose time the cursor does not carry yet. */
   #inventoryTakenAt: number | undefined;
+  /**
+   * Where the first walk of a source without a cursor starts evaluating: committed as its cursor if
+   * the walk commits no window, so that the next tick starts there again.
+   */
+  #firstRunStart: number | undefined;
 
   constructor(
     context: SourcePollContext,
@@ -169,6 +174,7 @@ class SourceRun {
       since: context.since,
     });
     if (plan.upToDate) return;
+    if (this.#cursor === undefined) this.#firstRunStart = Math.min(plan.evaluateFrom, plan.end);
     let from = plan.from;
     for (let first = true; ; first = false) {
       this.#checkBudget();
@@ -351,14 +357,23 @@ class SourceRun {
     if (release) this.#lease = undefined;
   }
 
-  /** Frees the lease if the walk did not, recording a pending inventory time on the way. */
+  /**
+   * Frees the lease if the walk did not, recording a pending inventory time on the way. A source's
+   * first walk that committed nothing (it failed or was cut short) commits where it started: without
+   * a cursor, the next tick would start from its own `now − initialLookback`, later each time, and
+   * the events between the two starts, whose alerts this tick may have failed to deliver, would never
+   * be evaluated. From that cursor the next walk reads the overlap before it too, so it evaluates up
+   * to one overlap more than the initial lookback: alerts on older events rather than none.
+   */
   async #settle(): Promise<void> {
     const lease = this.#lease;
     if (lease === undefined) return;
     const { store, logger } = this.#context;
     try {
       const committed = this.#committed;
-      if (this.#inventoryTakenAt !== undefined && committed !== undefined) {
+      if (committed === undefined && this.#firstRunStart !== undefined) {
+        await this.#commit(this.#firstRunStart, [], true);
+      } else if (this.#inventoryTakenAt !== undefined && committed !== undefined) {
         await this.#commit(committed.watermark, [...committed.seenIds], true);
       } else {
         await store.releaseLease({ lease });
