@@ -6,6 +6,7 @@ import { assembleRulePack, type PackSource, type RuleOrigin, type RulePack } fro
 import { type RuleFileSpec, type RuleSpec, ruleFileSchema } from './schema.js';
 import { describeSchemaIssues } from './schema-issues.js';
 import { positionAt, positionOf, type YamlSource } from './source-position.js';
+import { findExcessiveNesting, MAX_YAML_NESTING, type YamlNestingProblem } from './yaml-nesting.js';
 
 /** One rule file's text, with the name problems will give it. */
 export interface RuleFileText {
@@ -108,6 +109,11 @@ export function parseRulePack(options: ParseRulePackOptions): RulePack {
   const packSources: PackSource[] = [];
   const unusableLists = new Set<string>();
   for (const { file, text } of options.sources) {
+    const tooDeep = findExcessiveNesting(text);
+    if (tooDeep !== undefined) {
+      problems.push(nestingProblem(file, text, tooDeep));
+      continue;
+    }
     const lineCounter = new LineCounter();
     const document = parseDocument(text, {
       lineCounter,
@@ -129,7 +135,7 @@ export function parseRulePack(options: ParseRulePackOptions): RulePack {
         code: 'YAML_SYNTAX',
         file,
         path: [],
-        message: firstLine(syntaxError.message),
+        message: yamlMessage(syntaxError.message),
         ...position,
       });
       continue;
@@ -138,12 +144,17 @@ export function parseRulePack(options: ParseRulePackOptions): RulePack {
     try {
       data = document.toJS({ maxAliasCount: MAX_ALIAS_COUNT }) ?? {};
     } catch (error) {
+      // Aliases resolve only here: one naming no anchor, or too many expansions (an alias bomb).
+      const message = firstLine(error instanceof Error ? error.message : String(error));
+      const alias = /^Unresolved alias .*: (\S+)$/.exec(message)?.[1];
+      const offset = alias === undefined ? -1 : text.indexOf(`*${alias}`);
+      const found = alias !== undefined && offset !== -1;
       problems.push({
         code: 'YAML_SYNTAX',
         file,
         path: [],
-        message: firstLine(error instanceof Error ? error.message : String(error)),
-        ...positionAt(source, 0, 1),
+        message,
+        ...positionAt(source, found ? offset : 0, found ? alias.length + 1 : 1),
       });
       continue;
     }
@@ -243,9 +254,39 @@ function firstLine(message: string): string {
   return message.split('\n')[0] ?? message;
 }
 
+/** A YAML syntax error for rule authors: its first line, in their terms where the library speaks its own. */
+function yamlMessage(message: string): string {
+  const line = firstLine(message);
+  if (line.startsWith('Source contains multiple documents')) {
+    return 'a second YAML document starts here (a "---" line): a rule file holds one document; split it into two files';
+  }
+  return line;
+}
+
 function describeFsError(error: unknown): string {
   const code = (error as { code?: unknown } | null)?.code;
   if (code === 'ENOENT') return 'no such file or directory';
   if (code === 'EACCES') return 'permission denied';
   return error instanceof Error ? error.message : String(error);
+}
+
+/**
+ * The problem of a file that nests too deeply, found before parsing (the parser would exhaust the
+ * stack). The line shown stops a little after the spot: such lines are often thousands of characters.
+ */
+function nestingProblem(file: string, text: string, tooDeep: YamlNestingProblem): RuleProblem {
+  const lineCounter = new LineCounter();
+  lineCounter.addNewLine(0);
+  for (let index = text.indexOf('\n'); index !== -1; index = text.indexOf('\n', index + 1)) {
+    lineCounter.addNewLine(index + 1);
+  }
+  const position = positionAt({ file, text, document: parseDocument(''), lineCounter }, tooDeep.offset, 1);
+  return {
+    code: 'YAML_SYNTAX',
+    file,
+    path: [],
+    message: `lists and mappings nest more than ${MAX_YAML_NESTING} levels deep here: a rule file needs about ten; check that this is the file you meant`,
+    ...position,
+    sourceLine: position.sourceLine.slice(0, position.column + 20),
+  };
 }

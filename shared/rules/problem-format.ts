@@ -30,6 +30,9 @@ export function formatRuleProblems(problems: readonly RuleProblem[]): string {
   return problems.map(formatRuleProblem).join('\n');
 }
 
+// biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is this pattern's job.
+const CONTROL_CHARACTERS = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g;
+
 function formatRuleProblem(problem: RuleProblem): string {
   const where =
     problem.line === undefined
@@ -42,5 +45,8 @@ function formatRuleProblem(problem: RuleProblem): string {
   const column = Math.max(1, problem.column ?? 1);
   const caretLength = Math.max(1, Math.min(problem.length ?? 1, problem.sourceLine.length - column + 1));
   const caret = `${' '.repeat(column - 1)}${'^'.repeat(caretLength)}`;
-  return `${head}\n ${gutter} | ${problem.sourceLine}\n ${pad} | ${caret}`;
+  // A control character of the file would drive the terminal (colours, cursor moves): show it as "?",
+  // one column as it was, so the caret still points where it should.
+  const line = problem.sourceLine.replace(CONTROL_CHARACTERS, '?');
+  return `${head}\n ${gutter} | ${line}\n ${pad} | ${caret}`;
 }

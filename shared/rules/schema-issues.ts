@@ -40,7 +40,8 @@ function describeIssue(issue: Issue, base: Path, data: unknown): SchemaProblem[]
       return issue.keys.map((key) => ({
         path: [...path, key],
         key: true,
-        message: `unknown key "${key}"${suggestion(key)}`,
+        // JSON quoting shows a key holding quotes or control characters as it is, harmlessly.
+        message: `unknown key ${JSON.stringify(key)}${suggestion(key)}`,
       }));
     case 'invalid_type':
       return [{ path, message: `expected ${article(issue.expected)}, found ${describeValue(value)}` }];
