@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { extname, isAbsolute, resolve } from 'node:path';
 import { parseDocument } from 'yaml';
+import { findExcessiveNesting, MAX_YAML_NESTING } from '../shared/rules/yaml-nesting.js';
 import { DEPLOY_CONFIG_CONTEXT_KEY, type DeployConfig, parseDeployConfig } from './config.js';
 import { DeployConfigError, DeployConfigFileError } from './errors.js';
 
@@ -81,13 +82,26 @@ function readConfigFile(path: string, shownAs: string): unknown {
       { cause: error },
     );
   }
+  const tooDeep = findExcessiveNesting(text);
+  if (tooDeep !== undefined) {
+    const lines = text.slice(0, tooDeep.offset).split('\n');
+    throw new DeployConfigFileError(
+      `The configuration file ${shownAs} nests lists or mappings more than ${MAX_YAML_NESTING} levels deep ` +
+        `(at ${shownAs}:${lines.length}:${(lines.at(-1)?.length ?? 0) + 1}): a configuration needs a few levels only`,
+    );
+  }
   if (extname(path).toLowerCase() === '.json') {
     try {
       return JSON.parse(text) as unknown;
     } catch (error) {
+      const message = (error as Error).message;
+      const position = jsonErrorPosition(text, message);
+      const where = position === undefined ? shownAs : `${shownAs}:${position.line}:${position.col}`;
       throw new DeployConfigFileError(
-        `The configuration file ${shownAs} is not valid JSON: ${(error as Error).message}`,
-        { cause: error },
+        `The configuration file ${shownAs} is not valid JSON:\n  - ${where}: ${message}`,
+        {
+          cause: error,
+        },
       );
     }
   }
@@ -96,16 +110,44 @@ function readConfigFile(path: string, shownAs: string): unknown {
     const problems = document.errors.map((error) => {
       const position = error.linePos?.[0];
       const where = position === undefined ? shownAs : `${shownAs}:${position.line}:${position.col}`;
-      // The library appends ` at line L, column C:` and a code frame; the location is given up front.
-      const message =
-        error.message.split('\n')[0]?.replace(/ at line \d+, column \d+:$/, '') ?? error.message;
-      return `  - ${where}: ${message}`;
+      return `  - ${where}: ${yamlMessage(error.message)}`;
     });
     throw new DeployConfigFileError(
-      `The configuration file ${shownAs} is not valid YAML:\n${problems.join('\n')}`,
+      `The configuration file ${shownAs} is not valid YAML:\n${[...new Set(problems)].join('\n')}`,
     );
   }
-  return document.toJS() as unknown;
+  try {
+    return document.toJS() as unknown;
+  } catch (error) {
+    // Aliases resolve only here: an alias to no anchor, or one that expands without end.
+    throw new DeployConfigFileError(
+      `The configuration file ${shownAs} is not valid YAML: ${yamlMessage((error as Error).message)}`,
+      { cause: error },
+    );
+  }
+}
+
+/** A YAML library message as one line, in the reader's terms where the library speaks its own. */
+function yamlMessage(text: string): string {
+  // The library appends ` at line L, column C:` and a code frame; the location is given up front.
+  const message = text.split('\n')[0]?.replace(/ at line \d+, column \d+:$/, '') ?? text;
+  if (message.startsWith('Source contains multiple documents')) {
+    return 'a second YAML document starts here (a "---" line): a configuration file holds one document';
+  }
+  return message;
+}
+
+/**
+ * Where a JSON syntax error is, as line and column: from the `position` V8 gives, or from the YAML
+ * parser (a superset of JSON) when the message has none.
+ */
+function jsonErrorPosition(text: string, message: string): { line: number; col: number } | undefined {
+  const offset = /at position (\d+)/.exec(message)?.[1];
+  if (offset !== undefined) {
+    const before = text.slice(0, Number(offset)).split('\n');
+    return { line: before.length, col: (before.at(-1)?.length ?? 0) + 1 };
+  }
+  return parseDocument(text).errors[0]?.linePos?.[0];
 }
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {

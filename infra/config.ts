@@ -83,7 +83,13 @@ export const deploySettingsSchema = z.strictObject({
   atlas: z
     .strictObject({
       flavor: atlasFlavorSchema.default('atlas-v2'),
-      baseUrl: z.url({ protocol: /^https?$/ }).default('https://cloud.mongodb.com'),
+      baseUrl: z
+        .url({
+          protocol: /^https?$/,
+          error:
+            'must be an http(s) URL: https://cloud.mongodb.com, or your Ops Manager such as https://opsmanager.example.com:8443',
+        })
+        .default('https://cloud.mongodb.com'),
     })
     .prefault({}),
   sources: sourcesSchema.prefault({}),
@@ -257,8 +263,16 @@ const CROSS_CHECKS: readonly CrossCheck[] = [
   },
 ];
 
-function startsWith(path: readonly PropertyKey[], prefix: readonly string[]): boolean {
+function startsWith(path: readonly PropertyKey[], prefix: readonly PropertyKey[]): boolean {
   return prefix.every((segment, index) => path[index] === segment);
+}
+
+/**
+ * Whether an issue at `path` touches a setting under `input`: it is inside it, or at one of its
+ * parents (a section that is `null`), so the setting is not there to read.
+ */
+function touches(path: readonly PropertyKey[], input: readonly string[]): boolean {
+  return startsWith(path, input) || startsWith(input, path);
 }
 
 /**
@@ -274,7 +288,7 @@ export const deployConfigSchema = CROSS_CHECKS.reduce(
       },
       {
         when: (payload) =>
-          !payload.issues.some((issue) => inputs.some((input) => startsWith(issue.path ?? [], input))),
+          !payload.issues.some((issue) => inputs.some((input) => touches(issue.path ?? [], input))),
       },
     ),
   deploySettingsSchema,
@@ -301,15 +315,33 @@ export interface ParseDeployConfigOptions {
  * ```
  */
 export function parseDeployConfig({ input, origin }: ParseDeployConfigOptions): DeployConfig {
-  const result = deployConfigSchema.safeParse(input ?? {});
+  const settings = input ?? {};
+  const result = deployConfigSchema.safeParse(settings);
   if (result.success) return result.data;
-  const problems = result.error.issues.flatMap(toProblems);
+  const problems =
+    typeof settings === 'object' && !Array.isArray(settings)
+      ? result.error.issues.flatMap(toProblems)
+      : [
+          {
+            path: '',
+            message: `must be a mapping of settings (such as sources, alerts and timing), found ${kindOf(settings)}`,
+          },
+        ];
   const list = problems.map((problem) => `  - ${problem.path || '(root)'}: ${problem.message}`).join('\n');
   const count = problems.length === 1 ? '1 setting' : `${problems.length} settings`;
   throw new DeployConfigError(
     `The deploy configuration from ${origin} is invalid (${count}); fix these, then run cdk synth again:\n${list}`,
     { problems },
   );
+}
+
+/** What a value is, for messages: `a list`, `the string "hello"`, `a number`. */
+function kindOf(value: unknown): string {
+  if (Array.isArray(value)) return 'a list';
+  if (typeof value === 'string') {
+    return `the string ${JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value)}`;
+  }
+  return `a ${typeof value}`;
 }
 
 function toProblems(issue: z.core.$ZodIssue): DeployConfigProblem[] {
