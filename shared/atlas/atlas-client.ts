@@ -6,6 +6,7 @@ import { createDigestAuthInterceptor } from './digest-interceptor.js';
 import { AtlasError } from './errors.js';
 import { type AtlasEventFilter, type AtlasListOptions, eventListQuery, listQuery } from './event-filter.js';
 import { exchange, type HttpRequest, type HttpResponse } from './http-exchange.js';
+import { jsonNestsDeeperThan, MAX_JSON_DEPTH } from './json-depth.js';
 import {
   errorFromNetworkFailure,
   errorFromResponse,
@@ -311,6 +312,19 @@ export class AtlasClient {
       }
       if (response.status < 200 || response.status >= 300) {
         return { ok: false, retryable: false, error: () => errorFromResponse(response, context) };
+      }
+      if (jsonNestsDeeperThan(response.body)) {
+        return {
+          ok: false,
+          retryable: false,
+          error: () =>
+            malformedResponseError({
+              what: `JSON nested more than ${MAX_JSON_DEPTH} levels deep`,
+              status: response.status,
+              context,
+              retryable: false,
+            }),
+        };
       }
       let parsed: unknown;
       try {
