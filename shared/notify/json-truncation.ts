@@ -64,7 +64,9 @@ export function boundedPrettyJson(value: unknown, options: BoundedJsonOptions): 
   let fullSize: number | undefined;
   for (const limits of passes(value, options.maxBytes)) {
     const state = { truncated: false };
-    const text = JSON.stringify(prune(value, limits, 0, new Set(), state), null, 2) ?? 'null';
+    const text = escapeInvisible(
+      JSON.stringify(prune(value, limits, 0, new Set(), state), null, 2) ?? 'null',
+    );
     const size = measure(text);
     if (limits === UNCUT) fullSize = size;
     if (size <= options.maxBytes) return { text, truncated: state.truncated };
@@ -77,6 +79,18 @@ export function boundedPrettyJson(value: unknown, options: BoundedJsonOptions): 
     2,
   );
   return { text: measure(summary) <= options.maxBytes ? summary : '', truncated: true };
+}
+
+/**
+ * Characters `JSON.stringify` leaves as they are that a reader cannot see but that change what they
+ * see: C1 controls, and the marks and overrides that reorder text (a user name with U+202E displays
+ * reversed). JSON syntax holds none of them, so in serialised text they sit inside strings.
+ */
+const INVISIBLE = /[\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
+
+/** Writes those characters as `\uXXXX` escapes: the same JSON value, shown harmlessly. */
+function escapeInvisible(text: string): string {
+  return text.replace(INVISIBLE, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
 
 /** The passes to try for a budget, gentlest first. */
