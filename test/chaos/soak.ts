@@ -4,6 +4,7 @@
  *
  *   npm run soak -- --seeds 1000              seeds 1 to 1000; DynamoDB Local restarted once, halfway
  *   npm run soak -- --seeds 1000 --minutes 15 stop starting seeds after 15 minutes
+ *   npm run soak -- --seeds 400 --concurrency 3   poll three sources at once (interleavings vary)
  *   npm run soak -- --seed 123 [--restart]    replay one seed (with the DynamoDB Local restart)
  *
  * Exits 1 when a seed fails, after printing the seed and how to replay it.
@@ -20,18 +21,20 @@ import {
 } from './support/chaos-scenario.js';
 
 const USAGE =
-  'usage: npm run soak -- [--seeds N] [--from N] [--minutes M]\n' +
-  '       npm run soak -- --seed N [--restart]';
+  'usage: npm run soak -- [--seeds N] [--from N] [--minutes M] [--concurrency C]\n' +
+  '       npm run soak -- --seed N [--restart] [--concurrency C]';
 
 interface SoakOptions {
   seeds: number[];
   /** The seed during which DynamoDB Local is stopped and started again. */
   restartSeed: number | undefined;
   deadline: number;
+  /** Sources each tick polls at once. */
+  concurrency: number;
 }
 
-function parseOptions(argv: readonly string[]): SoakOptions {
-  const { values } = parseArgs({
+function parseSoakArgs(argv: readonly string[]) {
+  return parseArgs({
     args: [...argv],
     options: {
       seeds: { type: 'string' },
@@ -39,9 +42,21 @@ function parseOptions(argv: readonly string[]): SoakOptions {
       seed: { type: 'string' },
       restart: { type: 'boolean' },
       minutes: { type: 'string' },
+      concurrency: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   });
+}
+
+function parseOptions(argv: readonly string[]): SoakOptions {
+  let values: ReturnType<typeof parseSoakArgs>['values'];
+  try {
+    values = parseSoakArgs(argv).values;
+  } catch (error) {
+    // An unknown option or a missing value: say which, and how to call it.
+    console.error(`${(error as Error).message}\n${USAGE}`);
+    process.exit(2);
+  }
   if (values.help) {
     console.log(USAGE);
     process.exit(0);
@@ -56,15 +71,16 @@ function parseOptions(argv: readonly string[]): SoakOptions {
     return value;
   };
   const minutes = integer('minutes', values.minutes, 0);
+  const concurrency = Math.max(1, integer('concurrency', values.concurrency, 1));
   const deadline = minutes === 0 ? Number.POSITIVE_INFINITY : Date.now() + minutes * 60_000;
   if (values.seed !== undefined) {
     const seed = integer('seed', values.seed, 1);
-    return { seeds: [seed], restartSeed: values.restart ? seed : undefined, deadline };
+    return { seeds: [seed], restartSeed: values.restart ? seed : undefined, deadline, concurrency };
   }
   const count = integer('seeds', values.seeds, 1_000);
   const from = integer('from', values.from, 1);
   const seeds = Array.from({ length: count }, (_, index) => from + index);
-  return { seeds, restartSeed: seeds[Math.floor(count / 2)], deadline };
+  return { seeds, restartSeed: seeds[Math.floor(count / 2)], deadline, concurrency };
 }
 
 function pad(label: string, value: string | number): string {
@@ -84,7 +100,11 @@ async function main(): Promise<void> {
   try {
     for (const seed of options.seeds) {
       if (Date.now() >= options.deadline) break;
-      const report = await runChaosSeed(env, { seed, restartDynamo: seed === options.restartSeed });
+      const report = await runChaosSeed(env, {
+        seed,
+        restartDynamo: seed === options.restartSeed,
+        concurrency: options.concurrency,
+      });
       totals.seeds += 1;
       totals.ticks += report.ticks;
       totals.expected += report.alertsExpected;
@@ -113,7 +133,7 @@ async function main(): Promise<void> {
   const totalFaults = Object.values(faults).reduce((sum, count) => sum + count, 0);
   const lines = [
     `chaos soak: ${totals.seeds} seeds (${first} to ${last}) in ${seconds.toFixed(1)} s; ` +
-      `Node ${process.version}, ${cpus().length} CPUs`,
+      `Node ${process.version}, ${cpus().length} CPUs, ${options.concurrency} source(s) at once`,
     `DynamoDB Local stopped and restarted: ${restarted ? `once, during seed ${options.restartSeed}` : 'no'}`,
     pad('seeds', totals.seeds),
     pad('ticks', totals.ticks),
@@ -129,7 +149,8 @@ async function main(): Promise<void> {
   console.log(lines.join('\n'));
   for (const { report } of failures) {
     const restart = report.seed === options.restartSeed ? ' --restart' : '';
-    console.log(`replay seed ${report.seed}: npm run soak -- --seed ${report.seed}${restart}`);
+    const concurrency = options.concurrency === 1 ? '' : ` --concurrency ${options.concurrency}`;
+    console.log(`replay seed ${report.seed}: npm run soak -- --seed ${report.seed}${restart}${concurrency}`);
   }
   if (options.seeds.length === 1 && failures.length > 0) {
     console.log(JSON.stringify(failures[0]?.report, null, 2));

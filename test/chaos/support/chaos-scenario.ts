@@ -98,6 +98,11 @@ export interface ChaosSeedOptions {
   restartDynamo?: boolean;
   /** Default: DynamoDB for one seed in three (1, 4, 7...), the file store for the others. */
   store?: ChaosStoreKind;
+  /**
+   * Sources polled at once. Default 1: the seed then sends the same requests in the same order every
+   * time, so it replays exactly. More tries interleavings too, but which ones depends on timing.
+   */
+  concurrency?: number;
 }
 
 /** The store a seed runs on. */
@@ -190,8 +195,8 @@ let tableCounter = 0;
  * and every tick no watermark is past an alert not yet delivered, nor moved back; no unhandled
  * rejection; no tick threw; every source ends `ok`; every entry written passes the SNS validator.
  *
- * The same seed always draws the same faults and events: sources are polled one at a time, and the
- * database stops at the same store call.
+ * The same seed always draws the same faults and events: sources are polled one at a time (unless
+ * `concurrency` says otherwise), and the database stops at the same store call.
  */
 export async function runChaosSeed(
   env: ChaosEnvironment,
@@ -209,6 +214,7 @@ class ChaosRun {
   readonly #env: ChaosEnvironment;
   readonly #seed: number;
   readonly #restartDynamo: boolean;
+  readonly #concurrency: number;
   readonly #random: () => number;
   readonly #clock = new TestClock(START);
   readonly #events: ChaosEventFactory;
@@ -237,6 +243,7 @@ class ChaosRun {
     this.#env = env;
     this.#seed = options.seed;
     this.#restartDynamo = options.restartDynamo ?? false;
+    this.#concurrency = options.concurrency ?? 1;
     this.#random = createPrng(options.seed * 7_919 + 1);
     this.#events = new ChaosEventFactory(options.seed, this.#random);
     this.#oracle = createRuleEngine({ pack: env.pack, counters: new MemoryCounterStore() });
@@ -422,8 +429,7 @@ class ChaosRun {
         deadlineMarginSeconds: MARGIN_SECONDS,
         ...(random() < 0.3 ? { maxWindowSeconds: 600 } : {}),
       },
-      // One source at a time: the same seed then sends the same requests in the same order.
-      concurrency: 1,
+      concurrency: this.#concurrency,
       ...(random() < 0.3 ? { maxEventsPerWindow: 500 } : {}),
     });
   }
