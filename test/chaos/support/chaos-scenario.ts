@@ -103,6 +103,11 @@ export interface ChaosSeedOptions {
    * time, so it replays exactly. More tries interleavings too, but which ones depends on timing.
    */
   concurrency?: number;
+  /**
+   * Makes the notifier report a share of the alerts as sent without delivering them: a broken
+   * notifier, to show that the checks catch one. Default 0.
+   */
+  notifierLieRate?: number;
 }
 
 /** The store a seed runs on. */
@@ -215,6 +220,7 @@ class ChaosRun {
   readonly #seed: number;
   readonly #restartDynamo: boolean;
   readonly #concurrency: number;
+  readonly #notifierLieRate: number;
   readonly #random: () => number;
   readonly #clock = new TestClock(START);
   readonly #events: ChaosEventFactory;
@@ -244,6 +250,7 @@ class ChaosRun {
     this.#seed = options.seed;
     this.#restartDynamo = options.restartDynamo ?? false;
     this.#concurrency = options.concurrency ?? 1;
+    this.#notifierLieRate = options.notifierLieRate ?? 0;
     this.#random = createPrng(options.seed * 7_919 + 1);
     this.#events = new ChaosEventFactory(options.seed, this.#random);
     this.#oracle = createRuleEngine({ pack: env.pack, counters: new MemoryCounterStore() });
@@ -317,6 +324,7 @@ class ChaosRun {
       createPrng(this.#seed * 31 + 7),
     );
     this.#notifier = notifier;
+    notifier.lieRate = this.#notifierLieRate;
     const atlas = new AtlasClient({
       baseUrl: sim.baseUrl,
       credentials: { kind: 'digest', ...pollerKey },

@@ -19,6 +19,13 @@ export class FaultyNotifier implements Notifier {
   alertFailureRate = 0;
   /** Chance that a whole call fails. */
   outageRate = 0;
+  /**
+   * Chance that an alert is reported sent but never delivered: a broken notifier, for checking that
+   * the chaos checks catch one. Never set in the seeds themselves.
+   */
+  lieRate = 0;
+  /** Alerts reported sent but not delivered. */
+  lies = 0;
   /** Deliveries by fingerprint. */
   readonly delivered = new Map<string, number>();
   /** Alerts failed on purpose one by one (outages not included). */
@@ -36,6 +43,10 @@ export class FaultyNotifier implements Notifier {
     if (outage) this.outagesInjected += 1;
     const results: Array<PublishResult | undefined> = alerts.map((alert) => {
       if (outage) return throttled(alert, true);
+      if (this.lieRate > 0 && this.#random() < this.lieRate) {
+        this.lies += 1;
+        return { status: 'sent', fingerprint: alert.fingerprint };
+      }
       if (!(this.alertFailureRate > 0 && this.#random() < this.alertFailureRate)) return undefined;
       this.failuresInjected += 1;
       return throttled(alert, false);
