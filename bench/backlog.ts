@@ -4,11 +4,11 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseDeployConfig } from '../infra/index.js';
 import { MAX_ITEMS_PER_PAGE } from '../shared/atlas/index.js';
-import type { TickSummary } from '../shared/poll/index.js';
 import { startBenchSimulator } from './support/bench-simulator.js';
 import { openBenchDynamoDb, uniqueTableName } from './support/dynamodb.js';
 import { startPollerProcess } from './support/poller-process.js';
 import { renderTable } from './support/table.js';
+import { checkTick } from './support/tick-check.js';
 
 /**
  * A backlog: `events` project events spread over `projects` projects in the simulator (the last 50
@@ -130,7 +130,7 @@ export async function runBacklogBenchmark(options: BacklogBenchOptions = {}): Pr
       const report = await poller.tick();
       const counters = await sim.counters();
       const { summary } = report;
-      checkAllRead(summary, events);
+      checkTick(summary, { tick: 'backlog', eventsNew: events });
       const requests = counters.requests;
       const peakRssMb = toMb(report.peakRssBytes);
       return {
@@ -168,19 +168,6 @@ export async function runBacklogBenchmark(options: BacklogBenchOptions = {}): Pr
     await sim.close();
     await dynamoDb.release();
     await rm(workDirectory, { recursive: true, force: true });
-  }
-}
-
-function checkAllRead(summary: TickSummary, events: number): void {
-  const notOk = summary.sources.filter((source) => source.status !== 'ok');
-  if (notOk.length > 0 || summary.totals.eventsNew !== events) {
-    const first = notOk[0];
-    throw new Error(
-      `the backlog tick read ${summary.totals.eventsNew} of ${events} events; ${notOk.length} sources did not end ok` +
-        (first === undefined
-          ? ''
-          : ` (${first.source}: ${first.status} ${first.errorCode ?? first.reason ?? ''} ${first.message ?? ''})`),
-    );
   }
 }
 
