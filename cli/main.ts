@@ -1,4 +1,5 @@
 import { Command, CommanderError } from 'commander';
+import { AtlasInsecureUrlError } from '../shared/atlas/index.js';
 import { registerBackfillCommand } from './commands/backfill.js';
 import { registerDemoCommand } from './commands/demo.js';
 import { registerFetchCommand } from './commands/fetch.js';
@@ -51,8 +52,16 @@ export async function main(argv: readonly string[]): Promise<number> {
       return error.exitCode === 0 ? ExitCode.ok : ExitCode.usage;
     }
     if (!(error instanceof CommandFailed && error.message === '')) {
-      process.stderr.write(`atlas-audit-alerts: ${error instanceof Error ? error.message : String(error)}\n`);
+      process.stderr.write(`atlas-audit-alerts: ${messageOf(error)}\n`);
     }
     return exitCodeFor(error);
   }
+}
+
+/** The one line printed for a failed command: the error's message, with the flag that answers it. */
+function messageOf(error: unknown): string {
+  if (!(error instanceof Error)) return String(error);
+  // The client speaks of its allowInsecureHttp option; on the command line that is a flag.
+  if (error instanceof AtlasInsecureUrlError) return `${error.message} (--allow-insecure-http)`;
+  return error.message;
 }

@@ -3,9 +3,14 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 
 const bin = fileURLToPath(new URL('../../cli/bin.mjs', import.meta.url));
+const FAKE_KEY = {
+  MONGODB_ATLAS_PUBLIC_API_KEY: 'fakepub1',
+  MONGODB_ATLAS_PRIVATE_API_KEY: 'fake-private-key-for-tests',
+};
 
 function runCli(...args: string[]): { status: number | null; stdout: string; stderr: string } {
-  const result = spawnSync(process.execPath, [bin, ...args], { encoding: 'utf8' });
+  const env = { ...process.env, ...FAKE_KEY };
+  const result = spawnSync(process.execPath, [bin, ...args], { encoding: 'utf8', env });
   return { status: result.status, stdout: result.stdout, stderr: result.stderr };
 }
 
@@ -41,5 +46,23 @@ describe('atlas-audit-alerts command', () => {
     expect(status).toBe(2);
     expect(stderr).toBe(line);
     expect(stdout).toBe('');
+  });
+
+  it('names the flag that allows plain http when it refuses a remote http:// base URL', () => {
+    const { status, stdout, stderr } = runCli(
+      'fetch',
+      'events',
+      '--org',
+      '5f4e3d2c1b0a998877665544',
+      '--base-url',
+      'http://opsmanager.example.com',
+    );
+
+    expect(status).toBe(2);
+    expect(stdout).toBe('');
+    expect(stderr).toMatch(
+      /^atlas-audit-alerts: baseUrl http:\/\/opsmanager\.example\.com is plain http .* \(--allow-insecure-http\)\n$/,
+    );
+    expect(stderr).not.toContain(FAKE_KEY.MONGODB_ATLAS_PRIVATE_API_KEY);
   });
 });
