@@ -104,7 +104,7 @@ const listRef = z
   })
   .meta({ id: 'ListRef', description: 'A named list from the `lists:` section of any rule file.' });
 
-const valueList = z.union([z.array(scalar), listRef]);
+const valueList = z.union([z.array(scalar).min(1), listRef]);
 const textList = z.union([z.string(), z.array(z.string()).min(1), listRef]);
 const stringList = z.union([z.array(z.string()).min(1), listRef]);
 

@@ -297,6 +297,15 @@ const BAD_RULE_FILES: readonly BadRuleFile[] = [
     message:
       'invalid name "office ranges": list names are lower case letters, digits and "_", starting with a letter',
   },
+  {
+    // An empty inline list matches nothing (in) or everything (not_in): a rule that cannot mean it.
+    name: 'an empty inline list of values',
+    text: ruleFile({ match: '      eventTypeName:\n        in: []' }),
+    code: 'SCHEMA',
+    line: 7,
+    column: 13,
+    message: 'needs at least 1 item',
+  },
 ];
 
 function onlyProblem(file: string, text: string): RuleProblem {
