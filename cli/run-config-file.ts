@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
-import { type PollerConfig, pollerConfigSchema } from '../shared/poll/index.js';
+import { describeSettingIssue, type PollerConfig, pollerConfigSchema } from '../shared/poll/index.js';
 import { parseDurationText } from './duration-option.js';
 import { UsageError } from './errors.js';
 import { type NotifyTarget, parseNotifyTarget, parseStateTarget, type StateTarget } from './run-targets.js';
@@ -83,8 +83,15 @@ export async function readRunConfigFile(options: { path: string }): Promise<RunC
   }
   const parsed = runConfigFileSchema.safeParse(value);
   if (!parsed.success) {
-    const problems = parsed.error.issues.map(
-      (issue) => `${issue.path.length === 0 ? '(top level)' : issue.path.join('.')}: ${issue.message}`,
+    const where = (path: readonly PropertyKey[]): string =>
+      path.length === 0 ? '(top level)' : path.map(String).join('.');
+    const problems = parsed.error.issues.flatMap((issue) =>
+      issue.code === 'unrecognized_keys'
+        ? issue.keys.map(
+            (key) =>
+              `${where([...issue.path, key])}: is not a known setting (see cli/examples/run.example.yaml)`,
+          )
+        : describeSettingIssue(issue, value).map((problem) => `${where(problem.path)}: ${problem.message}`),
     );
     throw new UsageError(`config file ${path} is not valid: ${problems.join('; ')}`, { cause: parsed.error });
   }

@@ -1,7 +1,12 @@
 import { fileURLToPath } from 'node:url';
 import { type Command, InvalidArgumentError } from 'commander';
 import type { AtlasClientOptions } from '../shared/atlas/index.js';
-import { atlasIdSchema, type PollerConfig, pollerConfigSchema } from '../shared/poll/index.js';
+import {
+  atlasIdSchema,
+  describeSettingIssue,
+  type PollerConfig,
+  pollerConfigSchema,
+} from '../shared/poll/index.js';
 import {
   ATLAS_CREDENTIAL_ENV,
   type AtlasCommandOptions,
@@ -154,10 +159,12 @@ export async function resolveRunSettings(input: ResolveRunSettingsOptions): Prom
   };
   const parsed = pollerConfigSchema.safeParse(merged);
   if (!parsed.success) {
-    const problems = parsed.error.issues.map((issue) => {
-      const path = issue.path.join('.');
-      return `${FLAG_OF_PATH[path] ?? path}: ${issue.message}`;
-    });
+    const problems = parsed.error.issues.flatMap((issue) =>
+      describeSettingIssue(issue, merged).map((problem) => {
+        const path = problem.path.join('.');
+        return `${FLAG_OF_PATH[path] ?? path}: ${problem.message}`;
+      }),
+    );
     throw new UsageError(`the poll settings are not valid: ${problems.join('; ')}`, { cause: parsed.error });
   }
   const config = parsed.data;

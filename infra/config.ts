@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { SEVERITIES } from '../shared/notify/alert.js';
 import { atlasFlavorSchema, sourcesSchema, timingSchema } from '../shared/poll/poller-config.js';
+import { describeSettingIssue } from '../shared/poll/setting-issues.js';
 import { DeployConfigError, type DeployConfigProblem } from './errors.js';
 
 /** The `cdk.json` context key that holds the deploy configuration. */
@@ -320,7 +321,7 @@ export function parseDeployConfig({ input, origin }: ParseDeployConfigOptions): 
   if (result.success) return result.data;
   const problems =
     typeof settings === 'object' && !Array.isArray(settings)
-      ? result.error.issues.flatMap(toProblems)
+      ? result.error.issues.flatMap((issue) => toProblems(issue, settings))
       : [
           {
             path: '',
@@ -344,15 +345,17 @@ function kindOf(value: unknown): string {
   return `a ${typeof value}`;
 }
 
-function toProblems(issue: z.core.$ZodIssue): DeployConfigProblem[] {
-  const path = formatSettingPath(issue.path);
+function toProblems(issue: z.core.$ZodIssue, settings: unknown): DeployConfigProblem[] {
   if (issue.code === 'unrecognized_keys') {
     return issue.keys.map((key) => ({
       path: formatSettingPath([...issue.path, key]),
       message: 'is not a known setting (check its spelling against infra/examples/config.example.yaml)',
     }));
   }
-  return [{ path, message: issue.message }];
+  return describeSettingIssue(issue, settings).map((problem) => ({
+    path: formatSettingPath(problem.path),
+    message: problem.message,
+  }));
 }
 
 /**

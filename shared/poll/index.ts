@@ -18,6 +18,7 @@ export {
   type ProjectDiscoveryCacheOptions,
 } from './project-discovery-cache.js';
 export { DEFAULT_MAX_EVENTS_PER_WINDOW, DEFAULT_MAX_WINDOW_SECONDS, runTick } from './run-tick.js';
+export { describeSettingIssue } from './setting-issues.js';
 export type {
   AlertCounts,
   CutShortReason,

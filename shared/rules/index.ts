@@ -46,3 +46,4 @@ export {
 } from './rule-pack.js';
 export { collectRuleTests, type RuleTestCase, type RuleTestResult, runRuleTests } from './rule-tests.js';
 export type { RuleSpec, SerializedRulePackSpec } from './schema.js';
+export { describeSchemaIssues, type SchemaProblem } from './schema-issues.js';

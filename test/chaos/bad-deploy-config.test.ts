@@ -40,7 +40,7 @@ const BAD_SETTINGS: readonly BadSettings[] = [
   {
     name: 'a section set to null',
     input: { sources: null },
-    problem: { path: 'sources', message: 'Invalid input: expected object, received null' },
+    problem: { path: 'sources', message: 'expected a mapping (key: value), found null' },
   },
   {
     name: 'an account id of 5 digits',
@@ -66,13 +66,16 @@ const BAD_SETTINGS: readonly BadSettings[] = [
     input: { atlas: { flavor: 'Atlas-V2' } },
     problem: {
       path: 'atlas.flavor',
-      message: 'Invalid option: expected one of "ops-manager"|"atlas-v1"|"atlas-v2"',
+      message: '"Atlas-V2" is not allowed here: use one of "ops-manager", "atlas-v1", "atlas-v2"',
     },
   },
   {
     name: 'one org id given as a string',
     input: { sources: { orgIds: ORG_ID } },
-    problem: { path: 'sources.orgIds', message: 'Invalid input: expected array, received string' },
+    problem: {
+      path: 'sources.orgIds',
+      message: 'expected a list, found the string "5f4e3d2c1b0a998877665544"',
+    },
   },
   {
     name: 'a project id in capitals',
@@ -85,37 +88,37 @@ const BAD_SETTINGS: readonly BadSettings[] = [
   {
     name: 'an overlap of more than a day',
     input: { timing: { overlapSeconds: 100_000 } },
-    problem: { path: 'timing.overlapSeconds', message: 'Too big: expected number to be <=86400' },
+    problem: { path: 'timing.overlapSeconds', message: 'must be at most 86400 seconds' },
   },
   {
     name: 'a backlog window of 10 seconds',
     input: { timing: { maxWindowSeconds: 10 } },
-    problem: { path: 'timing.maxWindowSeconds', message: 'Too small: expected number to be >=60' },
+    problem: { path: 'timing.maxWindowSeconds', message: 'must be at least 60 seconds' },
   },
   {
     name: 'an inventory every 30 seconds',
     input: { timing: { inventoryIntervalSeconds: 30 } },
-    problem: { path: 'timing.inventoryIntervalSeconds', message: 'Too small: expected number to be >=60' },
+    problem: { path: 'timing.inventoryIntervalSeconds', message: 'must be at least 60 seconds' },
   },
   {
     name: 'a schedule of two and a half minutes',
     input: { timing: { scheduleMinutes: 2.5 } },
-    problem: { path: 'timing.scheduleMinutes', message: 'Invalid input: expected int, received number' },
+    problem: { path: 'timing.scheduleMinutes', message: 'expected an integer, found the number 2.5' },
   },
   {
     name: 'a concurrency given as text',
     input: { concurrency: '4' },
-    problem: { path: 'concurrency', message: 'Invalid input: expected number, received string' },
+    problem: { path: 'concurrency', message: 'expected a number, found the string "4"' },
   },
   {
     name: 'a concurrency of 33',
     input: { concurrency: 33 },
-    problem: { path: 'concurrency', message: 'Too big: expected number to be <=32' },
+    problem: { path: 'concurrency', message: 'must be at most 32' },
   },
   {
     name: 'one email address given as a string',
     input: { alerts: { emails: 'secops@example.com' } },
-    problem: { path: 'alerts.emails', message: 'Invalid input: expected array, received string' },
+    problem: { path: 'alerts.emails', message: 'expected a list, found the string "secops@example.com"' },
   },
   {
     name: 'an email address listed twice in other capitals',
@@ -127,7 +130,7 @@ const BAD_SETTINGS: readonly BadSettings[] = [
     input: { alerts: { slack: { workspaceId: 'T012AB3CD' } } },
     problem: {
       path: 'alerts.slack.channelId',
-      message: 'Invalid input: expected string, received undefined',
+      message: 'missing required key "channelId"',
     },
   },
   {
@@ -149,7 +152,7 @@ const BAD_SETTINGS: readonly BadSettings[] = [
   {
     name: 'a lag alarm of one minute',
     input: { operations: { watermarkLagAlarmMinutes: 1 } },
-    problem: { path: 'operations.watermarkLagAlarmMinutes', message: 'Too small: expected number to be >=2' },
+    problem: { path: 'operations.watermarkLagAlarmMinutes', message: 'must be at least 2 minutes' },
   },
   {
     name: 'no rule directory',
@@ -159,7 +162,7 @@ const BAD_SETTINGS: readonly BadSettings[] = [
   {
     name: 'an empty rule directory name',
     input: { rules: { directories: [''] } },
-    problem: { path: 'rules.directories[0]', message: 'Too small: expected string to have >=1 characters' },
+    problem: { path: 'rules.directories[0]', message: 'cannot be empty' },
   },
   {
     name: 'a KMS key given by its alias',
@@ -169,19 +172,22 @@ const BAD_SETTINGS: readonly BadSettings[] = [
   {
     name: 'a removal policy CloudFormation has no word for here',
     input: { table: { removalPolicy: 'snapshot' } },
-    problem: { path: 'table.removalPolicy', message: 'Invalid option: expected one of "retain"|"destroy"' },
+    problem: {
+      path: 'table.removalPolicy',
+      message: '"snapshot" is not allowed here: use one of "retain", "destroy"',
+    },
   },
   {
     name: 'a poller timeout over Lambda’s 15 minutes',
     input: { poller: { timeoutSeconds: 901 } },
-    problem: { path: 'poller.timeoutSeconds', message: 'Too big: expected number to be <=900' },
+    problem: { path: 'poller.timeoutSeconds', message: 'must be at most 900 seconds' },
   },
   {
     name: 'a log level Powertools does not have',
     input: { poller: { logLevel: 'TRACE' } },
     problem: {
       path: 'poller.logLevel',
-      message: 'Invalid option: expected one of "DEBUG"|"INFO"|"WARN"|"ERROR"',
+      message: '"TRACE" is not allowed here: use one of "DEBUG", "INFO", "WARN", "ERROR"',
     },
   },
   {
@@ -189,7 +195,7 @@ const BAD_SETTINGS: readonly BadSettings[] = [
     input: { poller: { reservedConcurrency: 'yes' } },
     problem: {
       path: 'poller.reservedConcurrency',
-      message: 'Invalid input: expected boolean, received string',
+      message: 'expected true or false, found the string "yes"',
     },
   },
   {

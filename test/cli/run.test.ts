@@ -256,7 +256,7 @@ describe('atlas-audit-alerts run', () => {
       ['--notify', 'sns:arn:aws:sns:eu-west-1:alerts'],
       /--notify: "arn:aws:sns:eu-west-1:alerts" is not an SNS topic ARN/,
     ],
-    [['--overlap', '2d'], /the poll settings are not valid: --overlap: /],
+    [['--overlap', '2d'], /the poll settings are not valid: --overlap: must be at most 86400 seconds$/m],
     [['--concurrency', '0'], /argument '0' is invalid\. use a whole number from 1 to 32/],
     [
       ['--all-projects', '--project', PROJECT],
