@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { extname, isAbsolute, resolve } from 'node:path';
 import { parseDocument } from 'yaml';
+import { yamlErrorMessage } from '../shared/rules/yaml-message.js';
 import { findExcessiveNesting, MAX_YAML_NESTING } from '../shared/rules/yaml-nesting.js';
 import { DEPLOY_CONFIG_CONTEXT_KEY, type DeployConfig, parseDeployConfig } from './config.js';
 import { DeployConfigError, DeployConfigFileError } from './errors.js';
@@ -84,10 +85,10 @@ function readConfigFile(path: string, shownAs: string): unknown {
   }
   const tooDeep = findExcessiveNesting(text);
   if (tooDeep !== undefined) {
-    const lines = text.slice(0, tooDeep.offset).split('\n');
+    const at = positionAtOffset(text, tooDeep.offset);
     throw new DeployConfigFileError(
       `The configuration file ${shownAs} nests lists or mappings more than ${MAX_YAML_NESTING} levels deep ` +
-        `(at ${shownAs}:${lines.length}:${(lines.at(-1)?.length ?? 0) + 1}): a configuration needs a few levels only`,
+        `(at ${shownAs}:${at.line}:${at.col}): a configuration needs a few levels only`,
     );
   }
   if (extname(path).toLowerCase() === '.json') {
@@ -110,7 +111,7 @@ function readConfigFile(path: string, shownAs: string): unknown {
     const problems = document.errors.map((error) => {
       const position = error.linePos?.[0];
       const where = position === undefined ? shownAs : `${shownAs}:${position.line}:${position.col}`;
-      return `  - ${where}: ${yamlMessage(error.message)}`;
+      return `  - ${where}: ${yamlErrorMessage(error.message, 'a configuration file holds one document')}`;
     });
     throw new DeployConfigFileError(
       `The configuration file ${shownAs} is not valid YAML:\n${[...new Set(problems)].join('\n')}`,
@@ -121,20 +122,10 @@ function readConfigFile(path: string, shownAs: string): unknown {
   } catch (error) {
     // Aliases resolve only here: an alias to no anchor, or one that expands without end.
     throw new DeployConfigFileError(
-      `The configuration file ${shownAs} is not valid YAML: ${yamlMessage((error as Error).message)}`,
+      `The configuration file ${shownAs} is not valid YAML: ${yamlErrorMessage((error as Error).message, 'a configuration file holds one document')}`,
       { cause: error },
     );
   }
-}
-
-/** A YAML library message as one line, in the reader's terms where the library speaks its own. */
-function yamlMessage(text: string): string {
-  // The library appends ` at line L, column C:` and a code frame; the location is given up front.
-  const message = text.split('\n')[0]?.replace(/ at line \d+, column \d+:$/, '') ?? text;
-  if (message.startsWith('Source contains multiple documents')) {
-    return 'a second YAML document starts here (a "---" line): a configuration file holds one document';
-  }
-  return message;
 }
 
 /**
@@ -143,11 +134,14 @@ function yamlMessage(text: string): string {
  */
 function jsonErrorPosition(text: string, message: string): { line: number; col: number } | undefined {
   const offset = /at position (\d+)/.exec(message)?.[1];
-  if (offset !== undefined) {
-    const before = text.slice(0, Number(offset)).split('\n');
-    return { line: before.length, col: (before.at(-1)?.length ?? 0) + 1 };
-  }
+  if (offset !== undefined) return positionAtOffset(text, Number(offset));
   return parseDocument(text).errors[0]?.linePos?.[0];
+}
+
+/** The 1-based line and column of a character offset in `text`. */
+function positionAtOffset(text: string, offset: number): { line: number; col: number } {
+  const before = text.slice(0, offset).split('\n');
+  return { line: before.length, col: (before.at(-1)?.length ?? 0) + 1 };
 }
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {

@@ -6,6 +6,7 @@ import { assembleRulePack, type PackSource, type RuleOrigin, type RulePack } fro
 import { type RuleFileSpec, type RuleSpec, ruleFileSchema } from './schema.js';
 import { describeSchemaIssues } from './schema-issues.js';
 import { positionAt, positionOf, type YamlSource } from './source-position.js';
+import { yamlErrorMessage } from './yaml-message.js';
 import { findExcessiveNesting, MAX_YAML_NESTING, type YamlNestingProblem } from './yaml-nesting.js';
 
 /** One rule file's text, with the name problems will give it. */
@@ -135,7 +136,10 @@ export function parseRulePack(options: ParseRulePackOptions): RulePack {
         code: 'YAML_SYNTAX',
         file,
         path: [],
-        message: yamlMessage(syntaxError.message),
+        message: yamlErrorMessage(
+          syntaxError.message,
+          'a rule file holds one document; split it into two files',
+        ),
         ...position,
       });
       continue;
@@ -252,15 +256,6 @@ function originOf(source: YamlSource, spec: RuleSpec | undefined, index: number)
 
 function firstLine(message: string): string {
   return message.split('\n')[0] ?? message;
-}
-
-/** A YAML syntax error for rule authors: its first line, in their terms where the library speaks its own. */
-function yamlMessage(message: string): string {
-  const line = firstLine(message);
-  if (line.startsWith('Source contains multiple documents')) {
-    return 'a second YAML document starts here (a "---" line): a rule file holds one document; split it into two files';
-  }
-  return line;
 }
 
 function describeFsError(error: unknown): string {
