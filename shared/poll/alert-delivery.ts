@@ -1,8 +1,8 @@
+import { mapWithConcurrency } from '../bounded-concurrency.js';
 import type { Logger } from '../logger.js';
 import { type Alert, SEVERITIES, type Severity } from '../notify/alert.js';
 import type { Notifier, PublishFailed, PublishResult } from '../notify/notifier.js';
 import type { AlertClaim, StateStore } from '../state/state-store.js';
-import { mapWithConcurrency } from './bounded-concurrency.js';
 import type { AlertCounts } from './tick-types.js';
 
 /** Store requests one delivery keeps in flight at once (claims, then marks). */

@@ -1,4 +1,5 @@
 import type { AtlasClient } from '../atlas/atlas-client.js';
+import { mapWithConcurrency } from '../bounded-concurrency.js';
 import type { Logger } from '../logger.js';
 import type { Notifier } from '../notify/notifier.js';
 import type { RuleEngine } from '../rules/engine.js';
@@ -6,7 +7,6 @@ import { buildInventoryEvent } from '../rules/inventory-events.js';
 import type { InventoryApiKeyEntry, InventorySnapshot } from '../state/inventory-snapshot.js';
 import type { StateStore } from '../state/state-store.js';
 import { type Delivery, deliverAlerts, emptyAlertCounts } from './alert-delivery.js';
-import { mapWithConcurrency } from './bounded-concurrency.js';
 import { diffInventory } from './inventory-diff.js';
 import type { AlertCounts } from './tick-types.js';
 

@@ -1,14 +1,16 @@
+import { mapWithConcurrency } from '../bounded-concurrency.js';
 import { systemClock } from '../clock.js';
 import { silentLogger } from '../logger.js';
-import { mapWithConcurrency } from './bounded-concurrency.js';
 import { PollConfigError } from './errors.js';
 import { emitTickMetrics } from './metrics-sink.js';
+import type { PollSource } from './poll-source.js';
 import { ProjectDiscoveryCache } from './project-discovery-cache.js';
 import { pollSource, type SourcePollContext } from './source-poll.js';
 import { resolveSources } from './source-resolution.js';
 import { TickBudget } from './tick-budget.js';
 import { summarizeTick } from './tick-summary.js';
 import type { TickDependencies, TickOptions, TickSummary } from './tick-types.js';
+import { firstWalkStart } from './window-math.js';
 
 const SECOND_MS = 1_000;
 /** The lease outlives the deadline by this much: the Lambda is gone by then, or finishing its writes. */
@@ -105,11 +107,15 @@ export async function runTick(deps: TickDependencies, options: TickOptions): Pro
       maxEventsPerWindow: config.maxEventsPerWindow ?? DEFAULT_MAX_EVENTS_PER_WINDOW,
       concurrency: config.concurrency,
       since: options.since,
+      startedAt,
       onProgress: options.onProgress,
+      onCursorUnread: (source) => unread.push(source),
     };
+    const unread: PollSource[] = [];
     const sources = await mapWithConcurrency(resolved.sources, config.concurrency, (source) =>
       pollSource(context, source),
     );
+    await pinFirstWalkStarts(context, unread);
     const summary = summarizeTick({
       startedAt,
       finishedAt: clock.now(),
@@ -128,5 +134,39 @@ export async function runTick(deps: TickDependencies, options: TickOptions): Pro
     return summary;
   } finally {
     budget.dispose();
+  }
+}
+
+/**
+ * Gives the sources the tick never reached a cursor where their first walk would have started, when
+ * they have none: a new source keeps the start of the first tick that named it, however many ticks
+ * run out of time before its turn comes. Without it, each such tick would move its start later by
+ * the time between ticks, and the events in between would never be read. Best effort: a failure is
+ * logged, and costs at most the same slide.
+ */
+async function pinFirstWalkStarts(context: SourcePollContext, unread: readonly PollSource[]): Promise<void> {
+  if (unread.length === 0) return;
+  const watermark = firstWalkStart({
+    now: context.startedAt,
+    overlapMs: context.overlapMs,
+    lagMs: context.lagMs,
+    initialLookbackMs: context.initialLookbackMs,
+    since: context.since,
+  });
+  try {
+    const created = await context.store.createMissingCursors({
+      cursors: unread.map((source) => ({ source: source.name, watermark })),
+    });
+    if (created.length > 0) {
+      context.logger.info('sources not reached this tick keep where their first walk starts', {
+        sources: created.length,
+        watermark: new Date(watermark).toISOString(),
+      });
+    }
+  } catch (error) {
+    context.logger.warn('could not record where unreached new sources start; they start later', {
+      sources: unread.length,
+      message: error instanceof Error ? error.message : String(error),
+    });
   }
 }

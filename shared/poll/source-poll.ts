@@ -13,7 +13,14 @@ import type { PollSource } from './poll-source.js';
 import { RecentEventIds } from './recent-event-ids.js';
 import type { TickBudget } from './tick-budget.js';
 import type { CutShortReason, InventoryOutcome, SourceOutcome, TickProgress } from './tick-types.js';
-import { commitPoint, type EventWindow, nextWindow, planWalk, type WalkPlan } from './window-math.js';
+import {
+  commitPoint,
+  type EventWindow,
+  firstWalkStart,
+  nextWindow,
+  planWalk,
+  type WalkPlan,
+} from './window-math.js';
 import { readWindow, type WindowRead } from './window-reader.js';
 
 /** What every source of a tick shares. */
@@ -37,7 +44,14 @@ export interface SourcePollContext {
   /** Access lists read at once during an inventory. */
   concurrency: number;
   since: number | undefined;
+  /** When the tick began: a source without a cursor starts its initial lookback before it. */
+  startedAt: number;
   onProgress: ((progress: TickProgress) => void) | undefined;
+  /**
+   * Told of a source whose cursor the tick never read (cut short, or the store failed, before its
+   * lease): if it has no cursor yet, the tick pins one where its first walk would have started.
+   */
+  onCursorUnread: ((source: PollSource) => void) | undefined;
 }
 
 /** Thrown inside a walk to end it early with a status other than `failed`. */
@@ -78,6 +92,7 @@ export async function pollSource(context: SourcePollContext, source: PollSource)
   if (reason !== undefined) {
     outcome.status = 'cut-short';
     outcome.reason = reason;
+    context.onCursorUnread?.(source);
     return finish();
   }
   let acquisition: Awaited<ReturnType<StateStore['acquireLease']>>;
@@ -89,6 +104,7 @@ export async function pollSource(context: SourcePollContext, source: PollSource)
     });
   } catch (error) {
     fail(context, outcome, error);
+    context.onCursorUnread?.(source);
     return finish();
   }
   if (!acquisition.acquired) {
@@ -120,9 +136,9 @@ class SourceRun {
   #inventoryTakenAt: number | undefined;
   /**
    * Where the first walk of a source without a cursor starts evaluating: committed as its cursor if
-   * the walk commits no window, so that the next tick starts there again.
+   * the walk commits no window (or never starts), so that the next tick starts there again.
    */
-  #firstRunStart: number | undefined;
+  readonly #firstRunStart: number | undefined;
 
   constructor(
     context: SourcePollContext,
@@ -140,6 +156,17 @@ class SourceRun {
     this.#committed =
       cursor === undefined ? undefined : { watermark: cursor.watermark, seenIds: cursor.seenIds };
     if (cursor !== undefined) outcome.watermark = cursor.watermark;
+    this.#firstRunStart =
+      cursor === undefined
+        ? firstWalkStart({
+            now: context.clock.now(),
+            startedAt: context.startedAt,
+            overlapMs: context.overlapMs,
+            lagMs: context.lagMs,
+            initialLookbackMs: context.initialLookbackMs,
+            since: context.since,
+          })
+        : undefined;
   }
 
   async execute(): Promise<void> {
@@ -172,9 +199,9 @@ class SourceRun {
       lagMs: context.lagMs,
       initialLookbackMs: context.initialLookbackMs,
       since: context.since,
+      startedAt: context.startedAt,
     });
     if (plan.upToDate) return;
-    if (this.#cursor === undefined) this.#firstRunStart = Math.min(plan.evaluateFrom, plan.end);
     let from = plan.from;
     for (let first = true; ; first = false) {
       this.#checkBudget();

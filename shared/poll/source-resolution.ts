@@ -1,7 +1,7 @@
 import type { AtlasClient } from '../atlas/atlas-client.js';
+import { mapWithConcurrency } from '../bounded-concurrency.js';
 import type { Clock } from '../clock.js';
 import type { Logger } from '../logger.js';
-import { mapWithConcurrency } from './bounded-concurrency.js';
 import { describeFailure } from './failure-report.js';
 import { orgSource, type PollSource, projectSource } from './poll-source.js';
 import type { PollerConfig } from './poller-config.js';

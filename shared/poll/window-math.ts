@@ -45,6 +45,11 @@ export interface PlanWalkOptions {
   initialLookbackMs: number;
   /** Backfill: read from here even when the cursor is later. */
   since?: number | undefined;
+  /**
+   * When the tick began (default `now`): a source without a cursor starts `initialLookback` before
+   * it, however long the tick ran before this source's turn came.
+   */
+  startedAt?: number | undefined;
 }
 
 /**
@@ -63,17 +68,17 @@ export interface PlanWalkOptions {
  * ```
  */
 export function planWalk(options: PlanWalkOptions): WalkPlan {
-  const { watermark, now, overlapMs, lagMs, initialLookbackMs, since } = options;
+  const { watermark, now, overlapMs, lagMs, initialLookbackMs, since, startedAt } = options;
   for (const [name, value] of Object.entries({ overlapMs, lagMs, initialLookbackMs })) {
     if (!Number.isFinite(value) || value < 0) throw new RangeError(`${name} must be >= 0, got ${value}`);
   }
-  for (const [name, value] of Object.entries({ now, watermark, since })) {
+  for (const [name, value] of Object.entries({ now, watermark, since, startedAt })) {
     if (value !== undefined && !Number.isFinite(value))
       throw new RangeError(`${name} is not a time: ${value}`);
   }
   const end = secondFloor(now - lagMs);
   if (watermark === undefined) {
-    const start = since ?? now - initialLookbackMs;
+    const start = since ?? Math.min(startedAt ?? now, now) - initialLookbackMs;
     const from = secondFloor(Math.min(start, end - overlapMs));
     return { from, end, evaluateFrom: start, previousWatermark: undefined, upToDate: false };
   }
@@ -85,6 +90,23 @@ export function planWalk(options: PlanWalkOptions): WalkPlan {
     previousWatermark: watermark,
     upToDate: end <= watermark && (since === undefined || since >= watermark),
   };
+}
+
+/**
+ * Where a source without a cursor is pinned when its first walk commits no window, or never runs:
+ * the start its first walk evaluates from (or the walk's end, when that is earlier). Committed as
+ * its cursor, it keeps the next tick from starting later, at its own `now − initialLookback`, and
+ * passing the events in between unread.
+ *
+ * @example
+ * ```ts
+ * firstWalkStart({ now: Date.parse('2025-06-01T12:00:00Z'), overlapMs: 900_000, lagMs: 30_000,
+ *   initialLookbackMs: 3_600_000 }); // 11:00:00
+ * ```
+ */
+export function firstWalkStart(options: Omit<PlanWalkOptions, 'watermark'>): number {
+  const plan = planWalk({ ...options, watermark: undefined });
+  return Math.min(plan.evaluateFrom, plan.end);
 }
 
 /** Options of {@link nextWindow}. */

@@ -1,5 +1,6 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { AttributeValue, DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { mapWithConcurrency } from '../bounded-concurrency.js';
 import { type Clock, systemClock } from '../clock.js';
 import { type Logger, silentLogger } from '../logger.js';
 import type { CounterIncrementOptions } from '../rules/counter-store.js';
@@ -33,6 +34,7 @@ import type {
   AlertClaimResult,
   ClaimAlertOptions,
   CommitCursorOptions,
+  CreateMissingCursorsOptions,
   LeaseAcquisition,
   ReadInventoryOptions,
   ReleaseLeaseOptions,
@@ -60,6 +62,9 @@ export const MAX_INVENTORY_BYTES_PER_ITEM = 350_000;
  * left uncommitted for longer loses its extra ids (with a warning), never its watermark.
  */
 const SEEN_CHUNK_RETENTION_MS = 400 * DAY_MS;
+
+/** Cursors {@link DynamoDbStateStore.createMissingCursors} writes at once. */
+const CURSOR_CREATION_CONCURRENCY = 8;
 
 /** Attempts at a counter update that keeps losing races with concurrent resets. */
 const COUNTER_ATTEMPTS = 3;
@@ -118,6 +123,8 @@ export class DynamoDbStateStore implements StateStore {
    * the replaced chunks then expire through TTL.
    */
   readonly #spills = new WeakMap<SourceLease, SeenSpill>();
+  /** Sources this instance has seen a cursor of: {@link createMissingCursors} skips them. */
+  readonly #withCursor = new Set<string>();
 
   /** @throws RangeError when a limit or retention setting is out of range. */
   constructor(options: DynamoDbStateStoreOptions) {
@@ -182,7 +189,9 @@ export class DynamoDbStateStore implements StateStore {
     }
     const spill = spillOf(item);
     if (spill !== undefined) this.#spills.set(lease, spill);
-    return { acquired: true, lease, cursor: await this.#cursorOf(item, key, spill) };
+    const cursor = await this.#cursorOf(item, key, spill);
+    if (cursor !== undefined) this.#withCursor.add(options.source);
+    return { acquired: true, lease, cursor };
   }
 
   async renewLease(options: RenewLeaseOptions): Promise<SourceLease> {
@@ -253,10 +262,43 @@ export class DynamoDbStateStore implements StateStore {
       throw leaseLost(lease, 'commit the cursor of');
     }
 
+    this.#withCursor.add(lease.source);
     const replaced = this.#spills.get(lease);
     if (release || spill === undefined) this.#spills.delete(lease);
     else this.#spills.set(lease, spill);
     if (replaced !== undefined) await this.#deleteQuietly(seenLocation(key, replaced), replaced.chunks);
+  }
+
+  /**
+   * One conditional `UpdateItem` per source not known to have a cursor (8 at once); a source this
+   * store instance has seen a cursor of (a lease that returned one, a commit) costs no request.
+   */
+  async createMissingCursors(options: CreateMissingCursorsOptions): Promise<string[]> {
+    const pending = options.cursors.filter(({ source }) => !this.#withCursor.has(source));
+    const created = await mapWithConcurrency(pending, CURSOR_CREATION_CONCURRENCY, async (cursor) => {
+      try {
+        await this.#requester.updateItem({
+          Key: keyOf(stateKeys.source(cursor.source)),
+          UpdateExpression:
+            'SET #source = :source, #watermark = :watermark, #committedAt = :now, #seenCount = :zero',
+          ConditionExpression: 'attribute_not_exists(#watermark)',
+          ExpressionAttributeNames: sourceNames('source', 'watermark', 'committedAt', 'seenCount'),
+          ExpressionAttributeValues: {
+            ':source': stringValue(cursor.source),
+            ':watermark': numberValue(cursor.watermark),
+            ':now': numberValue(this.#clock.now()),
+            ':zero': numberValue(0),
+          },
+        });
+      } catch (error) {
+        if (conditionFailure(error) === undefined) throw error;
+        this.#withCursor.add(cursor.source);
+        return undefined;
+      }
+      this.#withCursor.add(cursor.source);
+      return cursor.source;
+    });
+    return created.filter((source): source is string => source !== undefined);
   }
 
   async releaseLease(options: ReleaseLeaseOptions): Promise<boolean> {

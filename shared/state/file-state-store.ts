@@ -23,6 +23,7 @@ import type {
   AlertClaimResult,
   ClaimAlertOptions,
   CommitCursorOptions,
+  CreateMissingCursorsOptions,
   LeaseAcquisition,
   ReadInventoryOptions,
   ReleaseLeaseOptions,
@@ -197,6 +198,21 @@ export class FileStateStore implements StateStore {
     };
     if (options.release ?? true) delete record.lease;
     await this.#persist();
+  }
+
+  async createMissingCursors(options: CreateMissingCursorsOptions): Promise<string[]> {
+    this.#count('createMissingCursors');
+    this.#assertOpen();
+    const created: string[] = [];
+    for (const { source, watermark } of options.cursors) {
+      const record = this.#sources.get(source) ?? {};
+      if (record.cursor !== undefined) continue;
+      record.cursor = { watermark, seenIds: SeenIdSet.from([]) };
+      this.#sources.set(source, record);
+      created.push(source);
+    }
+    if (created.length > 0) await this.#persist();
+    return created;
   }
 
   async releaseLease(options: ReleaseLeaseOptions): Promise<boolean> {

@@ -31,6 +31,7 @@ export type {
   AlertClaimResult,
   ClaimAlertOptions,
   CommitCursorOptions,
+  CreateMissingCursorsOptions,
   LeaseAcquisition,
   ReadInventoryOptions,
   ReleaseLeaseOptions,

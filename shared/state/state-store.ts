@@ -43,6 +43,19 @@ export interface StateStore extends CounterStore {
   commitCursor(options: CommitCursorOptions): Promise<void>;
 
   /**
+   * Gives each listed source that has no cursor one at its `watermark`, with no seen ids, and leaves
+   * alone every source that has one. Takes no lease: it only ever creates a cursor, and a worker in a
+   * source's first walk replaces it with its own commit. Returns the sources it gave a cursor.
+   *
+   * A tick calls it for the sources it never reached (cut short by the deadline, or the store failed
+   * before their lease), so a new source's first walk starts where it would have started on the first
+   * tick that named it, not later on each tick that runs out of time first.
+   *
+   * @throws StateStoreRequestError when the store cannot be reached.
+   */
+  createMissingCursors(options: CreateMissingCursorsOptions): Promise<string[]>;
+
+  /**
    * Frees the source without moving its cursor (the tick failed). Returns `false` when the lease was
    * no longer the caller's, so there was nothing to free; never throws for that, so it can run in a
    * `finally` without hiding the first error.
@@ -155,6 +168,11 @@ export interface CommitCursorOptions {
   inventoryTakenAt?: number;
   /** Free the source in the same write. Default `true`. */
   release?: boolean;
+}
+
+export interface CreateMissingCursorsOptions {
+  /** Each source, with the watermark its cursor gets if it has none. */
+  cursors: ReadonlyArray<{ readonly source: string; readonly watermark: number }>;
 }
 
 export interface ReleaseLeaseOptions {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import {
   commitPoint,
+  firstWalkStart,
   nextWindow,
   planWalk,
   secondFloor,
@@ -124,6 +125,81 @@ describe('planWalk', () => {
 
     // Assess
     expect(act).toThrow(/overlapMs must be >= 0/);
+  });
+});
+
+describe('planWalk of a source without a cursor, late in its tick', () => {
+  it('starts the initial lookback before the tick began, and ends at now minus the lag', () => {
+    // Act
+    const plan = planWalk({
+      ...timing,
+      watermark: undefined,
+      startedAt: at('2025-06-01T12:00:00Z'),
+      now: at('2025-06-01T12:12:00Z'),
+    });
+
+    // Assess
+    expect(plan.evaluateFrom).toBe(at('2025-06-01T11:00:00Z'));
+    expect(plan.from).toBe(at('2025-06-01T11:00:00Z'));
+    expect(plan.end).toBe(at('2025-06-01T12:11:30Z'));
+  });
+
+  it('ignores the tick start for a source with a cursor, and a tick start after now', () => {
+    // Act
+    const withCursor = planWalk({
+      ...timing,
+      watermark: at('2025-06-01T12:00:00Z'),
+      startedAt: at('2025-06-01T11:00:00Z'),
+      now: at('2025-06-01T12:05:00Z'),
+    });
+    const future = planWalk({
+      ...timing,
+      watermark: undefined,
+      startedAt: at('2025-06-01T13:00:00Z'),
+      now: at('2025-06-01T12:00:00Z'),
+    });
+
+    // Assess
+    expect(withCursor.evaluateFrom).toBe(at('2025-06-01T11:45:00Z'));
+    expect(future.evaluateFrom).toBe(at('2025-06-01T11:00:00Z'));
+  });
+
+  it('refuses a tick start that is not a time', () => {
+    // Act
+    const plan = () => planWalk({ ...timing, watermark: undefined, startedAt: Number.NaN, now: 0 });
+
+    // Assess
+    expect(plan).toThrow(new RangeError('startedAt is not a time: NaN'));
+  });
+});
+
+describe('firstWalkStart', () => {
+  it('is where the first walk of the tick that began at `now` evaluates from', () => {
+    // Act
+    const start = firstWalkStart({ ...timing, now: at('2025-06-01T12:00:00.250Z') });
+
+    // Assess
+    expect(start).toBe(at('2025-06-01T11:00:00.250Z'));
+  });
+
+  it('is the backfill start when one is given', () => {
+    // Act
+    const start = firstWalkStart({
+      ...timing,
+      now: at('2025-06-01T12:00:00Z'),
+      since: at('2025-05-01T00:00:00Z'),
+    });
+
+    // Assess
+    expect(start).toBe(at('2025-05-01T00:00:00Z'));
+  });
+
+  it('is the walk end when the lookback is shorter than the lag', () => {
+    // Act
+    const start = firstWalkStart({ ...timing, initialLookbackMs: 0, now: at('2025-06-01T12:00:00Z') });
+
+    // Assess
+    expect(start).toBe(at('2025-06-01T11:59:30Z'));
   });
 });
 

@@ -90,6 +90,40 @@ describe('DynamoDbStateStore requests', () => {
     expect(afterBusy).toEqual({ UpdateItem: 2, total: 2 });
   });
 
+  it('creates missing cursors with one request each, and none for a source it knows has a cursor', async () => {
+    // Prepare: a cursor committed through another instance, which this one has never seen.
+    const store = newStore();
+    const elsewhere = `project:${randomUUID()}`;
+    const writer = newStore();
+    const held = await acquire(writer, elsewhere);
+    await writer.commitCursor({ lease: held.lease, watermark: 50, seenIds: [] });
+    const fresh = `project:${randomUUID()}`;
+    store.resetStats();
+
+    // Act
+    const created = await store.createMissingCursors({
+      cursors: [
+        { source: fresh, watermark: 10 },
+        { source: elsewhere, watermark: 20 },
+      ],
+    });
+    const firstCall = store.stats().total;
+    store.resetStats();
+    const again = await store.createMissingCursors({
+      cursors: [
+        { source: fresh, watermark: 30 },
+        { source: elsewhere, watermark: 40 },
+      ],
+    });
+
+    // Assess
+    expect(created).toEqual([fresh]);
+    expect(firstCall).toBe(2);
+    expect(again).toEqual([]);
+    expect(store.stats().total).toBe(0);
+    expect((await acquire(store, elsewhere)).cursor?.watermark).toBe(50);
+  });
+
   it('keeps 30,000 seen ids in the source item and spills the next one into a chunk item', async () => {
     const store = newStore();
     const source = `project:${randomUUID()}`;

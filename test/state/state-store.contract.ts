@@ -324,6 +324,65 @@ export function describeStateStoreContract(name: string, createStore: CreateCont
       expect(third.cursor?.inventoryTakenAt).toBe(123_000);
       expect(third.cursor?.watermark).toBe(2);
     });
+
+    it('creates a cursor with no seen ids for a source that has none, and answers which it created', async () => {
+      // Prepare
+      const { store } = await setUp(createStore);
+      const fresh = unique('project');
+      const committed = unique('project');
+      const first = await acquire(store, committed);
+      await store.commitCursor({ lease: first.lease, watermark: 50, seenIds: [atlasId()] });
+
+      // Act
+      const created = await store.createMissingCursors({
+        cursors: [
+          { source: fresh, watermark: 7_000 },
+          { source: committed, watermark: 9_000 },
+        ],
+      });
+
+      // Assess
+      expect(created).toEqual([fresh]);
+      const freshCursor = (await acquire(store, fresh)).cursor;
+      expect(freshCursor?.watermark).toBe(7_000);
+      expect(freshCursor?.seenIds.size).toBe(0);
+      const kept = (await acquire(store, committed)).cursor;
+      expect(kept?.watermark).toBe(50);
+      expect(kept?.seenIds.size).toBe(1);
+    });
+
+    it('never replaces a cursor, whether it created it or a worker committed it', async () => {
+      // Prepare
+      const { store } = await setUp(createStore);
+      const source = unique('org');
+      await store.createMissingCursors({ cursors: [{ source, watermark: 1_000 }] });
+      const lease = await acquire(store, source);
+      await store.commitCursor({ lease: lease.lease, watermark: 5_000, seenIds: [] });
+
+      // Act
+      const again = await store.createMissingCursors({ cursors: [{ source, watermark: 2_000 }] });
+
+      // Assess
+      expect(again).toEqual([]);
+      expect((await acquire(store, source)).cursor?.watermark).toBe(5_000);
+    });
+
+    it('creates a cursor under a live lease without taking it, and the holder commits over it', async () => {
+      // Prepare
+      const { store } = await setUp(createStore);
+      const source = unique('project');
+      const held = await acquire(store, source, 'worker-a');
+
+      // Act
+      const created = await store.createMissingCursors({ cursors: [{ source, watermark: 3_000 }] });
+      const refused = await store.acquireLease({ source, owner: 'worker-b', durationMs: MINUTE });
+      await store.commitCursor({ lease: held.lease, watermark: 4_000, seenIds: [] });
+
+      // Assess
+      expect(created).toEqual([source]);
+      expect(refused.acquired).toBe(false);
+      expect((await acquire(store, source, 'worker-b')).cursor?.watermark).toBe(4_000);
+    });
   });
 
   describe(`${name}: alert records`, () => {

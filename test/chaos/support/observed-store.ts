@@ -5,6 +5,7 @@ import type {
   AlertClaimResult,
   ClaimAlertOptions,
   CommitCursorOptions,
+  CreateMissingCursorsOptions,
   InventorySnapshot,
   LeaseAcquisition,
   ReadInventoryOptions,
@@ -74,6 +75,14 @@ export class ObservedStore implements StateStore {
   async commitCursor(options: CommitCursorOptions): Promise<void> {
     await this.#call(() => this.#inner.commitCursor(options));
     this.onCommit?.(options.lease.source, options.watermark);
+  }
+
+  async createMissingCursors(options: CreateMissingCursorsOptions): Promise<string[]> {
+    const created = await this.#call(() => this.#inner.createMissingCursors(options));
+    for (const { source, watermark } of options.cursors) {
+      if (created.includes(source)) this.onCommit?.(source, watermark);
+    }
+    return created;
   }
 
   releaseLease(options: ReleaseLeaseOptions): Promise<boolean> {

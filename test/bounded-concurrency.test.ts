@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { mapWithConcurrency } from '../../shared/poll/bounded-concurrency.js';
+import { mapWithConcurrency } from '../shared/bounded-concurrency.js';
 
 describe('mapWithConcurrency', () => {
   it('runs at most the limit at once and keeps the order of the items', async () => {
