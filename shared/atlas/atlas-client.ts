@@ -328,7 +328,7 @@ export class AtlasClient {
       }
       let parsed: unknown;
       try {
-        parsed = JSON.parse(response.body);
+        parsed = this.#redactor.parseJson(response.body);
       } catch (cause) {
         return {
           ok: false,

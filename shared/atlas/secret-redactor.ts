@@ -6,8 +6,9 @@ const MIN_SECRET_LENGTH = 6;
 
 /**
  * Scrubs known secrets out of text that came from elsewhere (an error `detail` a server wrote, a
- * header it echoed). The client's own messages never contain a secret; this is the second line, for
- * a server or proxy that echoes a request back.
+ * header it echoed, an event field that holds what someone typed). The client's own messages never
+ * contain a secret; this is the second line, for a server or proxy that echoes a request back, so
+ * that no answer of Atlas carries the poller's own secret into a log, an alert or the CLI's output.
  *
  * @example
  * ```ts
@@ -34,6 +35,44 @@ export class SecretRedactor {
     if (encoded !== secret) {
       this.#secrets.add(encoded);
     }
+  }
+
+  /**
+   * Parses a JSON body with every known secret scrubbed from its strings, however the server wrote
+   * them: the text is scrubbed before parsing (fast), and when it holds `\u` escapes, which could
+   * spell a secret the text scan misses, every string of the parsed value is scrubbed as well.
+   *
+   * @throws SyntaxError when the text is not JSON.
+   *
+   * @example
+   * ```ts
+   * new SecretRedactor(['fake-private-key-for-tests']).parseJson('{"user":"fake-private-key-for-tests"}');
+   * // { user: '[REDACTED]' }
+   * ```
+   */
+  parseJson(text: string): unknown {
+    if (this.#secrets.size === 0) return JSON.parse(text);
+    const parsed: unknown = JSON.parse(this.redact(text));
+    return text.includes('\\u') ? this.#redactStrings(parsed) : parsed;
+  }
+
+  #redactStrings(value: unknown): unknown {
+    if (typeof value === 'string') return this.redact(value);
+    if (Array.isArray(value)) return value.map((item) => this.#redactStrings(item));
+    if (typeof value === 'object' && value !== null) {
+      const result: Record<string, unknown> = {};
+      for (const [key, item] of Object.entries(value)) {
+        // defineProperty, not assignment: a `__proto__` key stays an own property, as JSON.parse made it.
+        Object.defineProperty(result, this.redact(key), {
+          value: this.#redactStrings(item),
+          enumerable: true,
+          writable: true,
+          configurable: true,
+        });
+      }
+      return result;
+    }
+    return value;
   }
 
   /** `text` with every known secret replaced by {@link REDACTED}. */

@@ -158,3 +158,54 @@ describe('AtlasClient secrets', () => {
     assertNothingLeaks('', harness.logs, harness.server.tokensIssued());
   });
 });
+
+describe('AtlasClient answers that carry its own secret', () => {
+  it.each([
+    ['as is', (secret: string) => JSON.stringify({ username: secret, note: `by ${secret}` })],
+    [
+      'spelt with \\u escapes',
+      (secret: string) =>
+        `{"username":"${[...secret].map((char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`).join('')}","note":"x"}`,
+    ],
+  ])('scrubs the private key from the events it returns, written %s', async (_form, eventText) => {
+    // Prepare: an event whose fields hold the poller's private key.
+    const harness = await startClientHarness({
+      server: {
+        route: () => ({
+          body: `{"links":[{"rel":"self","href":""}],"totalCount":1,"results":[${eventText(PRIVATE_KEY)}]}`,
+        }),
+      },
+    });
+    harnesses.push(harness);
+
+    // Act
+    const events = await harness.client.listOrgEvents(ORG).toArray();
+
+    // Assess
+    expect(events).toHaveLength(1);
+    expect(JSON.stringify(events)).not.toContain(PRIVATE_KEY);
+    expect(events[0]?.username).toBe('[REDACTED]');
+  });
+
+  it('scrubs an issued access token and the client secret from the events it returns', async () => {
+    // Prepare
+    let echoed = '';
+    const harness = await startClientHarness({
+      serviceAccount: true,
+      server: {
+        route: (request) => {
+          echoed = (request.headers.authorization ?? '').replace(/^Bearer /, '');
+          return { body: listPage([{ id: 'e1', token: echoed, secret: CLIENT_SECRET }], { self: '' }) };
+        },
+      },
+    });
+    harnesses.push(harness);
+
+    // Act
+    const events = await harness.client.listOrgEvents(ORG).toArray();
+
+    // Assess
+    expect(echoed.length).toBeGreaterThan(10);
+    expect(events[0]).toMatchObject({ token: '[REDACTED]', secret: '[REDACTED]' });
+  });
+});
