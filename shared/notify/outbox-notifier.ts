@@ -1,4 +1,4 @@
-import { appendFile, mkdir } from 'node:fs/promises';
+import { mkdir } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import type { Clock } from '../clock.js';
 import { type Logger, silentLogger } from '../logger.js';
@@ -8,6 +8,7 @@ import { assertConsoleLinks } from './event-links.js';
 import { fingerprintDigest } from './fingerprint-digest.js';
 import { type ConsoleLinkOptions, formatContextAt } from './format-context.js';
 import { type Notifier, PublishFailureCode, type PublishOptions, type PublishResult } from './notifier.js';
+import { appendWholeLines } from './outbox-append.js';
 import { failedResult, prepareEntries } from './prepare-entries.js';
 
 export interface OutboxNotifierOptions {
@@ -23,7 +24,9 @@ export interface OutboxNotifierOptions {
  * Appends each alert to a local file, one JSON line per alert, holding the exact `PublishBatch` entry the
  * SNS notifier would send (`Id`, `Subject`, `Message`, `MessageStructure`, `MessageAttributes`, as the SDK
  * takes them), after the same validator. The `Id` is `alert-<fingerprint digest>-<position in the call>`,
- * so the lines of one alert are easy to find. One append per call: the lines of a call land together.
+ * so the lines of one alert are easy to find. One append per call, all or nothing: the lines of a call
+ * land together and are on disk before they are reported sent, or none of them stays (see
+ * {@link appendWholeLines}).
  *
  * @example
  * ```ts
@@ -72,7 +75,7 @@ export class OutboxNotifier implements Notifier {
     const lines = prepared.map(({ entry }) => `${JSON.stringify(entry)}\n`).join('');
     try {
       await mkdir(dirname(this.#path), { recursive: true });
-      await appendFile(this.#path, lines, { encoding: 'utf8' });
+      await appendWholeLines(this.#path, lines);
       for (const item of prepared)
         results[item.index] = { status: 'sent', fingerprint: item.alert.fingerprint };
     } catch (error) {

@@ -1,6 +1,9 @@
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { execFile } from 'node:child_process';
+import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 import type { PublishBatchRequestEntry } from '@aws-sdk/client-sns';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Severity } from '../../shared/notify/alert.js';
@@ -113,4 +116,41 @@ describe('OutboxNotifier', () => {
     // Assess
     expect(results[0]).toMatchObject({ status: 'failed', code: 'WRITE_FAILED', retryable: true });
   });
+
+  it('cuts off a partial last line left by a killed writer before it appends', async () => {
+    // Prepare
+    const path = join(folder, 'outbox.jsonl');
+    const notifier = new OutboxNotifier({ path, clock: new ManualClock(NOW) });
+    await notifier.publish([makeAlert()]);
+    const whole = await readFile(path, 'utf8');
+    await writeFile(path, `${whole}{"Id":"alert-half-writ`);
+
+    // Act
+    const results = await notifier.publish([makeAlert({ fingerprint: 'network-access-entry-added:2' })]);
+
+    // Assess
+    expect(results[0]?.status).toBe('sent');
+    const entries = await lines(path);
+    expect(entries).toHaveLength(2);
+    expect((await readFile(path, 'utf8')).startsWith(whole)).toBe(true);
+  });
+
+  it('leaves a full disk with whole lines only, each one an alert reported sent', async () => {
+    // Prepare: a child process whose files may not grow past 48 KiB, about 16 alerts.
+    const path = join(folder, 'outbox.jsonl');
+    const script = fileURLToPath(new URL('./support/fill-outbox.ts', import.meta.url));
+    const command = `ulimit -f 48 && exec "${process.execPath}" --import tsx "${script}" "${path}"`;
+
+    // Act
+    const { stdout } = await promisify(execFile)('bash', ['-c', command], { timeout: 60_000 });
+
+    // Assess
+    const report = JSON.parse(stdout) as { sent: string[]; failed: number };
+    expect(report.failed).toBeGreaterThan(0);
+    expect(report.sent.length).toBeGreaterThan(3);
+    const text = await readFile(path, 'utf8');
+    expect(text.endsWith('\n')).toBe(true);
+    expect(await lines(path)).toHaveLength(report.sent.length);
+    expect((await stat(path)).size).toBeLessThanOrEqual(48 * 1024);
+  }, 90_000);
 });
