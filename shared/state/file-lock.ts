@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { link, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { link, readFile, rename, rm, stat, utimes, writeFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import type { Logger } from '../logger.js';
 import { StateFileLockedError } from './errors.js';
@@ -18,6 +18,13 @@ export interface AcquireFileLockOptions {
   /** The lock file; `${guardedPath}.lock` by default. */
   lockPath?: string;
   logger: Logger;
+  /** How often the holder touches the lock file to show it is alive. Default 10 s. */
+  heartbeatMs?: number;
+  /**
+   * A lock file untouched for this long is stale whoever holds it (another host, a pid this host
+   * now gives to another process). Default 2 minutes.
+   */
+  staleMs?: number;
 }
 
 interface LockContent {
@@ -28,11 +35,21 @@ interface LockContent {
 
 /** Takeovers raced by other processes before giving up. */
 const MAX_ATTEMPTS = 5;
+const DEFAULT_HEARTBEAT_MS = 10_000;
+const DEFAULT_STALE_MS = 120_000;
+
+/**
+ * Tokens of the locks this process holds. A lock file naming this process's pid with a token not
+ * here was left by an earlier process that had the same pid: a container's pid 1 before a restart.
+ */
+const heldTokens = new Set<string>();
 
 /**
  * Takes an exclusive lock on a file for this process: creates `<file>.lock` holding the pid, the host
- * name and a token, only if it does not exist. A lock left by a process of this host that no longer
- * runs is taken over, with a warning.
+ * name and a token, only if it does not exist, and touches it every `heartbeatMs` while held. A lock
+ * is taken over, with a warning, when its holder is known to be gone: a process of this host that no
+ * longer runs, an earlier process with this process's own pid (a container restarted as pid 1), or
+ * any holder, of this host or another, that has not touched the lock for `staleMs`.
  *
  * The lock file appears complete or not at all (written aside, then hard-linked into place, which
  * fails if it exists), so a reader never sees a half-written pid. A stale lock is taken over by
@@ -56,12 +73,15 @@ export async function acquireFileLock(options: AcquireFileLockOptions): Promise<
     hostname: hostname(),
     token: randomBytes(12).toString('hex'),
   };
+  const heartbeatMs = options.heartbeatMs ?? DEFAULT_HEARTBEAT_MS;
+  const staleMs = options.staleMs ?? DEFAULT_STALE_MS;
   for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt += 1) {
     if (await createExclusively(lockPath, JSON.stringify(content))) {
-      return { path: lockPath, release: () => releaseIfOurs(lockPath, content.token) };
+      return holdLock(lockPath, content.token, heartbeatMs);
     }
-    const holder = await readLock(lockPath);
-    if (holder === 'absent') continue;
+    const found = await readLock(lockPath);
+    if (found === 'absent') continue;
+    const holder = found.content;
     if (holder === 'unreadable') {
       throw new StateFileLockedError(
         `the lock file ${lockPath} of state file ${options.guardedPath} cannot be read: if no other run ` +
@@ -69,14 +89,15 @@ export async function acquireFileLock(options: AcquireFileLockOptions): Promise<
         { path: options.guardedPath },
       );
     }
-    if (holder.hostname !== content.hostname || isRunning(holder.pid)) {
-      throw lockedError(options.guardedPath, lockPath, holder);
-    }
+    const gone = holderGone(holder, content.hostname, Date.now() - found.touchedAt >= staleMs);
+    if (gone === undefined) throw lockedError(options.guardedPath, lockPath, holder);
     if (await takeOverStale(lockPath, holder)) {
       options.logger.warn('took over the lock of a state file from a process that no longer runs', {
         path: options.guardedPath,
         lockPath,
         stalePid: holder.pid,
+        staleHost: holder.hostname,
+        why: gone,
       });
     }
   }
@@ -85,6 +106,35 @@ export async function acquireFileLock(options: AcquireFileLockOptions): Promise<
       'starting with the same state file',
     { path: options.guardedPath },
   );
+}
+
+/** Why the lock's holder is known to be gone, or `undefined` while it may still run. */
+function holderGone(holder: LockContent, host: string, untouched: boolean): string | undefined {
+  if (holder.hostname === host) {
+    if (holder.pid === process.pid) {
+      return heldTokens.has(holder.token) ? undefined : 'an earlier process with this pid left it';
+    }
+    if (!isRunning(holder.pid)) return 'its process no longer runs';
+  }
+  return untouched ? 'its holder stopped touching it' : undefined;
+}
+
+/** Keeps the lock alive until released. */
+function holdLock(lockPath: string, token: string, heartbeatMs: number): FileLock {
+  heldTokens.add(token);
+  const heartbeat = setInterval(() => {
+    const now = new Date();
+    utimes(lockPath, now, now).catch(() => {});
+  }, heartbeatMs);
+  heartbeat.unref();
+  return {
+    path: lockPath,
+    release: async () => {
+      clearInterval(heartbeat);
+      heldTokens.delete(token);
+      await releaseIfOurs(lockPath, token);
+    },
+  };
 }
 
 function lockedError(guardedPath: string, lockPath: string, holder: LockContent): StateFileLockedError {
@@ -111,15 +161,19 @@ async function createExclusively(lockPath: string, text: string): Promise<boolea
   }
 }
 
-async function readLock(lockPath: string): Promise<LockContent | 'absent' | 'unreadable'> {
+async function readLock(
+  lockPath: string,
+): Promise<{ content: LockContent | 'unreadable'; touchedAt: number } | 'absent'> {
   let text: string;
+  let touchedAt: number;
   try {
+    touchedAt = (await stat(lockPath)).mtimeMs;
     text = await readFile(lockPath, 'utf8');
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return 'absent';
     throw error;
   }
-  return parseLock(text) ?? 'unreadable';
+  return { content: parseLock(text) ?? 'unreadable', touchedAt };
 }
 
 function parseLock(text: string): LockContent | undefined {

@@ -122,6 +122,9 @@ export class FileStateStore implements StateStore {
     this.#lock = options.lock;
     const { document } = options;
     this.#sources = new Map(document.sources.map((record) => [record.source, sourceFromDocument(record)]));
+    // The lock is exclusive: every lease in the file was taken by a run that is gone (it exited
+    // without freeing it, or was killed). Free them now, rather than wait for them to lapse.
+    for (const record of this.#sources.values()) delete record.lease;
     this.#alerts = new Map(
       document.alerts.map(({ fingerprint, ...record }) => [fingerprint, alertFromDocument(record)]),
     );

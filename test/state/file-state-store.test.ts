@@ -1,6 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rm, utimes, writeFile } from 'node:fs/promises';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
@@ -138,6 +138,66 @@ describe('FileStateStore', () => {
     expect(logger.warnings).toEqual([
       expect.objectContaining({ attributes: expect.objectContaining({ path, stalePid }) }),
     ]);
+  });
+
+  it('takes over a lock that names its own pid but not a lock it holds: a container restarted as pid 1', async () => {
+    // Prepare: what a killed pid 1 leaves for the next pid 1 of the same container.
+    const path = statePath();
+    await mkdir(join(path, '..'), { recursive: true });
+    await writeFile(
+      `${path}.lock`,
+      JSON.stringify({ pid: process.pid, hostname: hostname(), token: 'killed-pid-1' }),
+    );
+    const logger = recordingLogger();
+
+    // Act
+    const store = await openStore(path, { logger });
+
+    // Assess
+    expect(store.path).toBe(path);
+    expect(JSON.parse(await readFile(`${path}.lock`, 'utf8')).token).not.toBe('killed-pid-1');
+    expect(logger.warnings).toEqual([
+      expect.objectContaining({
+        attributes: expect.objectContaining({ why: 'an earlier process with this pid left it' }),
+      }),
+    ]);
+  });
+
+  it('takes over a lock of another host once its holder stopped touching it, and not before', async () => {
+    // Prepare
+    const path = statePath();
+    await mkdir(join(path, '..'), { recursive: true });
+    const lockPath = `${path}.lock`;
+    await writeFile(lockPath, JSON.stringify({ pid: 4242, hostname: 'other-host.invalid', token: 'remote' }));
+
+    // Act
+    const refused = await FileStateStore.open({ path }).catch((error: unknown) => error);
+    const longAgo = new Date(Date.now() - 10 * 60_000);
+    await utimes(lockPath, longAgo, longAgo);
+    const store = await openStore(path);
+
+    // Assess
+    expect(refused).toBeInstanceOf(StateFileLockedError);
+    expect((refused as Error).message).toContain('on host other-host.invalid');
+    expect(store.path).toBe(path);
+  });
+
+  it('frees at open the leases of runs that are gone, keeping their cursors', async () => {
+    // Prepare: a run that took a lease and was killed before freeing it.
+    const path = statePath();
+    const killed = await FileStateStore.open({ path });
+    const held = await killed.acquireLease({ source: 'org:gone', owner: 'killed-run', durationMs: 120_000 });
+    if (!held.acquired) throw new Error('expected the lease');
+    await killed.commitCursor({ lease: held.lease, watermark: 7, seenIds: [], release: false });
+    await killed.close();
+
+    // Act
+    const next = await openStore(path);
+    const acquisition = await next.acquireLease({ source: 'org:gone', owner: 'next-run', durationMs: 1_000 });
+
+    // Assess
+    expect(acquisition.acquired).toBe(true);
+    expect(acquisition.acquired && acquisition.cursor?.watermark).toBe(7);
   });
 
   it('refuses a lock file it cannot read, and says how to clear it', async () => {
