@@ -30,12 +30,20 @@ export interface GracefulStopOptions {
   signals: StopSignals;
   /** Told what happens on each signal. */
   stderr: NodeJS.WritableStream;
+  /**
+   * How long a tick in progress may go on after a first SIGTERM before it is aborted: a service
+   * manager or container runtime kills the process soon after it sends one. Default 5 s.
+   */
+  termGraceMs?: number;
 }
+
+const DEFAULT_TERM_GRACE_MS = 5_000;
 
 /**
  * Two-step stop for polling loops: the first SIGINT or SIGTERM lets the current tick finish (its
  * cursors and alert records are then complete) and ends any wait; a second one aborts the tick
- * (`abortSignal`), which stops at once and keeps the cursors where they were.
+ * (`abortSignal`), which stops at once and keeps the cursors where they were. A first SIGTERM gives
+ * the tick `termGraceMs` to finish, then aborts it: whoever sent it kills the process soon after.
  *
  * @example
  * ```ts
@@ -52,11 +60,14 @@ export class GracefulStop {
   readonly #wake = new Set<() => void>();
   readonly #stderr: NodeJS.WritableStream;
   readonly #unsubscribe: () => void;
+  readonly #termGraceMs: number;
   #requested: string | undefined;
   #busy = false;
+  #grace: NodeJS.Timeout | undefined;
 
   constructor(options: GracefulStopOptions) {
     this.#stderr = options.stderr;
+    this.#termGraceMs = options.termGraceMs ?? DEFAULT_TERM_GRACE_MS;
     this.#unsubscribe = options.signals.subscribe((signal) => this.#onSignal(signal));
   }
 
@@ -96,6 +107,7 @@ export class GracefulStop {
 
   /** Stops listening for signals. */
   dispose(): void {
+    clearTimeout(this.#grace);
     this.#unsubscribe();
     for (const wake of [...this.#wake]) wake();
   }
@@ -103,14 +115,25 @@ export class GracefulStop {
   #onSignal(signal: string): void {
     if (this.#requested === undefined) {
       this.#requested = signal;
+      const graced = this.#busy && signal === 'SIGTERM';
       this.#stderr.write(
-        this.#busy
-          ? `${signal}: finishing the current tick, then stopping (${signal} again stops at once)\n`
-          : `${signal}: stopping\n`,
+        !this.#busy
+          ? `${signal}: stopping\n`
+          : graced
+            ? `${signal}: finishing the current tick for up to ${this.#termGraceMs / 1_000} s, then stopping\n`
+            : `${signal}: finishing the current tick, then stopping (${signal} again stops at once)\n`,
       );
       for (const wake of [...this.#wake]) wake();
+      if (graced) {
+        this.#grace = setTimeout(() => this.#stopNow(signal), this.#termGraceMs);
+        this.#grace.unref();
+      }
       return;
     }
+    this.#stopNow(signal);
+  }
+
+  #stopNow(signal: string): void {
     if (!this.#abort.signal.aborted) {
       this.#stderr.write(
         `${signal}: stopping now; unfinished sources keep their cursors and are read again next run\n`,

@@ -13,9 +13,19 @@ import {
   type Environment,
   resolveAtlasClientOptions,
 } from '../atlas-options.js';
-import { UsageError } from '../errors.js';
+import { durationArgument, formatDuration } from '../duration-option.js';
+import { CommandFailed, ExitCode, UsageError } from '../errors.js';
 
-interface FetchEventsOptions extends AtlasCommandOptions {
+/** Options every `fetch` subcommand takes. */
+interface FetchCommonOptions extends AtlasCommandOptions {
+  /** Milliseconds the whole command may take. */
+  timeout: number;
+}
+
+/** How long a `fetch` may take in all, unless `--timeout` says otherwise. */
+const DEFAULT_FETCH_TIMEOUT_MS = 10 * 60_000;
+
+interface FetchEventsOptions extends FetchCommonOptions {
   project?: string;
   org?: string;
   since?: string;
@@ -24,11 +34,11 @@ interface FetchEventsOptions extends AtlasCommandOptions {
   includeRaw?: boolean;
 }
 
-interface FetchApiKeysOptions extends AtlasCommandOptions {
+interface FetchApiKeysOptions extends FetchCommonOptions {
   org: string;
 }
 
-interface FetchAccessListOptions extends AtlasCommandOptions {
+interface FetchAccessListOptions extends FetchCommonOptions {
   org: string;
   key: string;
 }
@@ -60,7 +70,7 @@ export function registerFetchCommand(program: Command, io?: FetchCommandIo): voi
     .command('fetch')
     .description('Read events, API keys or access lists from Atlas and print them as JSON Lines.');
 
-  addAtlasOptions(
+  addFetchOptions(
     fetch
       .command('events')
       .description('Print the events of a project or an organization, one JSON object per line.')
@@ -80,37 +90,47 @@ export function registerFetchCommand(program: Command, io?: FetchCommandIo): voi
       .option('--include-raw', "include each event's raw document"),
   ).action(async (options: FetchEventsOptions) => {
     const filter = eventFilter(options);
-    await withClient(options, streams(), async (client, output) => {
+    await withClient(options, streams(), async (client, output, signal) => {
       const list =
         options.project !== undefined
-          ? client.listProjectEvents(options.project, filter)
-          : client.listOrgEvents(options.org ?? '', filter);
+          ? client.listProjectEvents(options.project, { ...filter, signal })
+          : client.listOrgEvents(options.org ?? '', { ...filter, signal });
       await printList(list, output, 'events');
     });
   });
 
-  addAtlasOptions(
+  addFetchOptions(
     fetch
       .command('api-keys')
       .description("Print an organization's API keys (private keys masked), one JSON object per line.")
       .requiredOption('--org <id>', 'organization id'),
   ).action(async (options: FetchApiKeysOptions) => {
-    await withClient(options, streams(), (client, output) =>
-      printList(client.listApiKeys(options.org), output, 'API keys'),
+    await withClient(options, streams(), (client, output, signal) =>
+      printList(client.listApiKeys(options.org, { signal }), output, 'API keys'),
     );
   });
 
-  addAtlasOptions(
+  addFetchOptions(
     fetch
       .command('access-list')
       .description("Print an API key's access-list entries, one JSON object per line.")
       .requiredOption('--org <id>', 'organization id')
       .requiredOption('--key <id>', 'API key id'),
   ).action(async (options: FetchAccessListOptions) => {
-    await withClient(options, streams(), (client, output) =>
-      printList(client.listApiKeyAccessList(options.org, options.key), output, 'entries'),
+    await withClient(options, streams(), (client, output, signal) =>
+      printList(client.listApiKeyAccessList(options.org, options.key, { signal }), output, 'entries'),
     );
   });
+}
+
+/** The Atlas options and `--timeout`. */
+function addFetchOptions(command: Command): Command {
+  return addAtlasOptions(command).option(
+    '--timeout <duration>',
+    `give up when the whole command took DURATION, however slowly Atlas answers (default ${formatDuration(DEFAULT_FETCH_TIMEOUT_MS)})`,
+    durationArgument({ minMs: 1_000 }),
+    DEFAULT_FETCH_TIMEOUT_MS,
+  );
 }
 
 function collect(value: string, previous: string[] | undefined): string[] {
@@ -155,18 +175,28 @@ interface ListOutput {
 }
 
 async function withClient(
-  options: AtlasCommandOptions,
+  options: FetchCommonOptions,
   io: FetchCommandIo,
-  run: (client: AtlasClient, output: ListOutput) => Promise<void>,
+  run: (client: AtlasClient, output: ListOutput, signal: AbortSignal) => Promise<void>,
 ): Promise<void> {
   const progress = terminalProgress(io.stderr);
   const client = new AtlasClient({
     ...resolveAtlasClientOptions(options, io.env),
     ...(progress.logger ? { logger: progress.logger } : {}),
   });
+  const deadline = new AbortController();
+  const timer = setTimeout(() => deadline.abort(new FetchTimedOut()), options.timeout);
   try {
-    await run(client, { lines: new JsonLinesOutput(io.stdout), progress });
+    await run(client, { lines: new JsonLinesOutput(io.stdout), progress }, deadline.signal);
+  } catch (error) {
+    if (!(error instanceof FetchTimedOut)) throw error;
+    throw new CommandFailed(
+      `gave up after ${formatDuration(options.timeout)} (--timeout): Atlas answered too slowly. The lines ` +
+        'printed are whole; run again with a narrower --since/--until or a longer --timeout',
+      ExitCode.network,
+    );
   } finally {
+    clearTimeout(timer);
     progress.done();
     await client.close();
   }
@@ -249,5 +279,13 @@ class JsonLinesOutput {
       });
     }
     return !this.#closed;
+  }
+}
+
+/** The reason the command's deadline aborts its calls with. */
+class FetchTimedOut extends Error {
+  constructor() {
+    super('the fetch command reached its --timeout');
+    this.name = 'FetchTimedOut';
   }
 }

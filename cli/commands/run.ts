@@ -17,6 +17,30 @@ interface RunOptions extends PollCommandOptions {
   once?: boolean;
   /** Milliseconds. */
   every?: number;
+  /** Milliseconds one tick may take. */
+  tickTimeout?: number;
+}
+
+/** How long a single tick (`--once`) may take, unless `--tick-timeout` says otherwise. */
+const DEFAULT_ONCE_TICK_TIMEOUT_MS = 10 * 60_000;
+
+/**
+ * How long each tick may take: `--tick-timeout`, else the interval of `--every` (at least twice the
+ * deadline margin, so sources have time to start), else 10 minutes.
+ *
+ * @throws UsageError when `--tick-timeout` leaves no time past the deadline margin.
+ */
+function tickTimeoutMs(options: RunOptions, everyMs: number | undefined, marginMs: number): number {
+  if (options.tickTimeout !== undefined) {
+    if (options.tickTimeout <= marginMs) {
+      throw new UsageError(
+        `--tick-timeout ${formatDuration(options.tickTimeout)} leaves no time to poll: it must be longer than ` +
+          `the deadline margin (${formatDuration(marginMs)}, timing.deadlineMarginSeconds), within which no source starts`,
+      );
+    }
+    return options.tickTimeout;
+  }
+  return everyMs === undefined ? DEFAULT_ONCE_TICK_TIMEOUT_MS : Math.max(everyMs, 2 * marginMs);
 }
 
 /**
@@ -44,6 +68,11 @@ export function registerRunCommand(program: Command, io?: PollCommandIo): void {
       'run a tick every DURATION (5m, 1h...) until SIGINT or SIGTERM',
       durationArgument({ minMs: 1_000 }),
     )
+    .option(
+      '--tick-timeout <duration>',
+      'stop starting sources, and cut calls short, so that a tick ends within DURATION (default: the --every interval, or 10m)',
+      durationArgument({ minMs: 1_000 }),
+    )
     .addHelpText(
       'after',
       `
@@ -64,6 +93,7 @@ Examples:
         cwd,
       });
       const everyMs = options.once ? undefined : (options.every ?? settings.everyMs);
+      const timeoutMs = tickTimeoutMs(options, everyMs, settings.config.timing.deadlineMarginSeconds * 1_000);
       const logger = createStderrLogger({ stream: stderr, verbose: options.verbose === true });
       const poll = await openLocalPoll({ settings, clock: systemClock, logger, stdout });
       const stop = new GracefulStop({ signals, stderr });
@@ -81,6 +111,7 @@ Examples:
               owner,
               signal: stop.abortSignal,
               leaseMs: LOCAL_LEASE_MS,
+              deadline: startedAt + timeoutMs,
             }),
           );
           stderr.write(formatTickReport(last));

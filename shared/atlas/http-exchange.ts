@@ -1,4 +1,4 @@
-import type { Dispatcher } from 'undici';
+import { type Dispatcher, errors } from 'undici';
 import { AtlasResponseError } from './errors.js';
 
 /** One HTTP request to Atlas, as the client sends it. */
@@ -23,7 +23,10 @@ export interface ExchangeOptions {
   dispatcher: Dispatcher;
   origin: string;
   request: HttpRequest;
-  /** Longest wait for the response headers, and between two chunks of the body. */
+  /**
+   * Longest wait for the response headers, between two chunks of the body, and for the whole
+   * exchange: a server that trickles its answer a byte at a time cannot hold a call longer.
+   */
   timeoutMs: number;
   /** Bodies above this are refused rather than buffered: a list page of 500 events is a few MB. */
   maxBodyBytes: number;
@@ -60,9 +63,17 @@ export function exchange(options: ExchangeOptions): Promise<HttpResponse> {
     const finish = (outcome: () => void): void => {
       if (settled) return;
       settled = true;
+      clearTimeout(overall);
       signal?.removeEventListener('abort', onAbort);
       outcome();
     };
+    const overall = setTimeout(() => {
+      const error = new errors.BodyTimeoutError(
+        `Atlas did not finish answering ${request.method} ${pathOnly(request.path)} within ${options.timeoutMs} ms`,
+      );
+      finish(() => reject(error));
+      controller?.abort(error);
+    }, options.timeoutMs);
     signal?.addEventListener('abort', onAbort, { once: true });
     let status = 0;
     let headers: HttpResponse['headers'] = {};

@@ -114,6 +114,30 @@ describe('exchange', () => {
     expect(requests()).toBe(0);
   });
 
+  it('gives up on a server that trickles its body, once the whole exchange took the timeout', async () => {
+    // Prepare: one byte every 50 ms, forever; no gap long enough for an idle timeout.
+    const { origin, agent } = await serve((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      const drip = setInterval(() => res.write(' '), 50);
+      res.on('close', () => clearInterval(drip));
+    });
+
+    // Act
+    const outcome = await exchange({
+      dispatcher: agent,
+      origin,
+      request: get('/api/atlas/v2/orgs/x/events?pageNum=3'),
+      timeoutMs: 400,
+      maxBodyBytes: 1_000_000,
+    }).catch((error: unknown) => error);
+
+    // Assess
+    expect(outcome).toMatchObject({ code: 'UND_ERR_BODY_TIMEOUT' });
+    expect((outcome as Error).message).toBe(
+      'Atlas did not finish answering GET /api/atlas/v2/orgs/x/events within 400 ms',
+    );
+  });
+
   it('rejects when the connection closes before the body ends', async () => {
     const { origin, agent } = await serve((_req, res) => {
       res.writeHead(200, { 'content-type': 'application/json', 'content-length': '100' });

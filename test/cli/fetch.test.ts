@@ -1,3 +1,5 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { Writable } from 'node:stream';
 import { Command, CommanderError } from 'commander';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -229,6 +231,33 @@ describe('fetch api-keys and access-list', () => {
       `/api/public/v1.0/orgs/${ORG}/apiKeys/key-1/accessList`,
     );
   });
+});
+
+describe('fetch against a server that trickles its answers', () => {
+  it('gives up at its --timeout with the network exit code and says what to do', async () => {
+    // Prepare: headers at once, then one byte every 100 ms, forever.
+    const trickle = createServer((_request, response) => {
+      response.writeHead(200, { 'content-type': 'application/json' });
+      const drip = setInterval(() => response.write(' '), 100);
+      response.on('close', () => clearInterval(drip));
+    });
+    await new Promise<void>((resolve) => trickle.listen(0, '127.0.0.1', resolve));
+    const baseUrl = `http://127.0.0.1:${(trickle.address() as AddressInfo).port}`;
+
+    // Act
+    const result = await runFetch(
+      ['events', '--org', ORG, '--timeout', '2s', '--base-url', baseUrl, '--flavor', 'ops-manager'],
+      DIGEST_ENV,
+    ).finally(() => {
+      trickle.closeAllConnections();
+      trickle.close();
+    });
+
+    // Assess
+    expect(result.code).toBe(5);
+    expect(result.message).toContain('gave up after 2s (--timeout): Atlas answered too slowly');
+    expect(result.stdout).toBe('');
+  }, 30_000);
 });
 
 describe('fetch exit codes', () => {

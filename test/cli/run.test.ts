@@ -1,6 +1,8 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { copyFile, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -354,5 +356,108 @@ describe('atlas-audit-alerts run, as processes sharing a state file', () => {
     );
     expect(firstStatus).toBe(0);
     expect(firstStderr).toMatch(/\nSIGTERM: stopping\n$/);
+  });
+
+  describe('against a server that trickles its answers', () => {
+    let trickle: Server;
+    let trickleUrl: string;
+
+    beforeAll(async () => {
+      // Headers at once, then one byte every 100 ms, forever.
+      trickle = createServer((_request, response) => {
+        response.writeHead(200, { 'content-type': 'application/json' });
+        const drip = setInterval(() => response.write(' '), 100);
+        response.on('close', () => clearInterval(drip));
+      });
+      await new Promise<void>((resolve) => trickle.listen(0, '127.0.0.1', resolve));
+      trickleUrl = `http://127.0.0.1:${(trickle.address() as AddressInfo).port}`;
+    });
+
+    afterAll(async () => {
+      trickle.closeAllConnections();
+      await new Promise<void>((resolve) => trickle.close(() => resolve()));
+    });
+
+    /** A config with a one-second deadline margin, so that a tick of a few seconds can poll. */
+    async function trickleArgs(folder: string, ...extra: string[]): Promise<string[]> {
+      const config = join(folder, 'poller.yaml');
+      await writeFile(config, 'timing:\n  deadlineMarginSeconds: 1\n');
+      return [
+        'run',
+        '--config',
+        config,
+        '--base-url',
+        trickleUrl,
+        '--flavor',
+        'ops-manager',
+        '--org',
+        ORG,
+        '--state',
+        `file:${join(folder, 'state.json')}`,
+        '--notify',
+        `outbox:${join(folder, 'o.jsonl')}`,
+        ...extra,
+      ];
+    }
+
+    it('ends a single tick at its --tick-timeout, the source cut short and its cursor safe', async () => {
+      // Prepare
+      const folder = await workspace();
+
+      // Act
+      const result = await runPollCommand(await trickleArgs(folder, '--once', '--tick-timeout', '3s'), {
+        env: ENV,
+        cwd: folder,
+      });
+
+      // Assess
+      expect(result.stderr).toMatch(/stopped early \(deadline\): the rest is read on the next tick/);
+      expect(result.code).toBe(0);
+    }, 30_000);
+
+    it('keeps ticking every DURATION, each tick ended by its deadline, until a signal', async () => {
+      // Prepare
+      const folder = await workspace();
+      const signals = new ManualStopSignals();
+      const stderr = new CapturedOutput();
+      const ticks = (): number => stderr.text.match(/^tick /gm)?.length ?? 0;
+
+      // Act
+      const running = runPollCommand(await trickleArgs(folder, '--every', '3s'), {
+        env: ENV,
+        cwd: folder,
+        signals,
+        stderr,
+      });
+      await waitFor(() => ticks() >= 2, 'two ticks', 25_000);
+      signals.send('SIGINT');
+      const result = await running;
+
+      // Assess
+      expect(result.code).toBe(0);
+      expect(ticks()).toBeGreaterThanOrEqual(2);
+    }, 40_000);
+
+    it('stops a tick in progress within the grace of a SIGTERM', async () => {
+      // Prepare: a tick that would wait for the trickling server for ten minutes.
+      const folder = await workspace();
+      const signals = new ManualStopSignals();
+      const stderr = new CapturedOutput();
+
+      // Act
+      const running = runPollCommand(await trickleArgs(folder, '--every', '10m'), {
+        env: ENV,
+        cwd: folder,
+        signals,
+        stderr,
+      });
+      await waitFor(() => /a tick every 10m/.test(stderr.text), 'the run to start');
+      signals.send('SIGTERM');
+      const result = await running;
+
+      // Assess
+      expect(result.stderr).toMatch(/SIGTERM: finishing the current tick for up to 5 s, then stopping\n/);
+      expect(result.stderr).toMatch(/SIGTERM: stopping now; unfinished sources keep their cursors/);
+    }, 30_000);
   });
 });
