@@ -1,8 +1,6 @@
-import { readFile } from 'node:fs/promises';
 import { relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Command } from 'commander';
-import type { AtlasEvent } from '../../shared/atlas/types.js';
 import {
   collectRuleTests,
   createRuleEngine,
@@ -13,7 +11,8 @@ import {
   type RulePack,
   ruleFileJsonSchema,
 } from '../../shared/rules/index.js';
-import { CommandFailed, UsageError } from '../errors.js';
+import { CommandFailed } from '../errors.js';
+import { readEventsFile } from '../events-file.js';
 
 /** The default rule pack shipped with the command. */
 const BUILT_IN_RULES = fileURLToPath(new URL('../../rules/', import.meta.url));
@@ -70,8 +69,7 @@ export function registerRulesCommand(program: Command): void {
     .option('--rules <paths...>', 'rule files or directories (default: the built-in rules)')
     .action(async (options: { events: string; rules?: string[] }) => {
       const pack = await loadOrReport(options.rules ?? []);
-      const source = options.events === '-' ? 'stdin' : options.events;
-      const { events, warnings } = parseEvents(await readEventsText(options.events), source);
+      const { events, warnings } = await readEventsFile(options.events);
       for (const warning of warnings) process.stderr.write(`atlas-audit-alerts: ${warning}\n`);
       const engine = createRuleEngine({ pack, counters: new MemoryCounterStore() });
       const alerts = await engine.evaluate(events);
@@ -110,69 +108,6 @@ async function loadOrReport(paths: readonly string[]): Promise<RulePack> {
     );
     throw new CommandFailed('');
   }
-}
-
-async function readEventsText(file: string): Promise<string> {
-  try {
-    if (file === '-') {
-      const chunks: Buffer[] = [];
-      for await (const chunk of process.stdin) chunks.push(Buffer.from(chunk as Uint8Array));
-      return Buffer.concat(chunks).toString('utf8');
-    }
-    return await readFile(file, 'utf8');
-  } catch (error) {
-    const reason = (error as { code?: unknown }).code === 'ENOENT' ? 'no such file' : String(error);
-    throw new UsageError(`cannot read the events file ${file}: ${reason}`, { cause: error });
-  }
-}
-
-/**
- * Events from a JSON array, an Atlas events page (`{"results": [...]}`), a single event object, or JSON
- * Lines; with a warning for each entry that no rule can read.
- */
-function parseEvents(text: string, file: string): { events: AtlasEvent[]; warnings: string[] } {
-  let entries: unknown[];
-  const trimmed = text.trim();
-  try {
-    const whole: unknown = trimmed === '' ? [] : JSON.parse(trimmed);
-    entries = Array.isArray(whole) ? whole : hasResults(whole) ? whole.results : [whole];
-  } catch {
-    entries = trimmed.split('\n').flatMap((line, index) => {
-      if (line.trim() === '') return [];
-      try {
-        return [JSON.parse(line) as unknown];
-      } catch (error) {
-        throw new UsageError(
-          `${file} line ${index + 1} is not JSON (${error instanceof Error ? error.message : String(error)}): give JSON Lines, a JSON array or an Atlas events page`,
-        );
-      }
-    });
-  }
-  const events: AtlasEvent[] = [];
-  const warnings: string[] = [];
-  entries.forEach((entry, index) => {
-    if (typeof entry !== 'object' || entry === null || Array.isArray(entry)) {
-      warnings.push(`${file} entry ${index + 1} is not an object: skipped`);
-      return;
-    }
-    const event = entry as AtlasEvent;
-    if (typeof event.eventTypeName !== 'string') {
-      const lowerCased = Object.keys(event).some((key) => key !== key.toLowerCase())
-        ? ''
-        : ' and its keys are all lower case (Atlas spells them camelCase, such as eventTypeName)';
-      warnings.push(
-        `${file} entry ${index + 1} (id ${String(event.id ?? 'none')}) has no eventTypeName${lowerCased}: only rules that name no event type can match it`,
-      );
-    }
-    events.push(event);
-  });
-  return { events, warnings };
-}
-
-function hasResults(value: unknown): value is { results: unknown[] } {
-  return (
-    typeof value === 'object' && value !== null && Array.isArray((value as { results?: unknown }).results)
-  );
 }
 
 function displayPath(file: string): string {
