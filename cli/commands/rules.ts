@@ -13,12 +13,17 @@ import {
 } from '../../shared/rules/index.js';
 import { CommandFailed } from '../errors.js';
 import { readEventsFile } from '../events-file.js';
+import type { PollCommandIo } from '../poll-command-io.js';
+import { registerReplayCommand } from './replay.js';
 
 /** The default rule pack shipped with the command. */
 const BUILT_IN_RULES = fileURLToPath(new URL('../../rules/', import.meta.url));
 
-/** Registers the `rules` command: validate, test and evaluate rule files, and print their schema. */
-export function registerRulesCommand(program: Command): void {
+/**
+ * Registers the `rules` command: validate, test, evaluate and replay rule files, and print their
+ * schema. `io` replaces the process's streams and environment for `rules replay` (tests).
+ */
+export function registerRulesCommand(program: Command, io?: PollCommandIo): void {
   const rules = program
     .command('rules')
     .description('Validate, test and try out rule files (the built-in rules/ directory by default).');
@@ -86,6 +91,8 @@ export function registerRulesCommand(program: Command): void {
       }
       process.stderr.write(`${plural(alerts.length, 'alert')} from ${plural(events.length, 'event')}\n`);
     });
+
+  registerReplayCommand(rules, { loadPack: loadOrReport, ...(io === undefined ? {} : { io }) });
 
   rules
     .command('schema')

@@ -59,8 +59,8 @@ export interface ReplayRulesOptions {
  * Evaluates a pack over events as a poll tick would, with state kept in memory only: threshold and
  * suppression rules count from nothing and use each event's `created` as their clock. Counts, per
  * rule, the events its match accepts and the alerts it raises, and keeps the alerts of each event
- * for {@link compareReplays}. An event that makes evaluation throw is recorded in `failures` and the
- * replay goes on with the next one.
+ * for {@link compareReplays}. An event that makes evaluation throw is recorded in `failures`, counts
+ * toward no rule, and the replay goes on with the next one.
  *
  * Matches are counted by a second engine over the same rules without `threshold` and `suppress`,
  * which alerts once for every event a rule's match accepts.
