@@ -1,4 +1,5 @@
-import type { AtlasClient, AtlasEvent } from '../shared/atlas/index.js';
+import type { AtlasClient, AtlasEvent, AtlasList } from '../shared/atlas/index.js';
+import { mapWithConcurrency } from '../shared/bounded-concurrency.js';
 import { compareKeyedEvents, keyEvent } from '../shared/poll/index.js';
 
 /** Which Atlas sources a replay reads. */
@@ -24,6 +25,8 @@ export interface ReadReplayEventsOptions {
   /** Milliseconds since the epoch, both inclusive. */
   from: number;
   to: number;
+  /** Sources read at once. Default 4, as a poll tick. */
+  concurrency?: number;
   /** After each page of a source: the pages and events read from it so far. */
   onPage?: (read: ReplaySourceRead) => void;
   /** After the last page of a source. */
@@ -32,7 +35,7 @@ export interface ReadReplayEventsOptions {
 
 /** What {@link readReplayEvents} read. */
 export interface ReplayEventsRead {
-  /** In the order Atlas listed them, source after source. */
+  /** In the order Atlas listed them, source after source in the order of the selection. */
   events: AtlasEvent[];
   sources: ReplaySourceRead[];
 }
@@ -40,7 +43,7 @@ export interface ReplayEventsRead {
 /**
  * Reads the events a replay evaluates from Atlas: the events of each organization, of each project,
  * and with `allProjects` of every project each organization lists (`/orgs/{orgId}/groups`), each
- * source once, one after the other, every page, created within `[from, to]`. Events are read as a
+ * source once, a few at a time, every page, created within `[from, to]`. Events are read as a
  * poll tick reads them (without `includeRaw`), so the rules see what the poller would.
  *
  * @throws The Atlas client's errors (AtlasAuthError, AtlasNotFoundError, AtlasRateLimitError after its
@@ -53,10 +56,10 @@ export interface ReplayEventsRead {
  */
 export async function readReplayEvents(options: ReadReplayEventsOptions): Promise<ReplayEventsRead> {
   const { atlas, selection } = options;
-  const sources = new Map<string, () => ReturnType<AtlasClient['listOrgEvents']>>();
-  const filter = { minDate: new Date(options.from), maxDate: new Date(options.to) };
+  const sources = new Map<string, (signal: AbortSignal) => AtlasList<AtlasEvent>>();
+  const window = { minDate: new Date(options.from), maxDate: new Date(options.to) };
   for (const orgId of selection.orgIds) {
-    sources.set(`org:${orgId}`, () => atlas.listOrgEvents(orgId, filter));
+    sources.set(`org:${orgId}`, (signal) => atlas.listOrgEvents(orgId, { ...window, signal }));
   }
   const projectIds = [...selection.projectIds];
   if (selection.allProjects) {
@@ -66,22 +69,37 @@ export async function readReplayEvents(options: ReadReplayEventsOptions): Promis
   }
   for (const projectId of projectIds) {
     const name = `project:${projectId}`;
-    if (!sources.has(name)) sources.set(name, () => atlas.listProjectEvents(projectId, filter));
-  }
-  const events: AtlasEvent[] = [];
-  const reads: ReplaySourceRead[] = [];
-  for (const [source, list] of sources) {
-    const read: ReplaySourceRead = { source, pages: 0, events: 0 };
-    for await (const page of list().pages()) {
-      read.pages = page.pageNum;
-      read.events += page.items.length;
-      events.push(...page.items);
-      options.onPage?.({ ...read });
+    if (!sources.has(name)) {
+      sources.set(name, (signal) => atlas.listProjectEvents(projectId, { ...window, signal }));
     }
-    reads.push(read);
-    options.onSource?.({ ...read });
   }
-  return { events, sources: reads };
+  // The first failure stops the other sources' reads: the replay fails as a whole.
+  const stop = new AbortController();
+  const results = await mapWithConcurrency(
+    [...sources],
+    options.concurrency ?? 4,
+    async ([source, list]): Promise<{ read: ReplaySourceRead; events: AtlasEvent[] }> => {
+      const read: ReplaySourceRead = { source, pages: 0, events: 0 };
+      const events: AtlasEvent[] = [];
+      try {
+        for await (const page of list(stop.signal).pages()) {
+          read.pages = page.pageNum;
+          read.events += page.items.length;
+          events.push(...page.items);
+          options.onPage?.({ ...read });
+        }
+      } catch (error) {
+        stop.abort(error);
+        throw error;
+      }
+      options.onSource?.({ ...read });
+      return { read, events };
+    },
+  );
+  return {
+    events: results.flatMap((result) => result.events),
+    sources: results.map((result) => result.read),
+  };
 }
 
 /** What {@link orderReplayEvents} gives. */

@@ -223,8 +223,30 @@ describe('rules replay from Atlas', () => {
     expect(result.stderr).not.toContain(CREDENTIALS.privateKey);
   });
 
-  it('fails with exit 4 for a project Atlas does not know', async () => {
-    const result = await replay(['--base-url', sim.baseUrl, '--project', '64b5ca17f1a3d40012ab3d99']);
+  it('reads with a service account as well as with an API key', async () => {
+    const account = sim.serviceAccount;
+    if (account === undefined) expect.fail('the default seed has a service account');
+
+    const result = await replay(['--base-url', sim.baseUrl, '--org', ORG, '--since', '2h', '--json'], {
+      env: { MONGODB_ATLAS_CLIENT_ID: account.clientId, MONGODB_ATLAS_CLIENT_SECRET: account.clientSecret },
+    });
+
+    expect(result.code).toBe(0);
+    expect(summaryOf(result.stdout).events).toBe(25);
+    expect(result.stderr).not.toContain(account.clientSecret);
+  });
+
+  it('fails with exit 4 for a project Atlas does not know, even among projects it knows', async () => {
+    const result = await replay([
+      '--base-url',
+      sim.baseUrl,
+      '--project',
+      PAYMENTS_PROD,
+      '--project',
+      '64b5ca17f1a3d40012ab3d99',
+      '--project',
+      PAYMENTS_STAGING,
+    ]);
 
     expect(result.code).toBe(4);
     expect(result.stdout).toBe('');
