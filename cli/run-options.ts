@@ -214,7 +214,15 @@ const FLAG_OF_PATH: Readonly<Record<string, string>> = {
   concurrency: '--concurrency',
 };
 
-function collectIds(flag: string): (value: string, previous: string[] | undefined) => string[] {
+/**
+ * A commander parser for a flag that takes Atlas ids, repeated or comma-separated, each checked.
+ *
+ * @example
+ * ```ts
+ * command.option('--org <ids...>', 'organization ids', collectIds('--org'));
+ * ```
+ */
+export function collectIds(flag: string): (value: string, previous: string[] | undefined) => string[] {
   return (value, previous) => {
     const ids = value
       .split(',')

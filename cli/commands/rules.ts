@@ -1,8 +1,6 @@
-import { readFile } from 'node:fs/promises';
 import { relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Command } from 'commander';
-import type { AtlasEvent } from '../../shared/atlas/types.js';
 import {
   collectRuleTests,
   createRuleEngine,
@@ -13,13 +11,19 @@ import {
   type RulePack,
   ruleFileJsonSchema,
 } from '../../shared/rules/index.js';
-import { CommandFailed, UsageError } from '../errors.js';
+import { CommandFailed } from '../errors.js';
+import { readEventsFile } from '../events-file.js';
+import type { PollCommandIo } from '../poll-command-io.js';
+import { registerReplayCommand } from './replay.js';
 
 /** The default rule pack shipped with the command. */
 const BUILT_IN_RULES = fileURLToPath(new URL('../../rules/', import.meta.url));
 
-/** Registers the `rules` command: validate, test and evaluate rule files, and print their schema. */
-export function registerRulesCommand(program: Command): void {
+/**
+ * Registers the `rules` command: validate, test, evaluate and replay rule files, and print their
+ * schema. `io` replaces the process's streams and environment for `rules replay` (tests).
+ */
+export function registerRulesCommand(program: Command, io?: PollCommandIo): void {
   const rules = program
     .command('rules')
     .description('Validate, test and try out rule files (the built-in rules/ directory by default).');
@@ -70,8 +74,7 @@ export function registerRulesCommand(program: Command): void {
     .option('--rules <paths...>', 'rule files or directories (default: the built-in rules)')
     .action(async (options: { events: string; rules?: string[] }) => {
       const pack = await loadOrReport(options.rules ?? []);
-      const source = options.events === '-' ? 'stdin' : options.events;
-      const { events, warnings } = parseEvents(await readEventsText(options.events), source);
+      const { events, warnings } = await readEventsFile(options.events);
       for (const warning of warnings) process.stderr.write(`atlas-audit-alerts: ${warning}\n`);
       const engine = createRuleEngine({ pack, counters: new MemoryCounterStore() });
       const alerts = await engine.evaluate(events);
@@ -88,6 +91,8 @@ export function registerRulesCommand(program: Command): void {
       }
       process.stderr.write(`${plural(alerts.length, 'alert')} from ${plural(events.length, 'event')}\n`);
     });
+
+  registerReplayCommand(rules, { loadPack: loadOrReport, ...(io === undefined ? {} : { io }) });
 
   rules
     .command('schema')
@@ -110,69 +115,6 @@ async function loadOrReport(paths: readonly string[]): Promise<RulePack> {
     );
     throw new CommandFailed('');
   }
-}
-
-async function readEventsText(file: string): Promise<string> {
-  try {
-    if (file === '-') {
-      const chunks: Buffer[] = [];
-      for await (const chunk of process.stdin) chunks.push(Buffer.from(chunk as Uint8Array));
-      return Buffer.concat(chunks).toString('utf8');
-    }
-    return await readFile(file, 'utf8');
-  } catch (error) {
-    const reason = (error as { code?: unknown }).code === 'ENOENT' ? 'no such file' : String(error);
-    throw new UsageError(`cannot read the events file ${file}: ${reason}`, { cause: error });
-  }
-}
-
-/**
- * Events from a JSON array, an Atlas events page (`{"results": [...]}`), a single event object, or JSON
- * Lines; with a warning for each entry that no rule can read.
- */
-function parseEvents(text: string, file: string): { events: AtlasEvent[]; warnings: string[] } {
-  let entries: unknown[];
-  const trimmed = text.trim();
-  try {
-    const whole: unknown = trimmed === '' ? [] : JSON.parse(trimmed);
-    entries = Array.isArray(whole) ? whole : hasResults(whole) ? whole.results : [whole];
-  } catch {
-    entries = trimmed.split('\n').flatMap((line, index) => {
-      if (line.trim() === '') return [];
-      try {
-        return [JSON.parse(line) as unknown];
-      } catch (error) {
-        throw new UsageError(
-          `${file} line ${index + 1} is not JSON (${error instanceof Error ? error.message : String(error)}): give JSON Lines, a JSON array or an Atlas events page`,
-        );
-      }
-    });
-  }
-  const events: AtlasEvent[] = [];
-  const warnings: string[] = [];
-  entries.forEach((entry, index) => {
-    if (typeof entry !== 'object' || entry === null || Array.isArray(entry)) {
-      warnings.push(`${file} entry ${index + 1} is not an object: skipped`);
-      return;
-    }
-    const event = entry as AtlasEvent;
-    if (typeof event.eventTypeName !== 'string') {
-      const lowerCased = Object.keys(event).some((key) => key !== key.toLowerCase())
-        ? ''
-        : ' and its keys are all lower case (Atlas spells them camelCase, such as eventTypeName)';
-      warnings.push(
-        `${file} entry ${index + 1} (id ${String(event.id ?? 'none')}) has no eventTypeName${lowerCased}: only rules that name no event type can match it`,
-      );
-    }
-    events.push(event);
-  });
-  return { events, warnings };
-}
-
-function hasResults(value: unknown): value is { results: unknown[] } {
-  return (
-    typeof value === 'object' && value !== null && Array.isArray((value as { results?: unknown }).results)
-  );
 }
 
 function displayPath(file: string): string {

@@ -21,4 +21,5 @@ export { renderSlackPreview } from './slack-preview.js';
 export { buildSnsEntry, type SnsEntry, type SnsEntryOptions } from './sns-entry.js';
 export { SnsNotifier, type SnsNotifierOptions, type SnsRetryOptions } from './sns-notifier.js';
 export { formatSubject } from './subject.js';
+export { cleanLine } from './text-cleaning.js';
 export { assertValidSnsEntry, type SnsEntryValidation, validateSnsEntry } from './validate-sns-entry.js';

@@ -1,4 +1,5 @@
 export { AlertDeliveryError, PollConfigError, PollError, TickDeadlineError } from './errors.js';
+export { compareKeyedEvents, eventKey, type KeyedEvent, keyEvent } from './event-order.js';
 export { METRICS_NAMESPACE, METRICS_SERVICE, MetricName, type MetricNameValue } from './metric-names.js';
 export { emitTickMetrics, type MetricsSink, type MetricUnitName } from './metrics-sink.js';
 export {

@@ -37,6 +37,23 @@ export {
 export { MemoryCounterStore } from './memory-counter-store.js';
 export { formatRuleProblems } from './problem-format.js';
 export {
+  emptySeverityCounts,
+  type ReplayedAlert,
+  type ReplayFailure,
+  type ReplayRulesOptions,
+  type RuleReplay,
+  type RuleReplayCount,
+  replayRules,
+  type SeverityCounts,
+} from './replay.js';
+export {
+  type AlertChange,
+  type AlertChangeKind,
+  compareReplays,
+  type ReplayComparison,
+  type RuleComparison,
+} from './replay-comparison.js';
+export {
   deserializeRulePack,
   type PackedRule,
   type RuleOrigin,

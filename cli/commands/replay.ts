@@ -1,0 +1,238 @@
+import type { Command } from 'commander';
+import { AtlasClient, type AtlasEvent } from '../../shared/atlas/index.js';
+import { systemClock } from '../../shared/clock.js';
+import { compareReplays, type RulePack, replayRules } from '../../shared/rules/index.js';
+import {
+  ATLAS_CREDENTIAL_ENV,
+  type AtlasCommandOptions,
+  addAtlasOptions,
+  resolveAtlasClientOptions,
+} from '../atlas-options.js';
+import { CommandFailed, UsageError } from '../errors.js';
+import { readEventsFile } from '../events-file.js';
+import { type PollCommandIo, processCommandIo } from '../poll-command-io.js';
+import { orderReplayEvents, readReplayEvents } from '../replay-events.js';
+import { createReplayProgress } from '../replay-progress.js';
+import { formatReplayTable, type ReplayInput, type ReplayReport, replayJsonLines } from '../replay-report.js';
+import { collectIds } from '../run-options.js';
+import { parseSince, type SinceValue, sinceInstant } from '../since-option.js';
+
+interface ReplayOptions extends AtlasCommandOptions {
+  rules?: string[];
+  compare?: string[];
+  events?: string;
+  org?: string[];
+  project?: string[];
+  allProjects?: boolean;
+  since?: SinceValue;
+  json?: boolean;
+}
+
+/** Options of {@link registerReplayCommand}. */
+export interface RegisterReplayCommandOptions {
+  /**
+   * Loads the rule set named by rule paths (the built-in rules for none), as the other `rules`
+   * commands load theirs; on invalid rules it prints the problems and throws.
+   */
+  loadPack: (paths: readonly string[]) => Promise<RulePack>;
+  /** The process's own streams and environment by default. */
+  io?: PollCommandIo;
+}
+
+/** How far back a replay from Atlas reads when `--since` is not given. */
+const DEFAULT_SINCE: SinceValue = { kind: 'ago', ms: 7 * 86_400_000 };
+
+/** The Atlas flags (`addAtlasOptions`), by option name, as the command line spells them. */
+const ATLAS_FLAGS: Readonly<Record<string, string>> = {
+  baseUrl: '--base-url',
+  flavor: '--flavor',
+  allowInsecureHttp: '--allow-insecure-http',
+  maxAttempts: '--max-attempts',
+};
+
+/**
+ * Registers `rules replay` under the `rules` command: evaluates a rule set over past events, read
+ * from Atlas (`--org`, `--project`, `--all-projects`, `--since`, the credentials and Atlas flags of
+ * `run`) or from a file (`--events`), with state in memory only and nothing delivered, and prints
+ * per rule the events matched and the alerts raised, and the alerts by severity. With `--compare` it
+ * evaluates a second rule set over the same events, shows both side by side and lists every event
+ * whose alerts changed. A table by default, JSON Lines with `--json`; progress and warnings on
+ * stderr. Exit 0, or 1 when an event could not be evaluated (the report says which).
+ *
+ * @example
+ * ```sh
+ * atlas-audit-alerts rules replay --org 5f4e3d2c1b0a998877665544 --all-projects --since 7d --compare my-rules
+ * ```
+ */
+export function registerReplayCommand(rules: Command, options: RegisterReplayCommandOptions): void {
+  addAtlasOptions(
+    rules
+      .command('replay')
+      .description(
+        'Evaluate rules over past events from Atlas or a file, writing no state and sending nothing: per rule the events matched and the alerts raised; with --compare, a second rule set side by side and the events whose alerts change.',
+      )
+      .option('--rules <paths...>', 'rule files or directories (default: the built-in rules)')
+      .option(
+        '--compare <paths...>',
+        'a second rule set to evaluate over the same events and compare with --rules',
+      )
+      .option(
+        '--events <file>',
+        'replay this file instead of reading Atlas: JSON Lines, a JSON array or an Atlas events page; - for stdin',
+      )
+      .option('--org <ids...>', 'read the events of these organizations', collectIds('--org'))
+      .option('--project <ids...>', 'read the events of these projects', collectIds('--project'))
+      .option('--all-projects', 'also read the events of every project of each --org')
+      .option(
+        '--since <when>',
+        'read events created since a duration ago (7d, 12h) or an ISO-8601 instant (default 7d)',
+        parseSince,
+      )
+      .option('--json', 'print JSON Lines instead of a table'),
+  )
+    .addHelpText(
+      'after',
+      `
+Credentials for Atlas come from the environment, as for run: ${ATLAS_CREDENTIAL_ENV.publicKey} and
+${ATLAS_CREDENTIAL_ENV.privateKey} (an API key), or ${ATLAS_CREDENTIAL_ENV.clientId} and ${ATLAS_CREDENTIAL_ENV.clientSecret}.
+
+Examples:
+  atlas-audit-alerts rules replay --org 5f4e3d2c1b0a998877665544 --all-projects --since 7d
+  atlas-audit-alerts rules replay --events events.jsonl --rules rules --compare my-rules
+  atlas-audit-alerts rules replay --project 5f4e3d2c1b0a998877665545 --since 2024-05-01 --json`,
+    )
+    .action(async (flags: ReplayOptions, command: Command) => {
+      const io = options.io ?? processCommandIo();
+      checkFlags(flags, command);
+      const rulesPack = await options.loadPack(flags.rules ?? []);
+      const comparePack = flags.compare === undefined ? undefined : await options.loadPack(flags.compare);
+      const progress = createReplayProgress(io.stderr);
+      let read: { events: AtlasEvent[]; input: ReplayInput };
+      try {
+        read =
+          flags.events !== undefined
+            ? await readFromFile(flags.events, progress.note)
+            : await readFromAtlas(flags, io, progress);
+      } finally {
+        progress.done();
+      }
+      const { events, duplicates } = orderReplayEvents(read.events);
+      if (duplicates > 0) {
+        progress.note(
+          `${duplicates} ${duplicates === 1 ? 'event repeats' : 'events repeat'} the id of an earlier one: each id is evaluated once, as the poller does`,
+        );
+      }
+      const report: ReplayReport = {
+        input: read.input,
+        events,
+        rules: { label: labelOf(flags.rules), replay: await replayRules({ pack: rulesPack, events }) },
+      };
+      if (comparePack !== undefined) {
+        const replay = await replayRules({ pack: comparePack, events });
+        report.compare = {
+          label: labelOf(flags.compare),
+          replay,
+          comparison: compareReplays(report.rules.replay, replay),
+        };
+      }
+      io.stdout.write(
+        flags.json
+          ? replayJsonLines(report)
+              .map((line) => `${JSON.stringify(line)}\n`)
+              .join('')
+          : formatReplayTable(report),
+      );
+      progress.note(closingLine(report));
+      const failed = report.rules.replay.failures.length + (report.compare?.replay.failures.length ?? 0);
+      if (failed > 0) {
+        throw new CommandFailed(
+          `${failed} ${failed === 1 ? 'evaluation' : 'evaluations'} of an event failed: the report lists the events and what went wrong`,
+        );
+      }
+    });
+}
+
+/**
+ * Refuses flag combinations that cannot mean anything: a file and Atlas sources at once, Atlas flags
+ * with a file, neither a file nor a source, `--all-projects` without an organization.
+ */
+function checkFlags(flags: ReplayOptions, command: Command): void {
+  const atlasSources = [
+    ...(flags.org === undefined ? [] : ['--org']),
+    ...(flags.project === undefined ? [] : ['--project']),
+    ...(flags.allProjects ? ['--all-projects'] : []),
+    ...(flags.since === undefined ? [] : ['--since']),
+  ];
+  if (flags.events !== undefined) {
+    const atlasFlags = Object.entries(ATLAS_FLAGS)
+      .filter(([name]) => command.getOptionValueSource(name) === 'cli')
+      .map(([, flag]) => flag);
+    const ignored = [...atlasSources, ...atlasFlags];
+    if (ignored.length > 0) {
+      throw new UsageError(
+        `--events replays a file, and ${ignored.join(', ')} ${ignored.length === 1 ? 'is' : 'are'} for reading Atlas: give --events alone, or drop it to read from Atlas`,
+      );
+    }
+    return;
+  }
+  if (flags.org === undefined && flags.project === undefined) {
+    throw new UsageError(
+      'nothing to replay: give --events FILE, or --org ID and/or --project ID to read from Atlas (--all-projects adds every project of each org)',
+    );
+  }
+  if (flags.allProjects && flags.org === undefined) {
+    throw new UsageError('--all-projects reads the projects of each --org: give at least one --org ID');
+  }
+}
+
+async function readFromFile(
+  path: string,
+  note: (text: string) => void,
+): Promise<{ events: AtlasEvent[]; input: ReplayInput }> {
+  const { events, warnings } = await readEventsFile(path);
+  for (const warning of warnings) note(`atlas-audit-alerts: ${warning}`);
+  return { events, input: { kind: 'file', path: path === '-' ? 'stdin' : path } };
+}
+
+async function readFromAtlas(
+  flags: ReplayOptions,
+  io: PollCommandIo,
+  progress: ReturnType<typeof createReplayProgress>,
+): Promise<{ events: AtlasEvent[]; input: ReplayInput }> {
+  const atlas = resolveAtlasClientOptions(flags, io.env);
+  const to = systemClock.now();
+  const from = sinceInstant(flags.since ?? DEFAULT_SINCE, to);
+  if (from >= to) {
+    throw new UsageError('--since is not in the past: give an earlier instant or a duration such as 7d');
+  }
+  const client = new AtlasClient({ ...atlas, logger: progress.logger });
+  try {
+    const { events, sources } = await readReplayEvents({
+      atlas: client,
+      selection: {
+        orgIds: flags.org ?? [],
+        projectIds: flags.project ?? [],
+        allProjects: flags.allProjects === true,
+      },
+      from,
+      to,
+      onPage: (read) => progress.page(read),
+      onSource: (read) => progress.source(read),
+    });
+    return { events, input: { kind: 'atlas', sources: sources.map((read) => read.source), from, to } };
+  } finally {
+    await client.close();
+  }
+}
+
+function labelOf(paths: readonly string[] | undefined): string {
+  return paths === undefined || paths.length === 0 ? 'built-in rules' : paths.join(' ');
+}
+
+function closingLine(report: ReplayReport): string {
+  const events = `${report.events.length} ${report.events.length === 1 ? 'event' : 'events'}`;
+  const alerts = (count: number): string => `${count} ${count === 1 ? 'alert' : 'alerts'}`;
+  const { compare } = report;
+  if (compare === undefined) return `Replayed ${events}: ${alerts(report.rules.replay.alerts)}`;
+  return `Replayed ${events}: ${alerts(report.rules.replay.alerts)} with --rules, ${alerts(compare.replay.alerts)} with --compare; ${compare.comparison.eventsChanged} ${compare.comparison.eventsChanged === 1 ? 'event' : 'events'} changed`;
+}

@@ -1,0 +1,98 @@
+import { readFile } from 'node:fs/promises';
+import type { AtlasEvent } from '../shared/atlas/types.js';
+import { UsageError } from './errors.js';
+
+/** The events of a file, and a warning for each entry no rule can read. */
+export interface EventsFile {
+  events: AtlasEvent[];
+  warnings: string[];
+}
+
+/**
+ * Reads the events `rules eval` and `rules replay` take with `--events`: JSON Lines, a JSON array of
+ * events, an Atlas events page (`{"results": [...]}`) or a single event object, from a file or from
+ * stdin (`-`). Entries that are not objects are skipped with a warning; events without an
+ * `eventTypeName` are kept, with a warning that only rules naming no event type can match them.
+ *
+ * @throws UsageError when the file cannot be read, or a line of JSON Lines is not JSON (naming the
+ *   line).
+ * @example
+ * ```ts
+ * const { events, warnings } = await readEventsFile('events.jsonl');
+ * ```
+ */
+export async function readEventsFile(file: string): Promise<EventsFile> {
+  const source = file === '-' ? 'stdin' : file;
+  return parseEvents(await readEventsText(file), source);
+}
+
+async function readEventsText(file: string): Promise<string> {
+  try {
+    if (file === '-') {
+      const chunks: Buffer[] = [];
+      for await (const chunk of process.stdin) chunks.push(Buffer.from(chunk as Uint8Array));
+      return Buffer.concat(chunks).toString('utf8');
+    }
+    return await readFile(file, 'utf8');
+  } catch (error) {
+    throw new UsageError(`cannot read the events file ${file}: ${readFailure(error)}`, { cause: error });
+  }
+}
+
+function readFailure(error: unknown): string {
+  switch ((error as { code?: unknown }).code) {
+    case 'ENOENT':
+      return 'no such file';
+    case 'EISDIR':
+      return 'it is a directory; give a file of events';
+    case 'EACCES':
+      return 'permission denied';
+    default:
+      return error instanceof Error ? error.message : String(error);
+  }
+}
+
+function parseEvents(text: string, file: string): EventsFile {
+  let entries: unknown[];
+  const trimmed = text.trim();
+  try {
+    const whole: unknown = trimmed === '' ? [] : JSON.parse(trimmed);
+    entries = Array.isArray(whole) ? whole : hasResults(whole) ? whole.results : [whole];
+  } catch {
+    entries = trimmed.split('\n').flatMap((line, index) => {
+      if (line.trim() === '') return [];
+      try {
+        return [JSON.parse(line) as unknown];
+      } catch (error) {
+        throw new UsageError(
+          `${file} line ${index + 1} is not JSON (${error instanceof Error ? error.message : String(error)}): give JSON Lines, a JSON array or an Atlas events page`,
+        );
+      }
+    });
+  }
+  const events: AtlasEvent[] = [];
+  const warnings: string[] = [];
+  entries.forEach((entry, index) => {
+    if (typeof entry !== 'object' || entry === null || Array.isArray(entry)) {
+      warnings.push(`${file} entry ${index + 1} is not an object: skipped`);
+      return;
+    }
+    const event = entry as AtlasEvent;
+    if (typeof event.eventTypeName !== 'string') {
+      const lowerCased = Object.keys(event).some((key) => key !== key.toLowerCase())
+        ? ''
+        : ' and its keys are all lower case (Atlas spells them camelCase, such as eventTypeName)';
+      warnings.push(
+        `${file} entry ${index + 1} (id ${String(event.id ?? 'none')}) has no eventTypeName${lowerCased}: only rules that name no event type can match it`,
+      );
+    }
+    events.push(event);
+  });
+  return { events, warnings };
+}
+
+function hasResults(value: unknown): value is { results: unknown[] } {
+  return (
+    typeof value === 'object' && value !== null && Array.isArray((value as { results?: unknown }).results)
+  );
+}
