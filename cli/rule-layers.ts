@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { isAbsolute, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { BUILTIN_LAYER, loadRulePack, type RulePack } from '../shared/rules/index.js';
 
@@ -24,9 +25,15 @@ export const PACK_VERSION: string | undefined = readPackageVersion();
 export async function loadRuleLayers(paths: readonly string[]): Promise<RulePack> {
   return loadRulePack({
     paths: paths.length === 0 ? DEFAULT_RULE_LAYERS : paths,
-    builtinDirectory: BUILT_IN_RULES,
+    builtinDirectory: shownPath(BUILT_IN_RULES),
     version: PACK_VERSION,
   });
+}
+
+/** Messages name the built-in files as the person running the command sees them: relative to where they are. */
+function shownPath(path: string): string {
+  const fromHere = relative(process.cwd(), path);
+  return fromHere === '' || fromHere.startsWith('..') || isAbsolute(fromHere) ? path : `${fromHere}/`;
 }
 
 function readPackageVersion(): string | undefined {
