@@ -11,7 +11,6 @@ import {
   MemoryCounterStore,
   RuleLoadError,
   type RulePack,
-  SERIALIZED_PACK_FILE,
 } from '../../shared/rules/index.js';
 import { synthesizeDeployment } from './support/deployment.js';
 import { cdkJsonContext, createTestWorkspace, PROJECT_ROOT, VALID_RULE_FILE } from './support/workspace.js';
