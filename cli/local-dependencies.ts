@@ -12,9 +12,10 @@ import {
   SnsNotifier,
 } from '../shared/notify/index.js';
 import { ProjectDiscoveryCache, type TickDependencies } from '../shared/poll/index.js';
-import { createRuleEngine, loadRulePack } from '../shared/rules/index.js';
+import { createRuleEngine } from '../shared/rules/index.js';
 import { DynamoDbStateStore, FileStateStore, type StateStore } from '../shared/state/index.js';
 import { UsageError } from './errors.js';
+import { loadRuleLayers } from './rule-layers.js';
 import type { RunSettings } from './run-options.js';
 
 /**
@@ -68,7 +69,7 @@ export interface LocalPoll {
  */
 export async function openLocalPoll(options: OpenLocalPollOptions): Promise<LocalPoll> {
   const { settings, clock, logger } = options;
-  const pack = await loadRulePack({ paths: settings.rules });
+  const pack = await loadRuleLayers(settings.rules);
   const consoleLinks =
     options.consoleLinks === null
       ? undefined

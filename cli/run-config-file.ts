@@ -3,13 +3,14 @@ import { dirname, isAbsolute, resolve } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
 import { describeSettingIssue, type PollerConfig, pollerConfigSchema } from '../shared/poll/index.js';
+import { BUILTIN_LAYER } from '../shared/rules/index.js';
 import { parseDurationText } from './duration-option.js';
 import { UsageError } from './errors.js';
 import { type NotifyTarget, parseNotifyTarget, parseStateTarget, type StateTarget } from './run-targets.js';
 
 /** The settings only local runs have, under `local:` in a config file. */
 const localSettingsSchema = z.strictObject({
-  /** Rule files or directories, relative to the config file. */
+  /** Rule layers in order: files or directories relative to the config file, `builtin` for the built-in pack. */
   rules: z.array(z.string().min(1)).min(1).optional(),
   /** `file:PATH` (relative to the config file) or `dynamodb:TABLE`. */
   state: z.string().min(1).optional(),
@@ -99,7 +100,9 @@ export async function readRunConfigFile(options: { path: string }): Promise<RunC
   const baseDirectory = dirname(path);
   const result: RunConfigFile = { path, config: pollerConfigSchema.parse(config) };
   if (local?.rules !== undefined) {
-    result.rules = local.rules.map((rule) => (isAbsolute(rule) ? rule : resolve(baseDirectory, rule)));
+    result.rules = local.rules.map((rule) =>
+      rule === BUILTIN_LAYER || isAbsolute(rule) ? rule : resolve(baseDirectory, rule),
+    );
   }
   if (local?.state !== undefined) {
     result.state = parseStateTarget(local.state, { origin: `local.state in ${path}`, baseDirectory });

@@ -1,4 +1,3 @@
-import { fileURLToPath } from 'node:url';
 import { type Command, InvalidArgumentError } from 'commander';
 import type { AtlasClientOptions } from '../shared/atlas/index.js';
 import {
@@ -16,6 +15,7 @@ import {
 } from './atlas-options.js';
 import { durationArgument } from './duration-option.js';
 import { UsageError } from './errors.js';
+import { DEFAULT_RULE_LAYERS } from './rule-layers.js';
 import { readRunConfigFile } from './run-config-file.js';
 import {
   DEFAULT_STATE_FILE,
@@ -24,9 +24,6 @@ import {
   parseStateTarget,
   type StateTarget,
 } from './run-targets.js';
-
-/** The default rule pack shipped with the command. */
-export const BUILT_IN_RULES = fileURLToPath(new URL('../rules/', import.meta.url));
 
 /** The parsed values of the flags {@link addPollOptions} defines. */
 export interface PollCommandOptions extends AtlasCommandOptions {
@@ -93,7 +90,10 @@ export function addPollOptions(command: Command): Command {
       )
       .option('--project <ids...>', 'project ids whose events are polled', collectIds('--project'))
       .option('--all-projects', 'also poll every project of each --org')
-      .option('--rules <paths...>', 'rule files or directories (default: the built-in rules/)')
+      .option(
+        '--rules <layers...>',
+        'rule layers in order: files or directories, builtin for the built-in pack (default: builtin)',
+      )
       .option('--state <store>', `file:PATH or dynamodb:TABLE (default: file:${DEFAULT_STATE_FILE})`)
       .option('--notify <target>', 'console, outbox:PATH or sns:TOPIC_ARN (default: console)')
       .option('--overlap <duration>', 'how far back each tick reads again (default 15m)', durationArgument())
@@ -198,7 +198,7 @@ export async function resolveRunSettings(input: ResolveRunSettingsOptions): Prom
   return {
     config,
     atlas,
-    rules: options.rules ?? file?.rules ?? [BUILT_IN_RULES],
+    rules: options.rules ?? file?.rules ?? [...DEFAULT_RULE_LAYERS],
     state,
     notify,
     everyMs: file?.everyMs,

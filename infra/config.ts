@@ -130,8 +130,11 @@ export const deploySettingsSchema = z.strictObject({
     .prefault({}),
   rules: z
     .strictObject({
-      /** Directories of rule files, relative to the project root. */
-      directories: z.array(z.string().min(1)).min(1, 'must name at least one directory').default(['rules']),
+      /**
+       * Rule layers in order: directories (or files) relative to the project root, `builtin` for the
+       * pack shipped with this version. A later layer tunes an earlier one.
+       */
+      directories: z.array(z.string().min(1)).min(1, 'must name at least one directory').default(['builtin']),
     })
     .prefault({}),
   credentials: z

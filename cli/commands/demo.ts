@@ -10,7 +10,8 @@ import { secondTickEvents } from '../demo-scenario.js';
 import { CommandFailed, ExitCode } from '../errors.js';
 import { type LocalPoll, openLocalPoll } from '../local-dependencies.js';
 import { type CommandOutput, type PollCommandIo, processCommandIo } from '../poll-command-io.js';
-import { BUILT_IN_RULES, type RunSettings } from '../run-options.js';
+import { DEFAULT_RULE_LAYERS } from '../rule-layers.js';
+import type { RunSettings } from '../run-options.js';
 import { createStderrLogger } from '../stderr-logger.js';
 import { formatSummaryTable, formatTickReport, publishedCount } from '../summary-table.js';
 import { exitCodeForTick } from '../tick-exit-code.js';
@@ -165,7 +166,7 @@ function demoSettings(sim: AtlasSimulator, statePath: string): RunSettings {
         privateKey: sim.credentials.privateKey,
       },
     },
-    rules: [BUILT_IN_RULES],
+    rules: [...DEFAULT_RULE_LAYERS],
     state: { kind: 'file', path: statePath },
     notify: { kind: 'console' },
     everyMs: undefined,

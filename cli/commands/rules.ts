@@ -1,11 +1,9 @@
 import { relative } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { Command } from 'commander';
 import {
   collectRuleTests,
   createRuleEngine,
   formatRuleProblems,
-  loadRulePack,
   MemoryCounterStore,
   RuleLoadError,
   type RulePack,
@@ -14,10 +12,11 @@ import {
 import { CommandFailed } from '../errors.js';
 import { readEventsFile } from '../events-file.js';
 import type { PollCommandIo } from '../poll-command-io.js';
+import { loadRuleLayers } from '../rule-layers.js';
 import { registerReplayCommand } from './replay.js';
 
-/** The default rule pack shipped with the command. */
-const BUILT_IN_RULES = fileURLToPath(new URL('../../rules/', import.meta.url));
+const LAYERS_HELP =
+  'rule layers in order: files or directories, builtin for the built-in pack (default: builtin)';
 
 /**
  * Registers the `rules` command: validate, test, evaluate and replay rule files, and print their
@@ -26,34 +25,46 @@ const BUILT_IN_RULES = fileURLToPath(new URL('../../rules/', import.meta.url));
 export function registerRulesCommand(program: Command, io?: PollCommandIo): void {
   const rules = program
     .command('rules')
-    .description('Validate, test and try out rule files (the built-in rules/ directory by default).');
+    .description(
+      'Validate, test and try out rule layers (the built-in pack by default; `builtin my-rules` tunes it).',
+    );
 
   rules
     .command('validate')
     .description(
-      'Check rule files: prints a count, or every problem with its file, line and column (exit 1).',
+      'Check rule layers: prints a count and any warnings, or every problem with its file, line and column (exit 1).',
     )
-    .argument('[paths...]', 'rule files or directories', [])
-    .action(async (paths: string[]) => {
-      const pack = await loadOrReport(paths);
+    .argument('[layers...]', LAYERS_HELP, [])
+    .option('--rules <layers...>', 'the same layers, as other commands take them')
+    .action(async (paths: string[], options: { rules?: string[] }) => {
+      const pack = await loadOrReport([...paths, ...(options.rules ?? [])]);
+      if (pack.warnings.length > 0) {
+        const warnings = pack.warnings.map((warning) => ({ ...warning, file: displayPath(warning.file) }));
+        process.stderr.write(`${formatRuleProblems(warnings)}\n${plural(warnings.length, 'warning')}\n`);
+      }
       const disabled = pack.rules.filter((rule) => rule.spec.enabled === false).length;
-      const tests = pack.rules.reduce((sum, rule) => sum + (rule.spec.tests?.length ?? 0), 0);
+      const layers =
+        pack.layers.length > 1 ? ` (layers: ${pack.layers.map((layer) => layer.name).join(', ')})` : '';
       write(
-        `${plural(pack.rules.length, 'rule')} (${disabled} disabled), ${plural(pack.lists.size, 'list')} and ${plural(tests, 'inline test')} in ${plural(pack.files.length, 'file')}: valid\n`,
+        `${plural(pack.rules.length, 'rule')} (${disabled} disabled), ${plural(pack.lists.size, 'list')} and ${plural(pack.tests.length, 'inline test')} in ${plural(pack.files.length, 'file')}${layers}: valid\n`,
       );
     });
 
   rules
     .command('test')
-    .description('Run the inline tests of rule files: one line per test, exit 1 if any fails.')
-    .argument('[paths...]', 'rule files or directories', [])
-    .action(async (paths: string[]) => {
-      const pack = await loadOrReport(paths);
+    .description(
+      'Run the inline tests of rule layers, each against the rules as its layer leaves them: one line per test, exit 1 if any fails.',
+    )
+    .argument('[layers...]', LAYERS_HELP, [])
+    .option('--rules <layers...>', 'the same layers, as other commands take them')
+    .action(async (paths: string[], options: { rules?: string[] }) => {
+      const pack = await loadOrReport([...paths, ...(options.rules ?? [])]);
       let failed = 0;
       const cases = collectRuleTests(pack);
+      const layered = pack.layers.length > 1;
       for (const test of cases) {
         const result = await test.run();
-        const where = `${displayPath(test.file)}:${test.line ?? '?'}`;
+        const where = `${layered ? `${test.layer}: ` : ''}${displayPath(test.file)}:${test.line ?? '?'}`;
         write(`${result.passed ? 'ok  ' : 'FAIL'}  ${test.ruleId} › ${test.name} (${where})\n`);
         for (const failure of result.failures) write(`        ${failure}\n`);
         if (!result.passed) failed++;
@@ -71,7 +82,7 @@ export function registerRulesCommand(program: Command, io?: PollCommandIo): void
       '--events <file>',
       'JSON Lines, a JSON array of events, or an Atlas events page ({"results": [...]}); - for stdin',
     )
-    .option('--rules <paths...>', 'rule files or directories (default: the built-in rules)')
+    .option('--rules <layers...>', LAYERS_HELP)
     .action(async (options: { events: string; rules?: string[] }) => {
       const pack = await loadOrReport(options.rules ?? []);
       const { events, warnings } = await readEventsFile(options.events);
@@ -102,10 +113,10 @@ export function registerRulesCommand(program: Command, io?: PollCommandIo): void
     });
 }
 
-/** Loads a pack; on invalid rules prints every problem on stderr and fails with exit code 1. */
+/** Loads rule layers; on invalid rules prints every problem on stderr and fails with exit code 1. */
 async function loadOrReport(paths: readonly string[]): Promise<RulePack> {
   try {
-    return await loadRulePack({ paths: paths.length === 0 ? [BUILT_IN_RULES] : paths });
+    return await loadRuleLayers(paths);
   } catch (error) {
     if (!(error instanceof RuleLoadError)) throw error;
     const problems = error.problems.map((problem) => ({ ...problem, file: displayPath(problem.file) }));

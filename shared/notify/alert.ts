@@ -41,4 +41,14 @@ export interface Alert {
   allowMentions: boolean;
   /** When the alert was raised, in milliseconds since the epoch, on the engine's clock. */
   raisedAt: number;
+  /** Which rules raised it: the pack version and the layers that shaped the rule. */
+  rulePack?: AlertRulePack;
+}
+
+/** Where the rule of an alert comes from, so a reader can tell a tuned rule from a shipped one. */
+export interface AlertRulePack {
+  /** The version of atlas-audit-alerts whose built-in pack the rules build on, when known. */
+  version?: string;
+  /** The layers that defined or changed the rule, in order: `builtin` alone for a shipped rule as is. */
+  layers: readonly string[];
 }

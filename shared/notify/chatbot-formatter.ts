@@ -176,6 +176,10 @@ function additionalContext(
     eventCount: String(facts.eventCount),
   };
   if (facts.eventId !== undefined) context.eventId = facts.eventId;
+  if (alert.rulePack !== undefined) {
+    if (alert.rulePack.version !== undefined) context.rulePackVersion = alert.rulePack.version;
+    if (alert.rulePack.layers.length > 0) context.ruleLayers = alert.rulePack.layers.join(', ');
+  }
   for (const key of ['orgId', 'groupId'] as const) {
     const value = firstEvent[key];
     if (typeof value === 'string' && value !== '') context[key] = value;

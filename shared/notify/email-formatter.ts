@@ -99,7 +99,7 @@ export function composeEmail(alert: Alert, options: { context: FormatContext }):
   const links = eventLinks(alert.events.at(-1) ?? {}, context.console);
   if (links.length > 0)
     tail.push(titled('Links', alignedFacts(links.map(({ label, url }) => ({ label, value: url })))));
-  const footer = `--\nSent by atlas-audit-alerts. Alert fingerprint: ${value(alert.fingerprint)}`;
+  const footer = `--\nSent by atlas-audit-alerts. Alert fingerprint: ${value(alert.fingerprint)}${rulePackLine(alert, value)}`;
   const summary = cleanMultiline(alert.summary).trim();
   const rawEvents = alert.events.length === 1 ? alert.events[0] : alert.events;
   const rawTitle = alert.events.length === 1 ? 'Raw event' : `Raw events (${alert.events.length})`;
@@ -157,4 +157,12 @@ function alignedFacts(facts: readonly Fact[]): string {
   const labels = facts.map((fact) => `${truncateText(cleanLine(fact.label), EMAIL_LIMITS.labelLength)}:`);
   const width = Math.max(0, ...labels.map((label) => label.length)) + 2;
   return facts.map((fact, index) => `${(labels[index] ?? '').padEnd(width)}${fact.value}`).join('\n');
+}
+
+/** Which pack and layers the rule comes from, so a reader can tell a tuned rule from a shipped one. */
+function rulePackLine(alert: Alert, value: (text: string) => string): string {
+  const pack = alert.rulePack;
+  if (pack === undefined) return '';
+  const version = pack.version === undefined ? '' : `Rule pack ${value(pack.version)}; `;
+  return `\n${version}rule ${value(alert.ruleId)} from ${pack.layers.length === 1 ? 'layer' : 'layers'} ${value(pack.layers.join(', '))}.`;
 }

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { AtlasEvent } from '../atlas/types.js';
 import type { Clock } from '../clock.js';
 import { type Logger, silentLogger } from '../logger.js';
-import type { Alert } from '../notify/alert.js';
+import type { Alert, AlertRulePack } from '../notify/alert.js';
 import type { CompileProblem } from './conditions.js';
 import type { CounterStore } from './counter-store.js';
 import { RuleLoadError, RuleStateError } from './errors.js';
@@ -113,6 +113,12 @@ export function createRuleEngine(options: RuleEngineOptions): RuleEngine {
     for (const rule of rules)
       if (rule.eventTypes === undefined || rule.eventTypes.has(type)) bucket.push(rule);
   }
+  const provenance = new Map<string, AlertRulePack>(
+    pack.rules.map(({ spec, layers }) => [
+      spec.id,
+      pack.version === undefined ? { layers } : { version: pack.version, layers },
+    ]),
+  );
   const windows = new Map<string, WindowEvents>();
   const suppressions = new Map<CompiledRule, Map<string, KnownSuppression>>();
 
@@ -138,6 +144,8 @@ export function createRuleEngine(options: RuleEngineOptions): RuleEngine {
       raisedAt: raisedAt ?? options.clock?.now() ?? 0,
     };
     if (rule.runbook !== undefined) alert.runbook = rule.runbook;
+    const rulePack = provenance.get(rule.id);
+    if (rulePack !== undefined) alert.rulePack = rulePack;
     return alert;
   };
 

@@ -8,7 +8,11 @@ export type RuleProblemCode =
   | 'SCHEMA'
   | 'DUPLICATE_ID'
   | 'DUPLICATE_LIST'
+  | 'DUPLICATE_LAYER'
   | 'UNKNOWN_LIST'
+  | 'INVALID_LIST_CHANGE'
+  | 'UNKNOWN_RULE'
+  | 'INVALID_OVERRIDE'
   | 'INVALID_LIST_VALUE'
   | 'INVALID_FIELD_PATH'
   | 'INVALID_REGEX'
@@ -38,6 +42,19 @@ export interface RuleProblem {
   sourceLine?: string;
   /** How many characters of `sourceLine` the caret underlines, from `column`. */
   length?: number;
+}
+
+/** What kind of warning a rule file has: allowed, but probably a mistake. */
+export type RuleWarningCode = 'UNTESTED_RULE' | 'EXCEPTION_NEVER_MATCHES';
+
+/**
+ * Something in a rule file that is allowed but probably a mistake (a rule that can silently never
+ * fire, an untested user rule). `rules validate` prints warnings as it prints problems, and they do
+ * not fail it.
+ */
+export interface RuleWarning extends Omit<RuleProblem, 'code'> {
+  severity: 'warning';
+  code: RuleWarningCode;
 }
 
 /** The base of every error the rule engine throws. */

@@ -7,6 +7,8 @@ export {
   type RuleProblem,
   type RuleProblemCode,
   RuleStateError,
+  type RuleWarning,
+  type RuleWarningCode,
 } from './errors.js';
 export { parseEventTime } from './event-time.js';
 export {
@@ -28,11 +30,15 @@ export {
 } from './inventory-events.js';
 export { ruleFileJsonSchema } from './json-schema.js';
 export {
+  BUILTIN_LAYER,
   type LoadRulePackOptions,
   loadRulePack,
+  type ParseRuleLayersOptions,
   type ParseRulePackOptions,
+  parseRuleLayers,
   parseRulePack,
   type RuleFileText,
+  type RuleLayerText,
 } from './loader.js';
 export { MemoryCounterStore } from './memory-counter-store.js';
 export { formatRuleProblems } from './problem-format.js';
@@ -56,6 +62,8 @@ export {
 export {
   deserializeRulePack,
   type PackedRule,
+  type PackTest,
+  type RuleLayer,
   type RuleOrigin,
   type RulePack,
   SERIALIZED_PACK_FILE,

@@ -1,9 +1,17 @@
-import { readdir, readFile, stat } from 'node:fs/promises';
+import { readdir, readFile, realpath, stat } from 'node:fs/promises';
 import { extname, join } from 'node:path';
 import { isMap, isSeq, LineCounter, type Node, parseDocument } from 'yaml';
-import { RuleLoadError, type RuleProblem } from './errors.js';
-import { assembleRulePack, type PackSource, type RuleOrigin, type RulePack } from './rule-pack.js';
-import { type RuleFileSpec, type RuleSpec, ruleFileSchema } from './schema.js';
+import { RuleLoadError, type RuleProblem, type RuleWarning } from './errors.js';
+import { composeRuleLayers, type LayerSource, type PackSource } from './rule-layers.js';
+import type { RuleOrigin, RulePack } from './rule-pack.js';
+import {
+  type ExceptionSpec,
+  type ListEntrySpec,
+  type RuleFileSpec,
+  type RuleOverrideSpec,
+  type RuleSpec,
+  ruleFileSchema,
+} from './schema.js';
 import { describeSchemaIssues } from './schema-issues.js';
 import { positionAt, positionOf, type YamlSource } from './source-position.js';
 import { yamlErrorMessage } from './yaml-message.js';
@@ -17,11 +25,41 @@ export interface RuleFileText {
 
 export interface ParseRulePackOptions {
   readonly sources: readonly RuleFileText[];
+  /** The layer's name, shown in alerts and test output; `rules` when absent. */
+  readonly name?: string | undefined;
+  /** The version of atlas-audit-alerts whose built-in pack it is. */
+  readonly version?: string | undefined;
 }
 
+/** One layer's files as text. */
+export interface RuleLayerText {
+  /** `builtin`, or the path as the user gave it. */
+  readonly name: string;
+  readonly builtin?: boolean | undefined;
+  readonly sources: readonly RuleFileText[];
+}
+
+export interface ParseRuleLayersOptions {
+  readonly layers: readonly RuleLayerText[];
+  /** The version of atlas-audit-alerts whose built-in pack the layers build on. */
+  readonly version?: string | undefined;
+}
+
+/** The word that names the built-in pack among rule paths, on the command line and in deploy settings. */
+export const BUILTIN_LAYER = 'builtin';
+
 export interface LoadRulePackOptions {
-  /** Rule files, or directories whose `*.yaml` and `*.yml` files are read in name order. */
+  /**
+   * Layers, in order: each a rule file, or a directory whose `*.yaml` and `*.yml` files are read in
+   * name order. `builtin` names the built-in pack (`builtinDirectory`).
+   */
   readonly paths: readonly string[];
+  /** The directory of the built-in pack, which `builtin` names. */
+  readonly builtinDirectory?: string | undefined;
+  /** A name for each layer, shown in alerts and test output; the path as given when absent. */
+  readonly names?: readonly (string | undefined)[] | undefined;
+  /** The version of atlas-audit-alerts whose built-in pack the layers build on. */
+  readonly version?: string | undefined;
 }
 
 const RULE_FILE_EXTENSIONS = new Set(['.yaml', '.yml']);
@@ -30,24 +68,58 @@ const RULE_FILE_EXTENSIONS = new Set(['.yaml', '.yml']);
 const MAX_ALIAS_COUNT = 100;
 
 /**
- * Reads rule files and directories into a validated pack.
+ * Reads rule layers (files and directories, in order; `builtin` for the built-in pack) into a
+ * validated pack. A later layer tunes an earlier one with `overrides`, `exceptions` and list
+ * `{append}` / `{replace}`; see `composeRuleLayers`.
  *
  * @throws {RuleLoadError} carrying every problem found in every file (unreadable paths, YAML syntax,
- *   unknown keys, wrong types, duplicate ids, unknown lists, invalid regexes, CIDRs, durations, time
- *   zones and templates), each with its file, line and column; `message` shows them as `falco -V` does.
+ *   unknown keys, wrong types, duplicate ids, overrides of unknown rules, unknown lists, invalid
+ *   regexes, CIDRs, durations, time zones and templates), each with its file, line and column;
+ *   `message` shows them as `falco -V` does. Warnings do not throw: they are in `pack.warnings`.
  * @example
  * ```ts
- * const pack = await loadRulePack({ paths: ['rules/', 'my-rules/extra.yaml'] });
+ * const pack = await loadRulePack({ paths: ['builtin', 'my-rules/'], builtinDirectory: 'rules/' });
  * ```
  */
 export async function loadRulePack(options: LoadRulePackOptions): Promise<RulePack> {
   const problems: RuleProblem[] = [];
-  const files: string[] = [];
-  for (const path of options.paths) {
+  const layers: RuleLayerText[] = [];
+  const places = new Map<string, string>();
+  for (const [index, given] of options.paths.entries()) {
+    const builtin = given === BUILTIN_LAYER;
+    const name = options.names?.[index] ?? (builtin ? BUILTIN_LAYER : layerNameOf(given));
+    let path = given;
+    if (builtin) {
+      if (options.builtinDirectory === undefined) {
+        problems.push({
+          code: 'READ_FAILED',
+          file: given,
+          path: [],
+          message: 'builtin names the built-in rule pack, which is not available here: give a directory',
+        });
+        continue;
+      }
+      path = options.builtinDirectory;
+    }
+    const files: string[] = [];
     try {
+      const place = await realpath(path);
+      const earlier = places.get(place);
+      if (earlier !== undefined) {
+        problems.push({
+          code: 'DUPLICATE_LAYER',
+          file: given,
+          path: [],
+          message: `this is the same place as the layer ${earlier}: give each layer once`,
+        });
+        continue;
+      }
+      places.set(place, name);
       const info = await stat(path);
       if (info.isDirectory()) {
-        const names = (await readdir(path)).filter((name) => RULE_FILE_EXTENSIONS.has(extname(name))).sort();
+        const names = (await readdir(path))
+          .filter((entry) => RULE_FILE_EXTENSIONS.has(extname(entry)))
+          .sort();
         if (names.length === 0) {
           problems.push({
             code: 'NO_RULE_FILES',
@@ -56,7 +128,7 @@ export async function loadRulePack(options: LoadRulePackOptions): Promise<RulePa
             message: 'this directory holds no .yaml or .yml rule file',
           });
         }
-        files.push(...names.map((name) => join(path, name)));
+        files.push(...names.map((entry) => join(path, entry)));
       } else {
         files.push(path);
       }
@@ -67,36 +139,45 @@ export async function loadRulePack(options: LoadRulePackOptions): Promise<RulePa
         path: [],
         message: `cannot read: ${describeFsError(error)}`,
       });
+      continue;
     }
-  }
-  const sources: RuleFileText[] = [];
-  for (const file of [...new Set(files)]) {
-    try {
-      sources.push({ file, text: await readFile(file, 'utf8') });
-    } catch (error) {
-      problems.push({
-        code: 'READ_FAILED',
-        file,
-        path: [],
-        message: `cannot read: ${describeFsError(error)}`,
-      });
+    const sources: RuleFileText[] = [];
+    for (const file of files) {
+      try {
+        sources.push({ file, text: await readFile(file, 'utf8') });
+      } catch (error) {
+        problems.push({
+          code: 'READ_FAILED',
+          file,
+          path: [],
+          message: `cannot read: ${describeFsError(error)}`,
+        });
+      }
     }
+    layers.push({ name, builtin, sources });
   }
+  const parseOptions = { layers, version: options.version };
   if (problems.length > 0) {
     // Report unreadable paths together with what is wrong in the files that could be read.
     try {
-      parseRulePack({ sources });
+      parseRuleLayers(parseOptions);
     } catch (error) {
       if (error instanceof RuleLoadError) problems.push(...error.problems);
       else throw error;
     }
     throw RuleLoadError.fromProblems(problems);
   }
-  return parseRulePack({ sources });
+  return parseRuleLayers(parseOptions);
+}
+
+/** A layer's name from its path as given: without a trailing separator. */
+function layerNameOf(path: string): string {
+  const trimmed = path.replace(/[\\/]+$/, '');
+  return trimmed === '' ? path : trimmed;
 }
 
 /**
- * Parses rule file texts into a validated pack, without touching the file system.
+ * Parses rule file texts into a validated pack of one layer, without touching the file system.
  *
  * @throws {RuleLoadError} as `loadRulePack` does.
  * @example
@@ -105,11 +186,87 @@ export async function loadRulePack(options: LoadRulePackOptions): Promise<RulePa
  * ```
  */
 export function parseRulePack(options: ParseRulePackOptions): RulePack {
+  return parseRuleLayers({
+    layers: [{ name: options.name ?? 'rules', sources: options.sources }],
+    version: options.version,
+  });
+}
+
+/**
+ * Parses layers of rule file texts into a validated pack, without touching the file system.
+ *
+ * @throws {RuleLoadError} as `loadRulePack` does.
+ * @example
+ * ```ts
+ * const pack = parseRuleLayers({
+ *   layers: [
+ *     { name: 'builtin', builtin: true, sources: builtinTexts },
+ *     { name: 'mine', sources: [{ file: 'mine/tuning.yaml', text }] },
+ *   ],
+ * });
+ * ```
+ */
+export function parseRuleLayers(options: ParseRuleLayersOptions): RulePack {
   const problems: RuleProblem[] = [];
   const yamlSources = new Map<string, YamlSource>();
-  const packSources: PackSource[] = [];
   const unusableLists = new Set<string>();
-  for (const { file, text } of options.sources) {
+  const layers: LayerSource[] = options.layers.map((layer) => ({
+    name: layer.name,
+    builtin: layer.builtin,
+    files: parseLayerFiles(layer.sources, problems, yamlSources, unusableLists),
+  }));
+  const {
+    pack,
+    problems: packProblems,
+    warnings,
+  } = composeRuleLayers({
+    layers,
+    version: options.version,
+    unusableLists,
+  });
+  const locate = (problem: {
+    file: string;
+    path: readonly (string | number)[];
+    key?: boolean | undefined;
+    needle?: string | undefined;
+  }) => {
+    const source = yamlSources.get(problem.file);
+    return source === undefined
+      ? {}
+      : positionOf(source, { path: problem.path, key: problem.key, needle: problem.needle });
+  };
+  for (const problem of packProblems) {
+    problems.push({
+      code: problem.code,
+      file: problem.file,
+      path: problem.path,
+      message: problem.message,
+      ...locate(problem),
+    });
+  }
+  const sources = options.layers.flatMap((layer) => layer.sources);
+  if (problems.length > 0) throw RuleLoadError.fromProblems(sortProblems(problems, sources));
+  const located = warnings.map(
+    (warning): RuleWarning => ({
+      severity: 'warning',
+      code: warning.code,
+      file: warning.file,
+      path: warning.path,
+      message: warning.message,
+      ...locate(warning),
+    }),
+  );
+  return { ...pack, warnings: sortProblems(located, sources) };
+}
+
+function parseLayerFiles(
+  texts: readonly RuleFileText[],
+  problems: RuleProblem[],
+  yamlSources: Map<string, YamlSource>,
+  unusableLists: Set<string>,
+): PackSource[] {
+  const packSources: PackSource[] = [];
+  for (const { file, text } of texts) {
     const tooDeep = findExcessiveNesting(text);
     if (tooDeep !== undefined) {
       problems.push(nestingProblem(file, text, tooDeep));
@@ -162,6 +319,10 @@ export function parseRulePack(options: ParseRulePackOptions): RulePack {
       });
       continue;
     }
+    const lineOf = (path: readonly (string | number)[]): number | undefined => {
+      const start = (source.document.getIn(path, true) as Node | undefined)?.range?.[0];
+      return start === undefined ? undefined : source.lineCounter.linePos(start).line;
+    };
     const parsed = ruleFileSchema.safeParse(data);
     if (parsed.success) {
       const spec = parsed.data;
@@ -169,11 +330,14 @@ export function parseRulePack(options: ParseRulePackOptions): RulePack {
         file,
         lists: spec.lists ?? {},
         rules: spec.rules ?? [],
+        overrides: spec.overrides ?? [],
+        exceptions: spec.exceptions ?? [],
         originOf: (index) => originOf(source, spec.rules?.[index], index),
+        lineOf,
       });
       continue;
     }
-    const failedRules = new Set<number>();
+    const failed = { rules: new Set<number>(), overrides: new Set<number>(), exceptions: new Set<number>() };
     let listsFailed = false;
     let fileFailed = false;
     for (const problem of describeSchemaIssues(parsed.error.issues, data)) {
@@ -185,43 +349,42 @@ export function parseRulePack(options: ParseRulePackOptions): RulePack {
         ...positionOf(source, { path: problem.path, key: problem.key }),
       });
       const [section, index] = problem.path;
-      if (section === 'rules' && typeof index === 'number') failedRules.add(index);
-      else if (section === 'lists') listsFailed = true;
+      if (
+        (section === 'rules' || section === 'overrides' || section === 'exceptions') &&
+        typeof index === 'number'
+      ) {
+        failed[section].add(index);
+      } else if (section === 'lists') listsFailed = true;
       else fileFailed = true;
     }
-    // The rules that did validate are still checked further, so one run reports as much as it can.
-    const { lists, rules } = sectionsOf(data);
-    if (fileFailed || listsFailed) for (const name of Object.keys(lists)) unusableLists.add(name);
+    // The parts that did validate are still checked further, so one run reports as much as it can.
+    const sections = sectionsOf(data);
+    if (fileFailed || listsFailed) for (const name of Object.keys(sections.lists)) unusableLists.add(name);
+    const kept = <T>(section: 'rules' | 'overrides' | 'exceptions'): (T | undefined)[] =>
+      fileFailed
+        ? []
+        : sections[section].map((item, index) => (failed[section].has(index) ? undefined : (item as T)));
     packSources.push({
       file,
-      lists: fileFailed || listsFailed ? {} : (lists as NonNullable<RuleFileSpec['lists']>),
-      rules: fileFailed
-        ? []
-        : rules.map((rule, index) => (failedRules.has(index) ? undefined : (rule as RuleSpec))),
-      originOf: (index) => originOf(source, rules[index] as RuleSpec | undefined, index),
+      lists:
+        fileFailed || listsFailed
+          ? {}
+          : (sections.lists as NonNullable<RuleFileSpec['lists']> as Record<string, ListEntrySpec>),
+      rules: kept<RuleSpec>('rules'),
+      overrides: kept<RuleOverrideSpec>('overrides'),
+      exceptions: kept<ExceptionSpec>('exceptions'),
+      originOf: (index) => originOf(source, sections.rules[index] as RuleSpec | undefined, index),
+      lineOf,
     });
   }
-  const { pack, problems: packProblems } = assembleRulePack(packSources, unusableLists);
-  for (const problem of packProblems) {
-    const source = yamlSources.get(problem.file);
-    const position =
-      source === undefined
-        ? {}
-        : positionOf(source, { path: problem.path, key: problem.key, needle: problem.needle });
-    problems.push({
-      code: problem.code,
-      file: problem.file,
-      path: problem.path,
-      message: problem.message,
-      ...position,
-    });
-  }
-  if (problems.length > 0) throw RuleLoadError.fromProblems(sortProblems(problems, options.sources));
-  return pack;
+  return packSources;
 }
 
 /** Problems in the order of the files given, then of lines and columns. */
-function sortProblems(problems: readonly RuleProblem[], sources: readonly RuleFileText[]): RuleProblem[] {
+function sortProblems<T extends RuleProblem | RuleWarning>(
+  problems: readonly T[],
+  sources: readonly RuleFileText[],
+): T[] {
   const fileOrder = new Map(sources.map((source, index) => [source.file, index]));
   return [...problems].sort(
     (a, b) =>
@@ -231,13 +394,24 @@ function sortProblems(problems: readonly RuleProblem[], sources: readonly RuleFi
   );
 }
 
-function sectionsOf(data: unknown): { lists: Record<string, unknown>; rules: unknown[] } {
+function sectionsOf(data: unknown): {
+  lists: Record<string, unknown>;
+  rules: unknown[];
+  overrides: unknown[];
+  exceptions: unknown[];
+} {
   const record = typeof data === 'object' && data !== null ? (data as Record<string, unknown>) : {};
   const lists =
     typeof record.lists === 'object' && record.lists !== null && !Array.isArray(record.lists)
       ? record.lists
       : {};
-  return { lists: lists as Record<string, unknown>, rules: Array.isArray(record.rules) ? record.rules : [] };
+  const listOf = (value: unknown): unknown[] => (Array.isArray(value) ? value : []);
+  return {
+    lists: lists as Record<string, unknown>,
+    rules: listOf(record.rules),
+    overrides: listOf(record.overrides),
+    exceptions: listOf(record.exceptions),
+  };
 }
 
 function originOf(source: YamlSource, spec: RuleSpec | undefined, index: number): RuleOrigin {

@@ -1,4 +1,4 @@
-import type { RuleProblem } from './errors.js';
+import type { RuleProblem, RuleWarning } from './errors.js';
 
 /**
  * Writes a document path the way people read it: `rules[3].match.opType`.
@@ -26,19 +26,20 @@ export function formatDocumentPath(path: readonly (string | number)[]): string {
  * process.stderr.write(`${formatRuleProblems(error.problems)}\n`);
  * ```
  */
-export function formatRuleProblems(problems: readonly RuleProblem[]): string {
+export function formatRuleProblems(problems: readonly (RuleProblem | RuleWarning)[]): string {
   return problems.map(formatRuleProblem).join('\n');
 }
 
 // biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is this pattern's job.
 const CONTROL_CHARACTERS = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g;
 
-function formatRuleProblem(problem: RuleProblem): string {
+function formatRuleProblem(problem: RuleProblem | RuleWarning): string {
   const where =
     problem.line === undefined
       ? `${problem.file}${problem.path.length > 0 ? ` ${formatDocumentPath(problem.path)}` : ''}`
       : `${problem.file}:${problem.line}:${problem.column ?? 1}`;
-  const head = `${where}: ${problem.message} [${problem.code}]`;
+  const label = 'severity' in problem ? 'warning: ' : '';
+  const head = `${where}: ${label}${problem.message} [${problem.code}]`;
   if (problem.line === undefined || problem.sourceLine === undefined) return head;
   const gutter = String(problem.line);
   const pad = ' '.repeat(gutter.length);

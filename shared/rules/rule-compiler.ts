@@ -57,11 +57,18 @@ export function compileRule(spec: RuleSpec, context: CompileContext): CompiledRu
   // The engine hands the rule only events of `eventTypes`: a plain type condition is met already.
   const typeChecked = eventTypes !== undefined && isPlainEventTypeSet(spec.match.eventTypeName);
   const { eventTypeName: _typeCondition, ...rest } = spec.match;
-  const matches = !typeChecked
+  const ruleMatches = !typeChecked
     ? fullMatch
     : Object.values(rest).every((value) => value === undefined)
       ? () => true
       : compileMatch(rest, ['match'], { lists: context.lists, problems: [] });
+  const exceptions = (spec.exceptions ?? []).map((exception, index) =>
+    compileMatch(exception, ['exceptions', index], context),
+  );
+  const matches: Predicate =
+    exceptions.length === 0
+      ? ruleMatches
+      : (event) => ruleMatches(event) && !exceptions.some((exception) => exception(event));
   const groupBy = (spec.group_by ?? []).flatMap((text, index): PathReader[] => {
     const parsed = parseFieldPath(text);
     if (parsed.ok) return [compileFieldPath(parsed.path)];

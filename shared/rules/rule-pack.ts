@@ -1,9 +1,8 @@
-import type { CompileProblem } from './conditions.js';
-import { RuleLoadError, type RuleProblem } from './errors.js';
-import { compileRule } from './rule-compiler.js';
+import { RuleLoadError, type RuleProblem, type RuleWarning } from './errors.js';
+import { composeRuleLayers } from './rule-layers.js';
 import {
-  type RuleFileSpec,
   type RuleSpec,
+  type RuleTestSpec,
   type ScalarValue,
   SERIALIZED_PACK_FORMAT,
   type SerializedRulePackSpec,
@@ -18,12 +17,38 @@ export interface RuleOrigin {
   readonly line?: number | undefined;
   /** 1-based line of each inline test, in order. */
   readonly testLines?: readonly (number | undefined)[] | undefined;
+  /** The layer that defined it. */
+  readonly layer?: string | undefined;
 }
 
-/** A rule of a pack: its spec as written, and where. */
+/** A rule of a pack: its effective spec, where it was defined, and which layers shaped it. */
 export interface PackedRule {
   readonly spec: RuleSpec;
   readonly origin: RuleOrigin;
+  /** The layers that defined or changed the rule, in order: `['builtin']` for a shipped rule as is. */
+  readonly layers: readonly string[];
+}
+
+/** One layer of a pack: `builtin` or the path as given, and its files. */
+export interface RuleLayer {
+  readonly name: string;
+  readonly builtin: boolean;
+  readonly files: readonly string[];
+}
+
+/** An inline test, with the pack it runs against: the rules as its layer leaves them. */
+export interface PackTest {
+  readonly ruleId: string;
+  readonly name: string;
+  /** The layer the test comes from. */
+  readonly layer: string;
+  readonly file: string;
+  /** 1-based line of the test in its file, when known. */
+  readonly line: number | undefined;
+  readonly spec: RuleTestSpec;
+  /** Its position among the tests written with it. */
+  readonly index: number;
+  readonly pack: RulePack;
 }
 
 /**
@@ -31,90 +56,17 @@ export interface PackedRule {
  * exists. `createRuleEngine` compiles it into closures; `serializeRulePack` turns it into JSON.
  */
 export interface RulePack {
-  /** In file order, then in order within each file: the order alerts come out in for one event. */
+  /** In layer order, then file order, then order within each file: the order alerts come out in. */
   readonly rules: readonly PackedRule[];
   readonly lists: ReadonlyMap<string, readonly ScalarValue[]>;
   readonly files: readonly string[];
-}
-
-/** A problem found while assembling a pack, before it is given a line and column. */
-export interface PackProblem extends CompileProblem {
-  file: string;
-}
-
-/** One parsed rule file, as input to `assembleRulePack`. */
-export interface PackSource {
-  readonly file: string;
-  readonly lists: NonNullable<RuleFileSpec['lists']>;
-  /** The file's rules by index; `undefined` for a rule that failed schema validation. */
-  readonly rules: readonly (RuleSpec | undefined)[];
-  /** Where each rule of the file was written; the file alone when absent. */
-  readonly originOf?: ((index: number) => RuleOrigin) | undefined;
-}
-
-/**
- * Puts parsed rule files together into a pack and checks what one file alone cannot show: duplicate
- * rule ids and list names, lists used but never defined, and everything compiling a rule checks
- * (paths, regexes, CIDRs, durations, time zones, templates, tests). `unusableLists` names lists of
- * files that failed earlier checks, so that their use is not reported a second time.
- *
- * @example
- * ```ts
- * const { pack, problems } = assembleRulePack([{ file: 'rules.yaml', lists: spec.lists ?? {}, rules: spec.rules ?? [] }]);
- * ```
- */
-export function assembleRulePack(
-  sources: readonly PackSource[],
-  unusableLists: ReadonlySet<string> = new Set(),
-): { pack: RulePack; problems: PackProblem[] } {
-  const problems: PackProblem[] = [];
-  const lists = new Map<string, readonly ScalarValue[]>();
-  const listFiles = new Map<string, string>();
-  for (const source of sources) {
-    for (const [name, values] of Object.entries(source.lists)) {
-      const first = listFiles.get(name);
-      if (first !== undefined) {
-        problems.push({
-          code: 'DUPLICATE_LIST',
-          file: source.file,
-          path: ['lists', name],
-          key: true,
-          message: `list "${name}" is already defined in ${first}: list names are shared by all rule files, so rename one or merge them`,
-        });
-        continue;
-      }
-      lists.set(name, values);
-      listFiles.set(name, source.file);
-    }
-  }
-  const compileLists = new Map(lists);
-  for (const name of unusableLists) if (!compileLists.has(name)) compileLists.set(name, []);
-
-  const rules: PackedRule[] = [];
-  const ruleFiles = new Map<string, string>();
-  for (const source of sources) {
-    source.rules.forEach((spec, index) => {
-      if (spec === undefined) return;
-      const first = ruleFiles.get(spec.id);
-      if (first !== undefined) {
-        problems.push({
-          code: 'DUPLICATE_ID',
-          file: source.file,
-          path: ['rules', index, 'id'],
-          message: `rule id "${spec.id}" is already used in ${first}: rule ids must be unique across all rule files`,
-        });
-      } else {
-        ruleFiles.set(spec.id, source.file);
-      }
-      const context = { lists: compileLists, problems: [] as CompileProblem[] };
-      compileRule(spec, context);
-      for (const problem of context.problems) {
-        problems.push({ ...problem, file: source.file, path: ['rules', index, ...problem.path] });
-      }
-      rules.push({ spec, origin: source.originOf?.(index) ?? { file: source.file } });
-    });
-  }
-  return { pack: { rules, lists, files: sources.map((source) => source.file) }, problems };
+  readonly layers: readonly RuleLayer[];
+  /** The version of atlas-audit-alerts whose built-in pack it builds on, when known. */
+  readonly version?: string | undefined;
+  /** Every layer's inline tests, each with the pack of its layer. */
+  readonly tests: readonly PackTest[];
+  /** What is allowed but probably a mistake, each with its file, line and column. */
+  readonly warnings: readonly RuleWarning[];
 }
 
 /**
@@ -129,9 +81,11 @@ export function assembleRulePack(
 export function serializeRulePack(pack: RulePack): SerializedRulePackSpec {
   return {
     format: SERIALIZED_PACK_FORMAT,
-    version: 1,
+    version: 2,
+    ...(pack.version === undefined ? {} : { packVersion: pack.version }),
     lists: Object.fromEntries([...pack.lists].map(([name, values]) => [name, [...values]])),
     rules: pack.rules.map(({ spec }) => withoutTests(spec)),
+    ruleLayers: Object.fromEntries(pack.rules.map(({ spec, layers }) => [spec.id, [...layers]])),
   };
 }
 
@@ -163,9 +117,17 @@ export function deserializeRulePack(json: unknown): RulePack {
       ),
     );
   }
-  const { pack, problems } = assembleRulePack([
-    { file: SERIALIZED_PACK_FILE, lists: parsed.data.lists, rules: parsed.data.rules },
-  ]);
+  const { data } = parsed;
+  const { pack, problems } = composeRuleLayers({
+    layers: [
+      {
+        name: SERIALIZED_PACK_FILE,
+        builtin: true,
+        files: [{ file: SERIALIZED_PACK_FILE, lists: data.lists, rules: data.rules }],
+      },
+    ],
+    version: data.packVersion,
+  });
   if (problems.length > 0) {
     throw RuleLoadError.fromProblems(
       problems.map((problem) => ({
@@ -176,7 +138,10 @@ export function deserializeRulePack(json: unknown): RulePack {
       })),
     );
   }
-  return pack;
+  return {
+    ...pack,
+    rules: pack.rules.map((rule) => ({ ...rule, layers: data.ruleLayers[rule.spec.id] ?? rule.layers })),
+  };
 }
 
 function withoutTests(spec: RuleSpec): RuleSpec {

@@ -2,13 +2,14 @@ import type { AtlasEvent } from '../atlas/types.js';
 import type { Alert } from '../notify/alert.js';
 import { createRuleEngine } from './engine.js';
 import { MemoryCounterStore } from './memory-counter-store.js';
-import type { PackedRule, RulePack } from './rule-pack.js';
-import type { RuleTestSpec } from './schema.js';
+import type { PackTest, RulePack } from './rule-pack.js';
 
 /** One inline test of a rule, ready to run. */
 export interface RuleTestCase {
   readonly ruleId: string;
   readonly name: string;
+  /** The layer the test comes from: its rules are those this layer leaves. */
+  readonly layer: string;
   readonly file: string;
   /** 1-based line of the test in its file, when known. */
   readonly line: number | undefined;
@@ -28,10 +29,12 @@ export interface RuleTestResult {
 }
 
 /**
- * Lists the inline tests of every rule of a pack, disabled rules included, in pack order.
+ * Lists the inline tests of every layer of a pack, disabled rules included, in layer order.
  *
- * Each test runs its rule alone (as if enabled) on fresh in-memory counters, over `event` or `events`
- * in order. A test event without an `id` is given one (`<rule id>/<test index>/<event index>`), so
+ * Each test runs against the rules as its own layer leaves them: the built-in pack's tests against
+ * the shipped rules, a user layer's tests (its rules' and its overrides') against the rules as tuned
+ * up to that layer. So tuning never breaks a shipped test. Each test runs its rule alone (as if
+ * enabled) on fresh in-memory counters, over `event` or `events` in order. A test event without an `id` is given one (`<rule id>/<test index>/<event index>`), so
  * threshold tests need not invent ids; stateful rules still need each event's `created`.
  *
  * @example
@@ -40,16 +43,15 @@ export interface RuleTestResult {
  * ```
  */
 export function collectRuleTests(pack: RulePack): RuleTestCase[] {
-  return pack.rules.flatMap((rule) =>
-    (rule.spec.tests ?? []).map(
-      (test, index): RuleTestCase => ({
-        ruleId: rule.spec.id,
-        name: test.name,
-        file: rule.origin.file,
-        line: rule.origin.testLines?.[index] ?? rule.origin.line,
-        run: () => runRuleTest(pack, rule, test, index),
-      }),
-    ),
+  return pack.tests.map(
+    (test): RuleTestCase => ({
+      ruleId: test.ruleId,
+      name: test.name,
+      layer: test.layer,
+      file: test.file,
+      line: test.line,
+      run: () => runRuleTest(test),
+    }),
   );
 }
 
@@ -68,13 +70,8 @@ export async function runRuleTests(pack: RulePack): Promise<RuleTestResult[]> {
   return results;
 }
 
-async function runRuleTest(
-  pack: RulePack,
-  rule: PackedRule,
-  test: RuleTestSpec,
-  index: number,
-): Promise<RuleTestResult> {
-  const ruleId = rule.spec.id;
+async function runRuleTest(packTest: PackTest): Promise<RuleTestResult> {
+  const { ruleId, spec: test, index, pack } = packTest;
   const engine = createRuleEngine({ pack, counters: new MemoryCounterStore(), ruleIds: [ruleId] });
   const events = (test.events ?? (test.event === undefined ? [] : [test.event])).map(
     (event, eventIndex): AtlasEvent =>

@@ -79,13 +79,62 @@ export interface RuleSpec {
   summary?: string | undefined;
   runbook?: string | undefined;
   allow_mentions?: boolean | undefined;
+  /** Match blocks: the rule raises no alert for an event that any of them matches. */
+  exceptions?: MatchSpec[] | undefined;
   tests?: RuleTestSpec[] | undefined;
+}
+
+/** A change to a list defined in an earlier layer. */
+export type ListChangeSpec = { append: ScalarValue[] } | { replace: ScalarValue[] };
+
+/** A `lists:` entry: a new list, or a change to a list of an earlier layer. */
+export type ListEntrySpec = ScalarValue[] | ListChangeSpec;
+
+/** The rule fields an override may set. */
+export const OVERRIDE_FIELDS = [
+  'enabled',
+  'severity',
+  'suppress',
+  'threshold',
+  'group_by',
+  'title',
+  'summary',
+  'runbook',
+  'tags',
+] as const;
+
+/** A change to a rule of an earlier layer: only the fields given change. */
+export interface RuleOverrideSpec {
+  rule: string;
+  enabled?: boolean | undefined;
+  severity?: Severity | undefined;
+  suppress?: string | undefined;
+  threshold?: RuleSpec['threshold'];
+  group_by?: string[] | undefined;
+  title?: string | undefined;
+  summary?: string | undefined;
+  runbook?: string | undefined;
+  tags?: string[] | undefined;
+  /** Added to the rule's exceptions. */
+  exceptions?: MatchSpec[] | undefined;
+  /** Run against the rule as this layer leaves it. */
+  tests?: RuleTestSpec[] | undefined;
+}
+
+/** An exception for every rule in scope: rules named, rules tagged, or every rule. */
+export interface ExceptionSpec {
+  name: string;
+  rules?: string[] | undefined;
+  tags?: string[] | undefined;
+  match: MatchSpec;
 }
 
 /** A rule file. */
 export interface RuleFileSpec {
-  lists?: Record<string, ScalarValue[]> | undefined;
+  lists?: Record<string, ListEntrySpec> | undefined;
   rules?: RuleSpec[] | undefined;
+  overrides?: RuleOverrideSpec[] | undefined;
+  exceptions?: ExceptionSpec[] | undefined;
 }
 
 /** Rule ids: lower case, digits, `.`, `_`, `-`; they appear in fingerprints and metric dimensions. */
@@ -233,11 +282,16 @@ const ruleTest: z.ZodType<RuleTestSpec> = z
   .strictObject(ruleTestShape)
   .meta({ id: 'RuleTest', description: 'An inline test: events in, the expected outcome.' });
 
+const ruleId = z
+  .string()
+  .regex(RULE_ID_PATTERN, 'rule ids are lower case letters, digits, ".", "_" and "-" (at most 128)');
+
+const exceptionMatches = z.array(match).min(1).meta({
+  description: 'Match blocks: the rule raises no alert for an event that any of them matches.',
+});
+
 const ruleShape = {
-  id: z
-    .string()
-    .regex(RULE_ID_PATTERN, 'rule ids are lower case letters, digits, ".", "_" and "-" (at most 128)')
-    .meta({ description: 'Unique across all rule files.' }),
+  id: ruleId.meta({ description: 'Unique across all rule files and layers.' }),
   name: z.string().min(1),
   description: z.string().optional(),
   severity,
@@ -273,29 +327,100 @@ const ruleShape = {
     .boolean()
     .optional()
     .meta({ description: 'Let the templates emit Slack mentions such as <!channel>. Off by default.' }),
+  exceptions: exceptionMatches.optional(),
   tests: z.array(ruleTest).optional(),
 };
 
 const rule: z.ZodType<RuleSpec> = z.strictObject(ruleShape).meta({ id: 'Rule' });
 
+const overrideShape = {
+  rule: ruleId.meta({ description: 'The id of a rule defined in an earlier layer.' }),
+  enabled: ruleShape.enabled,
+  severity: severity.optional(),
+  suppress: ruleShape.suppress,
+  threshold: ruleShape.threshold,
+  group_by: ruleShape.group_by,
+  title: ruleShape.title.optional(),
+  summary: ruleShape.summary,
+  runbook: ruleShape.runbook,
+  tags: ruleShape.tags.meta({ description: "Replaces the rule's tags." }),
+  exceptions: exceptionMatches
+    .optional()
+    .meta({ description: "Added to the rule's exceptions: no alert for an event any of them matches." }),
+  tests: z
+    .array(ruleTest)
+    .optional()
+    .meta({ description: 'Tests run against the rule as this layer leaves it.' }),
+};
+
+const override: z.ZodType<RuleOverrideSpec> = z.strictObject(overrideShape).meta({
+  id: 'Override',
+  description: 'Changes a rule of an earlier layer: only the fields given change.',
+});
+
+const exceptionShape = {
+  name: z.string().min(1).meta({ description: 'What the exception is for, shown in warnings.' }),
+  rules: z
+    .array(ruleId)
+    .min(1)
+    .optional()
+    .meta({ description: 'The rules it applies to, by id; with tags, rules named or tagged.' }),
+  tags: z.array(z.string()).min(1).optional().meta({
+    description: 'The rules it applies to, by tag. Every rule when neither rules nor tags is given.',
+  }),
+  match,
+};
+
+const exception: z.ZodType<ExceptionSpec> = z.strictObject(exceptionShape).meta({
+  id: 'Exception',
+  description: 'No rule in scope alerts on an event that match matches.',
+});
+
+const listName = z
+  .string()
+  .regex(LIST_NAME_PATTERN, 'list names are lower case letters, digits and "_", starting with a letter');
+
 const listsShape = z
-  .record(
-    z
-      .string()
-      .regex(LIST_NAME_PATTERN, 'list names are lower case letters, digits and "_", starting with a letter'),
-    z.array(scalar),
-  )
+  .record(listName, z.array(scalar))
   .meta({ description: 'Named lists, usable from any rule file as {list: name}.' });
+
+const listEntry: z.ZodType<ListEntrySpec> = z
+  .union([
+    z.array(scalar),
+    z.strictObject({
+      append: z.array(scalar).min(1).meta({ description: 'Values added to a list of an earlier layer.' }),
+    }),
+    z.strictObject({
+      replace: z.array(scalar).meta({ description: 'Values that replace a list of an earlier layer.' }),
+    }),
+  ])
+  .meta({
+    id: 'ListEntry',
+    description:
+      'A new list, or {append: [...]} / {replace: [...]} to change a list defined in an earlier layer.',
+  });
 
 /** The schema of one rule file. */
 export const ruleFileSchema: z.ZodType<RuleFileSpec> = z
   .strictObject({
-    lists: listsShape.optional(),
+    lists: z
+      .record(listName, listEntry)
+      .optional()
+      .meta({ description: 'Named lists, usable from any rule file as {list: name}.' }),
     rules: z.array(rule).optional(),
+    overrides: z
+      .array(override)
+      .optional()
+      .meta({ description: 'Changes to rules of earlier layers (such as the built-in pack).' }),
+    exceptions: z
+      .array(exception)
+      .optional()
+      .meta({ description: 'Events that rules of this and earlier layers never alert on.' }),
   })
   .meta({
     title: 'atlas-audit-alerts rule file',
-    description: 'Named lists and rules for atlas-audit-alerts.',
+    description:
+      'Named lists, rules, overrides and exceptions for atlas-audit-alerts. Rule paths are layers: a later layer tunes an earlier one.',
   });
 
 /** Identifies a serialized rule pack; `version` changes when the format does. */
@@ -303,17 +428,23 @@ export const SERIALIZED_PACK_FORMAT = 'atlas-audit-alerts.rule-pack';
 
 export interface SerializedRulePackSpec {
   format: typeof SERIALIZED_PACK_FORMAT;
-  version: 1;
+  version: 2;
+  /** The version of atlas-audit-alerts whose built-in pack this is built on. */
+  packVersion?: string | undefined;
   lists: Record<string, ScalarValue[]>;
   rules: RuleSpec[];
+  /** For each rule id, the layers that defined or changed the rule, in order. */
+  ruleLayers: Record<string, string[]>;
 }
 
 /** The schema of a serialized rule pack (what the Lambda bundle carries). */
 export const serializedRulePackSchema: z.ZodType<SerializedRulePackSpec> = z.strictObject({
   format: z.literal(SERIALIZED_PACK_FORMAT),
-  version: z.literal(1),
+  version: z.literal(2),
+  packVersion: z.string().min(1).max(64).optional(),
   lists: listsShape,
   rules: z.array(rule),
+  ruleLayers: z.record(ruleId, z.array(z.string().min(1).max(256)).max(64)),
 });
 
 /** Every key the format knows, for "did you mean" hints on misspelt keys. */
@@ -321,6 +452,10 @@ export const KNOWN_KEYS: readonly string[] = [
   ...new Set([
     'lists',
     'rules',
+    'overrides',
+    'exceptions',
+    'append',
+    'replace',
     'list',
     'ipv4',
     'ipv6',
@@ -332,6 +467,8 @@ export const KNOWN_KEYS: readonly string[] = [
     'window',
     'alert',
     ...Object.keys(ruleShape),
+    ...Object.keys(overrideShape),
+    ...Object.keys(exceptionShape),
     ...Object.keys(ruleTestShape),
     ...Object.keys(operatorsShape),
     ...Object.keys(matchShape),

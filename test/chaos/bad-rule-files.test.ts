@@ -149,7 +149,7 @@ const BAD_RULE_FILES: readonly BadRuleFile[] = [
     line: 8,
     column: 9,
     message:
-      'rule id "sample-rule" is already used in same-file.yaml: rule ids must be unique across all rule files',
+      'rule id "sample-rule" is already used in same-file.yaml:2: rule ids must be unique across all rule files',
   },
   {
     name: 'a severity in capitals',

@@ -36,7 +36,7 @@ describe('parseDeployConfig', () => {
       concurrency: 4,
       alerts: { emails: [], emailMinSeverity: 'medium' },
       operations: { emails: [], watermarkLagAlarmMinutes: 60 },
-      rules: { directories: ['rules'] },
+      rules: { directories: ['builtin'] },
       credentials: {},
       table: { removalPolicy: 'retain' },
       poller: {
@@ -249,7 +249,7 @@ describe('resolveDeployConfig', () => {
       projectRoot: PROJECT_ROOT,
     });
 
-    expect(config.rules.directories).toEqual(['rules']);
+    expect(config.rules.directories).toEqual(['builtin']);
   });
 
   it('accepts the example configuration file', () => {

@@ -5,7 +5,14 @@ import { pathToFileURL } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { RULE_PACK_GLOBAL } from '../../infra/bundling.js';
 import { buildRulePackModule } from '../../infra/rule-pack-module.js';
-import { deserializeRulePack, RuleLoadError } from '../../shared/rules/index.js';
+import {
+  createRuleEngine,
+  deserializeRulePack,
+  MemoryCounterStore,
+  RuleLoadError,
+  type RulePack,
+} from '../../shared/rules/index.js';
+import { synthesizeDeployment } from './support/deployment.js';
 import { cdkJsonContext, createTestWorkspace, PROJECT_ROOT, VALID_RULE_FILE } from './support/workspace.js';
 
 const BROKEN_RULE_FILE = `rules:
@@ -65,6 +72,45 @@ describe('buildRulePackModule', () => {
     expect(module.ruleCount).toBeGreaterThan(0);
   });
 
+  it('compiles the built-in pack tuned by a user layer, with the pack version and the tuning layers', async () => {
+    const module = await buildRulePackModule({
+      paths: ['builtin', 'examples/my-rules'],
+      projectRoot: PROJECT_ROOT,
+      outputDirectory: join(workspace.directory, 'layered'),
+    });
+    const pack = await readModulePack(module.path);
+
+    const version = (
+      JSON.parse(readFileSync(join(PROJECT_ROOT, 'package.json'), 'utf8')) as { version: string }
+    ).version;
+    expect(pack.version).toBe(version);
+    expect(pack.rules.find((rule) => rule.spec.id === 'database-user-deleted')).toMatchObject({
+      spec: { severity: 'high' },
+      layers: ['builtin', 'examples/my-rules'],
+    });
+    expect(pack.rules.find((rule) => rule.spec.id === 'backup-schedule-changed')?.layers).toEqual([
+      'examples/my-rules',
+    ]);
+    const engine = createRuleEngine({ pack, counters: new MemoryCounterStore() });
+    const alerts = await engine.evaluate([
+      {
+        id: 'a',
+        eventTypeName: 'NETWORK_PERMISSION_ENTRY_ADDED',
+        groupId: 'g1',
+        whitelistEntry: '203.0.113.9/32',
+      },
+      {
+        id: 'b',
+        eventTypeName: 'NETWORK_PERMISSION_ENTRY_ADDED',
+        groupId: 'g1',
+        whitelistEntry: '198.51.100.9/32',
+      },
+    ]);
+    expect(alerts.map((alert) => [alert.events[0]?.id, alert.rulePack])).toEqual([
+      ['b', { version, layers: ['builtin', 'examples/my-rules'] }],
+    ]);
+  });
+
   it('fails with the loader message: file, line, column, the line and a caret', async () => {
     const broken = workspace.write('broken.yaml', BROKEN_RULE_FILE);
 
@@ -77,6 +123,48 @@ describe('buildRulePackModule', () => {
     await expect(build).rejects.toThrow(RuleLoadError);
     await expect(build).rejects.toThrow(
       /broken\.yaml:4:15: "urgent" is not allowed here[^\n]*\n 4 \| {5}severity: urgent\n {3}\| {15}\^{6}/,
+    );
+  });
+});
+
+describe('a deployment with rule layers', () => {
+  const workspace = createTestWorkspace();
+  afterAll(() => workspace.remove());
+
+  it('synthesizes with rules.directories [builtin, a user layer] and bundles the tuned pack', async () => {
+    const { rulePack, app } = await synthesizeDeployment({
+      workspace,
+      name: 'layers',
+      settings: {
+        sources: { orgIds: ['5f4e3d2c1b0a998877665544'] },
+        rules: { directories: ['builtin', 'examples/my-rules'] },
+      },
+    });
+
+    app.synth();
+    const pack = await readModulePack(rulePack.path);
+    expect(rulePack.path).toBe(join(workspace.directory, 'layers', 'rule-pack', 'rule-pack.mjs'));
+    expect(pack.rules.find((rule) => rule.spec.id === 'backup-schedule-changed')?.layers).toEqual([
+      'examples/my-rules',
+    ]);
+    expect(pack.rules.find((rule) => rule.spec.id === 'user-joined-organization')?.spec.enabled).toBe(false);
+    expect(pack.rules.find((rule) => rule.spec.id === 'database-user-deleted')?.spec.severity).toBe('high');
+  }, 180_000);
+
+  it('refuses a user layer that copies a built-in rule, naming the overrides form', async () => {
+    const copy = workspace.write(
+      'copied-api-keys.yaml',
+      readFileSync(join(PROJECT_ROOT, 'rules', 'api-keys.yaml'), 'utf8'),
+    );
+
+    const synth = synthesizeDeployment({
+      workspace,
+      name: 'copy',
+      settings: { rules: { directories: ['builtin', copy] } },
+    });
+
+    await expect(synth).rejects.toThrow(
+      /copied-api-keys\.yaml:7:9: rule "api-key-created" is already defined in [^\n]*rules\/api-keys\.yaml:7 \(layer builtin\): to change it from this layer, write "overrides: \[\{ rule: api-key-created, severity: high \}\]"/,
     );
   });
 });
@@ -133,3 +221,9 @@ describe('the CDK app', () => {
     expect(run.stderr).not.toMatch(/^\s+at /m);
   });
 });
+
+/** The pack a rule pack module carries, read back as the Lambda reads it. */
+async function readModulePack(path: string): Promise<RulePack> {
+  const exported = (await import(pathToFileURL(path).href)) as Record<string, unknown>;
+  return deserializeRulePack(JSON.parse(exported[RULE_PACK_GLOBAL] as string));
+}

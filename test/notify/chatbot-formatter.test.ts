@@ -292,4 +292,31 @@ describe('formatChatbotNotification', () => {
     expect(notification.content.description).toContain('*Who:* no user recorded');
     expect(notification.metadata?.eventType).toBe('UNKNOWN');
   });
+
+  it('names the rule pack version and the layers that shaped the rule in its metadata', () => {
+    // Prepare
+    const alert = makeAlert({ rulePack: { version: '1.4.0', layers: ['builtin', 'my-rules'] } });
+
+    // Act
+    const notification = formatChatbotNotification(alert, { context: ATLAS_CONTEXT });
+
+    // Assess
+    expect(chatbotNotificationSchema.safeParse(notification).success).toBe(true);
+    expect(notification.metadata?.additionalContext).toMatchObject({
+      rulePackVersion: '1.4.0',
+      ruleLayers: 'builtin, my-rules',
+    });
+  });
+
+  it('escapes a layer name as any other value', () => {
+    // Prepare
+    const alert = makeAlert({ rulePack: { layers: ['builtin', '<!channel>'] } });
+
+    // Act
+    const notification = formatChatbotNotification(alert, { context: ATLAS_CONTEXT });
+
+    // Assess
+    expect(notification.metadata?.additionalContext?.ruleLayers).toBe('builtin, &lt;!channel&gt;');
+    expect(notification.metadata?.additionalContext).not.toHaveProperty('rulePackVersion');
+  });
 });

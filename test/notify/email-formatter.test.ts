@@ -170,4 +170,28 @@ describe('formatEmailText', () => {
     // Assess
     expect(email).toMatch(/\nWho: +no user recorded \(Atlas or an automated process\)\n/);
   });
+
+  it('ends with the rule pack version and the layers that shaped the rule', () => {
+    // Prepare
+    const alert = makeAlert({ rulePack: { version: '1.4.0', layers: ['builtin', 'my-rules'] } });
+
+    // Act
+    const email = formatEmailText(alert, { context: ATLAS_CONTEXT });
+
+    // Assess
+    expect(email).toMatch(
+      /\n--\nSent by atlas-audit-alerts\. Alert fingerprint: [^\n]+\nRule pack 1\.4\.0; rule network-access-open-to-internet from layers builtin, my-rules\.\n$/,
+    );
+  });
+
+  it('names the one layer of a shipped rule as it is', () => {
+    // Prepare
+    const alert = makeAlert({ rulePack: { version: '1.4.0', layers: ['builtin'] } });
+
+    // Act
+    const email = formatEmailText(alert, { context: ATLAS_CONTEXT });
+
+    // Assess
+    expect(email).toContain('\nRule pack 1.4.0; rule network-access-open-to-internet from layer builtin.\n');
+  });
 });

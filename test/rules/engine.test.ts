@@ -140,6 +140,7 @@ describe('createRuleEngine', () => {
       fingerprint: 'project-deleted:e1',
       allowMentions: false,
       raisedAt: Date.parse('2024-03-18T14:40:03Z'),
+      rulePack: { layers: ['rules'] },
     });
   });
 
@@ -234,9 +235,11 @@ rules:
   it('refuses a pack whose rules do not compile', () => {
     const [rule] = packOf(STATELESS).rules;
     const broken: RulePack = {
-      lists: new Map(),
-      files: ['x'],
-      rules: rule === undefined ? [] : [{ spec: { ...rule.spec, suppress: 'soon' }, origin: { file: 'x' } }],
+      ...packOf(STATELESS),
+      rules:
+        rule === undefined
+          ? []
+          : [{ spec: { ...rule.spec, suppress: 'soon' }, origin: { file: 'x' }, layers: ['rules'] }],
     };
 
     expect(() => engineFor(broken)).toThrow(RuleLoadError);

@@ -130,7 +130,7 @@ describe('parseRulePack', () => {
     expect(problems).toHaveLength(1);
     expect(problems[0]).toMatchObject({ code: 'DUPLICATE_ID', file: 'b.yaml', line: 2, column: 9 });
     expect(problems[0]?.message).toBe(
-      'rule id "sample-rule" is already used in a.yaml: rule ids must be unique across all rule files',
+      'rule id "sample-rule" is already used in a.yaml:2: rule ids must be unique across all rule files',
     );
   });
 

@@ -18,7 +18,7 @@ describe('serializeRulePack', () => {
     const serialized = serializeRulePack(packOf(text));
 
     expect(JSON.parse(JSON.stringify(serialized))).toEqual(serialized);
-    expect(serialized).toMatchObject({ format: 'atlas-audit-alerts.rule-pack', version: 1 });
+    expect(serialized).toMatchObject({ format: 'atlas-audit-alerts.rule-pack', version: 2 });
     expect(serialized.lists).toEqual({ destructive_ops: ['deleteDocument'] });
     expect(serialized.rules[0]).not.toHaveProperty('tests');
   });
