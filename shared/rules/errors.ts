@@ -1,3 +1,4 @@
+import type { RuleWarningCode } from './lint/rule-warning.js';
 import { formatRuleProblems } from './problem-format.js';
 
 /** What kind of problem a rule file has: stable strings for logs, tests and tooling. */
@@ -19,7 +20,9 @@ export type RuleProblemCode =
   | 'INVALID_HOURS'
   | 'INVALID_TEMPLATE'
   | 'INVALID_CONDITION'
-  | 'INVALID_TEST';
+  | 'INVALID_TEST'
+  /** A warning made an error by `--strict` or `rules.strict`. */
+  | RuleWarningCode;
 
 /**
  * One problem found in a rule file. `line` and `column` are 1-based and present when the problem comes
@@ -38,6 +41,8 @@ export interface RuleProblem {
   sourceLine?: string;
   /** How many characters of `sourceLine` the caret underlines, from `column`. */
   length?: number;
+  /** What to do about it, when there is more to say than the message: a "did you mean". */
+  hint?: string;
 }
 
 /** The base of every error the rule engine throws. */
