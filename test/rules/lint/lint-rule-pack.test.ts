@@ -1,5 +1,6 @@
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { parseRulePack } from '../../../shared/rules/index.js';
+import { loadRulePack, parseRulePack } from '../../../shared/rules/index.js';
 import {
   lintRulePack,
   loadEventCatalog,
@@ -7,6 +8,8 @@ import {
   type RuleWarning,
 } from '../../../shared/rules/lint/index.js';
 import { formatRuleWarnings } from '../../../shared/rules/problem-format.js';
+
+const BUILT_IN_RULES = fileURLToPath(new URL('../../../rules/', import.meta.url));
 
 /** The warnings of rule files given as text. */
 function warningsOf(...sources: { file: string; text: string }[]): RuleWarning[] {
@@ -288,5 +291,16 @@ describe('lintRulePack', () => {
         '   = hint: did you mean "GROUP_DELETED"?',
       ].join('\n'),
     );
+  });
+
+  it('finds nothing to warn about in the default rule pack', async () => {
+    const pack = await loadRulePack({ paths: [BUILT_IN_RULES] });
+
+    const warnings = lintRulePack(pack, {
+      catalog: loadEventCatalog(),
+      sources: await RuleSources.read(pack.files),
+    });
+
+    expect(formatRuleWarnings(warnings)).toBe('');
   });
 });
