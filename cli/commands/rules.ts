@@ -11,8 +11,18 @@ import {
   MemoryCounterStore,
   RuleLoadError,
   type RulePack,
+  type RuleProblem,
   ruleFileJsonSchema,
 } from '../../shared/rules/index.js';
+import {
+  lintRulePack,
+  loadEventCatalog,
+  RuleSources,
+  type RuleWarning,
+  ruleCoverage,
+} from '../../shared/rules/lint/index.js';
+import { formatRuleWarnings } from '../../shared/rules/problem-format.js';
+import { formatCoverageTable } from '../coverage-table.js';
 import { CommandFailed, UsageError } from '../errors.js';
 
 /** The default rule pack shipped with the command. */
@@ -27,16 +37,39 @@ export function registerRulesCommand(program: Command): void {
   rules
     .command('validate')
     .description(
-      'Check rule files: prints a count, or every problem with its file, line and column (exit 1).',
+      'Check rule files: prints a count, or every problem with its file, line and column (exit 1). Warnings (unknown event types and fields, unused lists, CIDR host bits) are printed too.',
     )
     .argument('[paths...]', 'rule files or directories', [])
-    .action(async (paths: string[]) => {
+    .option('--strict', 'treat warnings as errors (exit 1)')
+    .action(async (paths: string[], options: { strict?: boolean }) => {
       const pack = await loadOrReport(paths);
+      const warnings = await lintPack(pack);
+      if (options.strict === true && warnings.length > 0) {
+        reportProblems(warnings);
+        throw new CommandFailed('');
+      }
+      if (warnings.length > 0) {
+        process.stderr.write(`${formatRuleWarnings(warnings.map(withDisplayPath))}\n`);
+      }
       const disabled = pack.rules.filter((rule) => rule.spec.enabled === false).length;
       const tests = pack.rules.reduce((sum, rule) => sum + (rule.spec.tests?.length ?? 0), 0);
+      const warned = warnings.length === 0 ? '' : ` (${plural(warnings.length, 'warning')})`;
       write(
-        `${plural(pack.rules.length, 'rule')} (${disabled} disabled), ${plural(pack.lists.size, 'list')} and ${plural(tests, 'inline test')} in ${plural(pack.files.length, 'file')}: valid\n`,
+        `${plural(pack.rules.length, 'rule')} (${disabled} disabled), ${plural(pack.lists.size, 'list')} and ${plural(tests, 'inline test')} in ${plural(pack.files.length, 'file')}: valid${warned}\n`,
       );
+    });
+
+  rules
+    .command('coverage')
+    .description(
+      'Which known Atlas event types each enabled rule can match, and the known types no rule covers, by scope.',
+    )
+    .argument('[paths...]', 'rule files or directories', [])
+    .option('--json', 'print one JSON document for scripts')
+    .action(async (paths: string[], options: { json?: boolean }) => {
+      const pack = await loadOrReport(paths);
+      const coverage = ruleCoverage(pack, loadEventCatalog());
+      write(options.json === true ? `${JSON.stringify(coverage, null, 2)}\n` : formatCoverageTable(coverage));
     });
 
   rules
@@ -103,13 +136,27 @@ async function loadOrReport(paths: readonly string[]): Promise<RulePack> {
     return await loadRulePack({ paths: paths.length === 0 ? [BUILT_IN_RULES] : paths });
   } catch (error) {
     if (!(error instanceof RuleLoadError)) throw error;
-    const problems = error.problems.map((problem) => ({ ...problem, file: displayPath(problem.file) }));
-    const files = new Set(problems.map((problem) => problem.file)).size;
-    process.stderr.write(
-      `${formatRuleProblems(problems)}\n${plural(problems.length, 'problem')} in ${plural(files, 'file')}\n`,
-    );
+    reportProblems(error.problems);
     throw new CommandFailed('');
   }
+}
+
+/** Prints problems (or warnings made errors by --strict) on stderr, with a count. */
+function reportProblems(found: readonly RuleProblem[]): void {
+  const problems = found.map(withDisplayPath);
+  const files = new Set(problems.map((problem) => problem.file)).size;
+  process.stderr.write(
+    `${formatRuleProblems(problems)}\n${plural(problems.length, 'problem')} in ${plural(files, 'file')}\n`,
+  );
+}
+
+/** The warnings of a loaded pack, checked against the event catalog. */
+async function lintPack(pack: RulePack): Promise<RuleWarning[]> {
+  return lintRulePack(pack, { catalog: loadEventCatalog(), sources: await RuleSources.read(pack.files) });
+}
+
+function withDisplayPath<T extends RuleProblem>(problem: T): T {
+  return { ...problem, file: displayPath(problem.file) };
 }
 
 async function readEventsText(file: string): Promise<string> {
