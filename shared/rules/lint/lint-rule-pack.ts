@@ -203,9 +203,9 @@ export function lintRulePack(pack: RulePack, options: LintRulePackOptions): Rule
   const fileRuleCounts = new Map<string, number>();
   for (const rule of pack.rules) {
     const file = rule.origin.file;
-    const position = fileRuleCounts.get(file) ?? 0;
-    fileRuleCounts.set(file, position + 1);
-    const index = sources.ruleIndex(file, rule.spec.id) ?? position;
+    // The loader keeps every rule of a valid file, in order: the count is the index in its file.
+    const index = fileRuleCounts.get(file) ?? 0;
+    fileRuleCounts.set(file, index + 1);
     const base: Path = ['rules', index];
     const directives = lintAllowDirectives(sources.ruleText(file, index) ?? '');
     allowedFields = directives.get('UNKNOWN_FIELD') ?? new Set();

@@ -1,21 +1,32 @@
 import { readFile } from 'node:fs/promises';
-import { isMap, isScalar, isSeq, LineCounter, parseDocument } from 'yaml';
+import { isMap, isSeq, LineCounter, parseDocument } from 'yaml';
 import type { RuleFileText } from '../loader.js';
 import { positionOf, type SourcePosition, type YamlSource } from '../source-position.js';
 
 /**
- * The rule files of a pack, parsed again to point warnings at lines and columns. The loader has
- * validated them already; a file that no longer parses (changed since) just gives no positions.
+ * The rule files of a pack, parsed again (each only when a warning needs it) to point warnings at
+ * lines and columns. The loader has validated them already; a file that no longer parses (changed
+ * since) just gives no positions.
  */
 export class RuleSources {
-  private readonly sources = new Map<string, YamlSource>();
+  private readonly texts = new Map<string, string>();
+  private readonly parsed = new Map<string, YamlSource | undefined>();
 
   constructor(texts: readonly RuleFileText[]) {
-    for (const { file, text } of texts) {
+    for (const { file, text } of texts) this.texts.set(file, text);
+  }
+
+  private source(file: string): YamlSource | undefined {
+    if (this.parsed.has(file)) return this.parsed.get(file);
+    const text = this.texts.get(file);
+    let source: YamlSource | undefined;
+    if (text !== undefined) {
       const lineCounter = new LineCounter();
       const document = parseDocument(text, { lineCounter, prettyErrors: false });
-      if (document.errors.length === 0) this.sources.set(file, { file, text, document, lineCounter });
+      if (document.errors.length === 0) source = { file, text, document, lineCounter };
     }
+    this.parsed.set(file, source);
+    return source;
   }
 
   /**
@@ -44,24 +55,17 @@ export class RuleSources {
     path: readonly (string | number)[],
     options: { key?: boolean; needle?: string } = {},
   ): SourcePosition | undefined {
-    const source = this.sources.get(file);
+    const source = this.source(file);
     return source === undefined ? undefined : positionOf(source, { path, ...options });
   }
 
-  /** The index of the rule with this id in a file's `rules:` sequence. */
-  ruleIndex(file: string, id: string): number | undefined {
-    const rules = this.sources.get(file)?.document.get('rules', true);
-    if (!isSeq(rules)) return undefined;
-    const index = rules.items.findIndex((item) => {
-      const value = isMap(item) ? item.get('id', true) : undefined;
-      return isScalar(value) && value.value === id;
-    });
-    return index === -1 ? undefined : index;
-  }
-
-  /** The source text of the rule at an index of a file's `rules:` sequence, comments included. */
+  /**
+   * The source text of the rule at an index of a file's `rules:` sequence, comments included; only
+   * for files that hold a `lint-allow` comment, the one thing it is read for.
+   */
   ruleText(file: string, index: number): string | undefined {
-    const source = this.sources.get(file);
+    if (!this.texts.get(file)?.includes('lint-allow')) return undefined;
+    const source = this.source(file);
     const rules = source?.document.get('rules', true);
     const range = isSeq(rules)
       ? (rules.items[index] as { range?: [number, number, number] } | undefined)?.range
@@ -72,7 +76,8 @@ export class RuleSources {
   /** The first file, in the order given, that defines a named list. */
   listFile(name: string, files: readonly string[]): string | undefined {
     return files.find((file) => {
-      const lists = this.sources.get(file)?.document.get('lists', true);
+      if (!this.texts.get(file)?.includes(name)) return false;
+      const lists = this.source(file)?.document.get('lists', true);
       return isMap(lists) && lists.has(name);
     });
   }
