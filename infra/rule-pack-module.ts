@@ -1,6 +1,12 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { isAbsolute, join, relative, resolve } from 'node:path';
-import { deserializeRulePack, loadRulePack, serializeRulePack } from '../shared/rules/index.js';
+import {
+  deserializeRulePack,
+  loadRulePack,
+  RuleLoadError,
+  serializeRulePack,
+} from '../shared/rules/index.js';
+import { lintRulePack, loadEventCatalog, RuleSources, type RuleWarning } from '../shared/rules/lint/index.js';
 import { RULE_PACK_GLOBAL } from './bundling.js';
 
 export interface BuildRulePackModuleOptions {
@@ -9,6 +15,8 @@ export interface BuildRulePackModuleOptions {
   projectRoot: string;
   /** Where the module is written; a stable place, so that unchanged rules give an unchanged bundle. */
   outputDirectory: string;
+  /** Fail on warnings as on errors (`rules.strict`). */
+  strict?: boolean | undefined;
 }
 
 export interface RulePackModule {
@@ -18,6 +26,8 @@ export interface RulePackModule {
   ruleCount: number;
   /** The size of the serialized pack in bytes. */
   bytes: number;
+  /** What `rules validate` warns about; empty when strict (warnings then fail the build). */
+  warnings: readonly RuleWarning[];
 }
 
 /**
@@ -25,7 +35,10 @@ export interface RulePackModule {
  * Lambda will read it, and writes it as a module exporting {@link RULE_PACK_GLOBAL}: esbuild injects it
  * into the poller bundle, so the Lambda reads no YAML and a broken rule never reaches AWS.
  *
- * @throws {RuleLoadError} with every problem in the rule files as file:line:column, the line and a caret.
+ * The pack is also checked for warnings against the event catalog (the Lambda never loads it).
+ *
+ * @throws {RuleLoadError} with every problem in the rule files as file:line:column, the line and a caret;
+ *   when `strict`, with every warning too.
  * @example
  * ```ts
  * const module = await buildRulePackModule({ paths: ['rules'], projectRoot, outputDirectory: 'cdk.out/rule-pack' });
@@ -35,8 +48,14 @@ export async function buildRulePackModule({
   paths,
   projectRoot,
   outputDirectory,
+  strict = false,
 }: BuildRulePackModuleOptions): Promise<RulePackModule> {
   const pack = await loadRulePack({ paths: paths.map((path) => shownPath(resolve(projectRoot, path))) });
+  const warnings = lintRulePack(pack, {
+    catalog: loadEventCatalog(),
+    sources: await RuleSources.read(pack.files),
+  });
+  if (strict && warnings.length > 0) throw RuleLoadError.fromProblems(warnings);
   const serialized = serializeRulePack(pack);
   const text = JSON.stringify(serialized);
   deserializeRulePack(JSON.parse(text));
@@ -44,7 +63,7 @@ export async function buildRulePackModule({
   mkdirSync(outputDirectory, { recursive: true });
   const path = join(outputDirectory, 'rule-pack.mjs');
   if (readIfPresent(path) !== source) writeFileSync(path, source);
-  return { path, ruleCount: pack.rules.length, bytes: Buffer.byteLength(text) };
+  return { path, ruleCount: pack.rules.length, bytes: Buffer.byteLength(text), warnings };
 }
 
 /** Problems name files as the person running `cdk synth` would: relative to where they are. */
