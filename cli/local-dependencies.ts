@@ -13,6 +13,8 @@ import {
 } from '../shared/notify/index.js';
 import { ProjectDiscoveryCache, type TickDependencies } from '../shared/poll/index.js';
 import { createRuleEngine } from '../shared/rules/index.js';
+import { lintRulePack, loadEventCatalog, RuleSources } from '../shared/rules/lint/index.js';
+import { formatRuleWarnings } from '../shared/rules/problem-format.js';
 import { DynamoDbStateStore, FileStateStore, type StateStore } from '../shared/state/index.js';
 import { UsageError } from './errors.js';
 import { loadRuleLayers } from './rule-layers.js';
@@ -35,6 +37,8 @@ export interface OpenLocalPollOptions {
   notifier?: Notifier;
   /** Console links in messages. Default: the console of `settings.config.atlas`. */
   consoleLinks?: ConsoleLinkOptions | null;
+  /** Where the rule warnings (unknown event types and fields, ...) are printed before the run; none when absent. */
+  ruleWarnings?: NodeJS.WritableStream;
 }
 
 /** The dependencies of local ticks, opened once for the whole run. */
@@ -48,7 +52,7 @@ export interface LocalPoll {
 
 /**
  * Opens what local ticks run on, once per run: the rules (loaded and checked first, so a broken rule
- * stops the run before anything else), the state store (`file:` locks its file for the life of the
+ * stops the run before anything else, and their warnings printed to `ruleWarnings`), the state store (`file:` locks its file for the life of the
  * run; `dynamodb:` uses the default AWS credentials and region), the rule engine over that store, the
  * Atlas client and the notifier.
  *
@@ -70,6 +74,13 @@ export interface LocalPoll {
 export async function openLocalPoll(options: OpenLocalPollOptions): Promise<LocalPoll> {
   const { settings, clock, logger } = options;
   const pack = await loadRuleLayers(settings.rules);
+  if (options.ruleWarnings !== undefined) {
+    const warnings = [
+      ...pack.warnings,
+      ...lintRulePack(pack, { catalog: loadEventCatalog(), sources: await RuleSources.read(pack.files) }),
+    ];
+    if (warnings.length > 0) options.ruleWarnings.write(`${formatRuleWarnings(warnings)}\n`);
+  }
   const consoleLinks =
     options.consoleLinks === null
       ? undefined

@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import { Annotations, type App, type Environment, Validations } from 'aws-cdk-lib';
 import { AwsSolutionsChecks } from 'cdk-nag';
+import { formatRuleWarnings } from '../shared/rules/problem-format.js';
 import { AuditAlertsStack } from './audit-alerts-stack.js';
 import { DEPLOY_CONFIG_CONTEXT_KEY, DEPLOY_CONFIG_FILE_CONTEXT_KEY, type DeployConfig } from './config.js';
 import { resolveDeployConfig } from './config-source.js';
@@ -49,6 +50,7 @@ export async function addAuditAlertsStack({
     paths: config.rules.directories,
     projectRoot,
     outputDirectory: join(app.outdir, 'rule-pack'),
+    strict: config.rules.strict,
   });
   const env = definedOnly({ ...defaultEnv, ...config.env });
   const stack = new AuditAlertsStack(app, config.stackName, {
@@ -58,6 +60,12 @@ export async function addAuditAlertsStack({
     bundle: { projectRoot, rulePackModule: rulePack.path },
   });
   warnAboutGaps(stack, config);
+  if (rulePack.warnings.length > 0) {
+    Annotations.of(stack).addWarningV2(
+      'atlas-audit-alerts:ruleWarnings',
+      `Rule files have ${rulePack.warnings.length === 1 ? '1 warning' : `${rulePack.warnings.length} warnings`} (set rules.strict to fail synth on them):\n${formatRuleWarnings(rulePack.warnings)}`,
+    );
+  }
   Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
   return { stack, config, rulePack };
 }

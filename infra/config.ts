@@ -135,6 +135,11 @@ export const deploySettingsSchema = z.strictObject({
        * pack shipped with this version. A later layer tunes an earlier one.
        */
       directories: z.array(z.string().min(1)).min(1, 'must name at least one directory').default(['builtin']),
+      /**
+       * Fail synth on rule warnings (unknown event types or fields, unused lists, CIDR host bits), as
+       * `rules validate --strict` does; off, they are shown as synth warnings.
+       */
+      strict: z.boolean().default(false),
     })
     .prefault({}),
   credentials: z
@@ -195,7 +200,8 @@ const uniqueLists = (
   ([section, key]): CrossCheck => ({
     inputs: [[section, key]],
     check(config, fail) {
-      const values: readonly string[] = (config[section] as Record<string, readonly string[]>)[key] ?? [];
+      const values: readonly string[] =
+        (config[section] as unknown as Record<string, readonly string[]>)[key] ?? [];
       const seen = new Set<string>();
       values.forEach((value, index) => {
         if (seen.has(value.toLowerCase())) fail([section, key, index], `${value} is listed twice`);

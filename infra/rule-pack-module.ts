@@ -4,8 +4,10 @@ import {
   BUILTIN_LAYER,
   deserializeRulePack,
   loadRulePack,
+  RuleLoadError,
   serializeRulePack,
 } from '../shared/rules/index.js';
+import { lintRulePack, loadEventCatalog, RuleSources, type RuleWarning } from '../shared/rules/lint/index.js';
 import { RULE_PACK_GLOBAL } from './bundling.js';
 
 export interface BuildRulePackModuleOptions {
@@ -18,6 +20,8 @@ export interface BuildRulePackModuleOptions {
   projectRoot: string;
   /** Where the module is written; a stable place, so that unchanged rules give an unchanged bundle. */
   outputDirectory: string;
+  /** Fail on warnings as on errors (`rules.strict`). */
+  strict?: boolean | undefined;
 }
 
 export interface RulePackModule {
@@ -27,6 +31,8 @@ export interface RulePackModule {
   ruleCount: number;
   /** The size of the serialized pack in bytes. */
   bytes: number;
+  /** What `rules validate` warns about; empty when strict (warnings then fail the build). */
+  warnings: readonly RuleWarning[];
 }
 
 /**
@@ -34,7 +40,10 @@ export interface RulePackModule {
  * Lambda will read it, and writes it as a module exporting {@link RULE_PACK_GLOBAL}: esbuild injects it
  * into the poller bundle, so the Lambda reads no YAML and a broken rule never reaches AWS.
  *
- * @throws {RuleLoadError} with every problem in the rule files as file:line:column, the line and a caret.
+ * The pack is also checked for warnings against the event catalog (the Lambda never loads it).
+ *
+ * @throws {RuleLoadError} with every problem in the rule files as file:line:column, the line and a caret;
+ *   when `strict`, with every warning too.
  * @example
  * ```ts
  * const module = await buildRulePackModule({ paths: ['builtin', 'my-rules'], projectRoot, outputDirectory: 'cdk.out/rule-pack' });
@@ -44,6 +53,7 @@ export async function buildRulePackModule({
   paths,
   projectRoot,
   outputDirectory,
+  strict = false,
 }: BuildRulePackModuleOptions): Promise<RulePackModule> {
   const pack = await loadRulePack({
     paths: paths.map((path) => (path === BUILTIN_LAYER ? path : shownPath(resolve(projectRoot, path)))),
@@ -51,6 +61,11 @@ export async function buildRulePackModule({
     builtinDirectory: shownPath(resolve(projectRoot, 'rules')),
     version: packageVersion(projectRoot),
   });
+  const warnings: RuleWarning[] = [
+    ...(pack.warnings as readonly RuleWarning[]),
+    ...lintRulePack(pack, { catalog: loadEventCatalog(), sources: await RuleSources.read(pack.files) }),
+  ];
+  if (strict && warnings.length > 0) throw RuleLoadError.fromProblems(warnings);
   const serialized = serializeRulePack(pack);
   const text = JSON.stringify(serialized);
   deserializeRulePack(JSON.parse(text));
@@ -58,7 +73,7 @@ export async function buildRulePackModule({
   mkdirSync(outputDirectory, { recursive: true });
   const path = join(outputDirectory, 'rule-pack.mjs');
   if (readIfPresent(path) !== source) writeFileSync(path, source);
-  return { path, ruleCount: pack.rules.length, bytes: Buffer.byteLength(text) };
+  return { path, ruleCount: pack.rules.length, bytes: Buffer.byteLength(text), warnings };
 }
 
 /** The version in `package.json`: alerts carry it, so a reader knows which pack raised them. */

@@ -67,7 +67,13 @@ export function registerBackfillCommand(program: Command, io?: PollCommandIo): v
       cwd,
     });
     const logger = createStderrLogger({ stream: stderr, verbose: options.verbose === true });
-    const poll = await openLocalPoll({ settings, clock: systemClock, logger, stdout });
+    const poll = await openLocalPoll({
+      settings,
+      clock: systemClock,
+      logger,
+      stdout,
+      ruleWarnings: stderr,
+    });
     const abort = new AbortController();
     const unsubscribe = signals.subscribe((signal) => {
       if (abort.signal.aborted) return;

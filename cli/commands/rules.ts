@@ -7,8 +7,18 @@ import {
   MemoryCounterStore,
   RuleLoadError,
   type RulePack,
+  type RuleProblem,
   ruleFileJsonSchema,
 } from '../../shared/rules/index.js';
+import {
+  lintRulePack,
+  loadEventCatalog,
+  RuleSources,
+  type RuleWarning,
+  ruleCoverage,
+} from '../../shared/rules/lint/index.js';
+import { formatRuleWarnings } from '../../shared/rules/problem-format.js';
+import { formatCoverageTable } from '../coverage-table.js';
 import { CommandFailed } from '../errors.js';
 import { readEventsFile } from '../events-file.js';
 import type { PollCommandIo } from '../poll-command-io.js';
@@ -32,22 +42,41 @@ export function registerRulesCommand(program: Command, io?: PollCommandIo): void
   rules
     .command('validate')
     .description(
-      'Check rule layers: prints a count and any warnings, or every problem with its file, line and column (exit 1).',
+      'Check rule layers: prints a count, or every problem with its file, line and column (exit 1). Warnings (unknown event types and fields, unused lists, CIDR host bits, untested user rules, exceptions that never match) are printed too.',
     )
     .argument('[layers...]', LAYERS_HELP, [])
     .option('--rules <layers...>', 'the same layers, as other commands take them')
-    .action(async (paths: string[], options: { rules?: string[] }) => {
+    .option('--strict', 'treat warnings as errors (exit 1)')
+    .action(async (paths: string[], options: { rules?: string[]; strict?: boolean }) => {
       const pack = await loadOrReport([...paths, ...(options.rules ?? [])]);
-      if (pack.warnings.length > 0) {
-        const warnings = pack.warnings.map((warning) => ({ ...warning, file: displayPath(warning.file) }));
-        process.stderr.write(`${formatRuleProblems(warnings)}\n${plural(warnings.length, 'warning')}\n`);
+      const warnings = await lintPack(pack);
+      if (options.strict === true && warnings.length > 0) {
+        reportProblems(warnings);
+        throw new CommandFailed('');
+      }
+      if (warnings.length > 0) {
+        process.stderr.write(`${formatRuleWarnings(warnings.map(withDisplayPath))}\n`);
       }
       const disabled = pack.rules.filter((rule) => rule.spec.enabled === false).length;
       const layers =
         pack.layers.length > 1 ? ` (layers: ${pack.layers.map((layer) => layer.name).join(', ')})` : '';
+      const warned = warnings.length === 0 ? '' : ` (${plural(warnings.length, 'warning')})`;
       write(
-        `${plural(pack.rules.length, 'rule')} (${disabled} disabled), ${plural(pack.lists.size, 'list')} and ${plural(pack.tests.length, 'inline test')} in ${plural(pack.files.length, 'file')}${layers}: valid\n`,
+        `${plural(pack.rules.length, 'rule')} (${disabled} disabled), ${plural(pack.lists.size, 'list')} and ${plural(pack.tests.length, 'inline test')} in ${plural(pack.files.length, 'file')}${layers}: valid${warned}\n`,
       );
+    });
+
+  rules
+    .command('coverage')
+    .description(
+      'Which known Atlas event types each enabled rule can match, and the known types no rule covers, by scope.',
+    )
+    .argument('[layers...]', LAYERS_HELP, [])
+    .option('--json', 'print one JSON document for scripts')
+    .action(async (paths: string[], options: { json?: boolean }) => {
+      const pack = await loadOrReport(paths);
+      const coverage = ruleCoverage(pack, loadEventCatalog());
+      write(options.json === true ? `${JSON.stringify(coverage, null, 2)}\n` : formatCoverageTable(coverage));
     });
 
   rules
@@ -119,13 +148,30 @@ async function loadOrReport(paths: readonly string[]): Promise<RulePack> {
     return await loadRuleLayers(paths);
   } catch (error) {
     if (!(error instanceof RuleLoadError)) throw error;
-    const problems = error.problems.map((problem) => ({ ...problem, file: displayPath(problem.file) }));
-    const files = new Set(problems.map((problem) => problem.file)).size;
-    process.stderr.write(
-      `${formatRuleProblems(problems)}\n${plural(problems.length, 'problem')} in ${plural(files, 'file')}\n`,
-    );
+    reportProblems(error.problems);
     throw new CommandFailed('');
   }
+}
+
+/** Prints problems (or warnings made errors by --strict) on stderr, with a count. */
+function reportProblems(found: readonly RuleProblem[]): void {
+  const problems = found.map(withDisplayPath);
+  const files = new Set(problems.map((problem) => problem.file)).size;
+  process.stderr.write(
+    `${formatRuleProblems(problems)}\n${plural(problems.length, 'problem')} in ${plural(files, 'file')}\n`,
+  );
+}
+
+/** The warnings of a loaded pack: those of its layers, and those found against the event catalog. */
+async function lintPack(pack: RulePack): Promise<RuleWarning[]> {
+  return [
+    ...(pack.warnings as readonly RuleWarning[]),
+    ...lintRulePack(pack, { catalog: loadEventCatalog(), sources: await RuleSources.read(pack.files) }),
+  ];
+}
+
+function withDisplayPath<T extends RuleProblem>(problem: T): T {
+  return { ...problem, file: displayPath(problem.file) };
 }
 
 function displayPath(file: string): string {

@@ -95,7 +95,13 @@ Examples:
       const everyMs = options.once ? undefined : (options.every ?? settings.everyMs);
       const timeoutMs = tickTimeoutMs(options, everyMs, settings.config.timing.deadlineMarginSeconds * 1_000);
       const logger = createStderrLogger({ stream: stderr, verbose: options.verbose === true });
-      const poll = await openLocalPoll({ settings, clock: systemClock, logger, stdout });
+      const poll = await openLocalPoll({
+        settings,
+        clock: systemClock,
+        logger,
+        stdout,
+        ruleWarnings: stderr,
+      });
       const stop = new GracefulStop({ signals, stderr });
       const owner = `${hostname()}:${process.pid}`;
       let last: TickSummary | undefined;

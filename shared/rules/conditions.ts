@@ -129,7 +129,17 @@ export function anchorField(spec: MatchSpec, skip?: string): string | undefined 
   return undefined;
 }
 
-function requiresValue(condition: FieldConditionSpec): boolean {
+/**
+ * Whether a field condition holds only for a present, non-null value (so an event lacking the field
+ * never matches it).
+ *
+ * @example
+ * ```ts
+ * requiresValue({ exists: true }); // true
+ * requiresValue({ not_in: ['a'] }); // false
+ * ```
+ */
+export function requiresValue(condition: FieldConditionSpec): boolean {
   if (condition === null) return false;
   if (Array.isArray(condition)) return condition.length > 0 && !condition.includes(null);
   if (typeof condition !== 'object') return true;

@@ -1,3 +1,4 @@
+import type { RuleWarning, RuleWarningCode } from './lint/rule-warning.js';
 import { formatRuleProblems } from './problem-format.js';
 
 /** What kind of problem a rule file has: stable strings for logs, tests and tooling. */
@@ -23,7 +24,9 @@ export type RuleProblemCode =
   | 'INVALID_HOURS'
   | 'INVALID_TEMPLATE'
   | 'INVALID_CONDITION'
-  | 'INVALID_TEST';
+  | 'INVALID_TEST'
+  /** A warning made an error by `--strict` or `rules.strict`. */
+  | RuleWarningCode;
 
 /**
  * One problem found in a rule file. `line` and `column` are 1-based and present when the problem comes
@@ -42,19 +45,17 @@ export interface RuleProblem {
   sourceLine?: string;
   /** How many characters of `sourceLine` the caret underlines, from `column`. */
   length?: number;
+  /** What to do about it, when there is more to say than the message: a "did you mean". */
+  hint?: string;
 }
 
-/** What kind of warning a rule file has: allowed, but probably a mistake. */
-export type RuleWarningCode = 'UNTESTED_RULE' | 'EXCEPTION_NEVER_MATCHES';
-
 /**
- * Something in a rule file that is allowed but probably a mistake (a rule that can silently never
- * fire, an untested user rule). `rules validate` prints warnings as it prints problems, and they do
- * not fail it.
+ * A warning of a rule layer found while the layers are put together (a user rule with no tests, an
+ * exception that can never match): a {@link RuleWarning} marked as such, so that it prints among
+ * problems as a warning.
  */
-export interface RuleWarning extends Omit<RuleProblem, 'code'> {
+export interface LayerWarning extends RuleWarning {
   severity: 'warning';
-  code: RuleWarningCode;
 }
 
 /** The base of every error the rule engine throws. */

@@ -1,14 +1,13 @@
 export type { CounterIncrementOptions, CounterStore } from './counter-store.js';
 export { createRuleEngine, type RuleEngine, type RuleEngineOptions } from './engine.js';
 export {
+  type LayerWarning,
   RuleError,
   RuleLoadError,
   type RuleLoadErrorOptions,
   type RuleProblem,
   type RuleProblemCode,
   RuleStateError,
-  type RuleWarning,
-  type RuleWarningCode,
 } from './errors.js';
 export { parseEventTime } from './event-time.js';
 export {
@@ -29,6 +28,7 @@ export {
   ownerRolesGranted,
 } from './inventory-events.js';
 export { ruleFileJsonSchema } from './json-schema.js';
+export type { RuleWarning, RuleWarningCode } from './lint/rule-warning.js';
 export {
   BUILTIN_LAYER,
   type LoadRulePackOptions,

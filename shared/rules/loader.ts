@@ -1,7 +1,7 @@
 import { readdir, readFile, realpath, stat } from 'node:fs/promises';
 import { extname, join } from 'node:path';
 import { isMap, isSeq, LineCounter, type Node, parseDocument } from 'yaml';
-import { RuleLoadError, type RuleProblem, type RuleWarning } from './errors.js';
+import { RuleLoadError, type RuleProblem, type LayerWarning as RuleWarning } from './errors.js';
 import { composeRuleLayers, type LayerSource, type PackSource } from './rule-layers.js';
 import type { RuleOrigin, RulePack } from './rule-pack.js';
 import {

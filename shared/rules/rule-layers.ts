@@ -1,5 +1,5 @@
 import { type CompileProblem, compileMatch, requiredEventTypes } from './conditions.js';
-import type { RuleWarningCode } from './errors.js';
+import type { RuleWarningCode } from './lint/rule-warning.js';
 import { didYouMean } from './name-suggestion.js';
 import { compileRule } from './rule-compiler.js';
 import type { PackedRule, PackTest, RuleLayer, RuleOrigin, RulePack } from './rule-pack.js';

@@ -1,4 +1,4 @@
-import { RuleLoadError, type RuleProblem, type RuleWarning } from './errors.js';
+import { RuleLoadError, type RuleProblem, type LayerWarning as RuleWarning } from './errors.js';
 import { composeRuleLayers } from './rule-layers.js';
 import {
   type RuleSpec,

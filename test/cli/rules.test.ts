@@ -202,4 +202,122 @@ describe('atlas-audit-alerts rules', () => {
     expect(result.status).toBe(1);
     expect(result.stderr).toContain('unknown key "severty"');
   });
+  describe('warnings', () => {
+    const WARNED = `lists:
+  unused_ranges: [192.0.2.0/24]
+rules:
+  - id: rule-change
+    name: Rule change
+    severity: low
+    match: { eventTypeName: GROUP_DELETD }
+    title: 'Project {{groupId}} deleted'
+`;
+
+    it('prints warnings with file, line and column, and still validates', async () => {
+      const file = join(directory, 'warned.yaml');
+      await writeFile(file, WARNED);
+
+      const { code, stdout, stderr } = await run('rules', 'validate', file);
+
+      expect(code).toBe(0);
+      expect(stdout).toBe('1 rule (0 disabled), 1 list and 0 inline tests in 1 file: valid (2 warnings)\n');
+      expect(stderr).toContain(
+        `${file}:2:3: warning: list "unused_ranges" is defined but no rule uses it [UNUSED_LIST]\n 2 |   unused_ranges: [192.0.2.0/24]\n   |   ^^^^^^^^^^^^^\n   = hint: use it in a rule as {list: unused_ranges}, or remove it\n`,
+      );
+      expect(stderr).toContain(
+        `${file}:7:29: warning: "GROUP_DELETD" is not a known Atlas event type, so no event will match it [UNKNOWN_EVENT_TYPE]`,
+      );
+    });
+
+    it('fails on warnings with --strict, printing them as errors', async () => {
+      const file = join(directory, 'warned.yaml');
+      await writeFile(file, WARNED);
+
+      const { code, stdout, stderr } = await run('rules', 'validate', '--strict', file);
+
+      expect(code).toBe(1);
+      expect(stdout).toBe('');
+      expect(stderr).toContain(`${file}:7:29: "GROUP_DELETD" is not a known Atlas event type`);
+      expect(stderr).not.toContain('warning:');
+      expect(stderr).toContain('2 problems in 1 file');
+    });
+
+    it('passes --strict on the built-in rules', async () => {
+      const { code, stderr } = await run('rules', 'validate', '--strict');
+
+      expect(code).toBe(0);
+      expect(stderr).toBe('');
+    });
+  });
+
+  describe('coverage', () => {
+    const COVERAGE_RULES = `rules:
+  - id: project-deleted
+    name: Project deleted
+    severity: high
+    match: { eventTypeName: [GROUP_DELETED, NOT_A_TYPE] }
+    title: 'Project deleted'
+  - id: org-renamed
+    name: Org renamed
+    severity: low
+    match: { eventTypeName: ORG_RENAMED }
+    title: 'Org renamed'
+  - id: by-employee
+    name: By employee
+    severity: info
+    match: { isGlobalAdmin: true }
+    title: 'Employee action'
+  - id: off
+    name: Off
+    severity: info
+    enabled: false
+    match: { eventTypeName: GROUP_CREATED }
+    title: 'Off'
+`;
+
+    it('prints per rule the types it can match, and the uncovered types by scope', async () => {
+      const file = join(directory, 'coverage.yaml');
+      await writeFile(file, COVERAGE_RULES);
+
+      const { code, stdout } = await run('rules', 'coverage', file);
+
+      expect(code).toBe(0);
+      const lines = stdout.split('\n');
+      expect(lines[0]).toMatch(/^RULE +SEVERITY +TYPES +EVENT TYPES$/);
+      expect(lines[1]).toMatch(/^project-deleted +high +1 +GROUP_DELETED \(unknown: NOT_A_TYPE\)$/);
+      expect(lines[2]).toMatch(/^org-renamed +low +1 +ORG_RENAMED$/);
+      expect(lines[3]).toMatch(
+        /^by-employee +info +\d{3} +any type with isGlobalAdmin \(not counted as coverage\)$/,
+      );
+      expect(stdout).toContain('3 enabled rules (1 disabled rule left out)\n');
+      expect(stdout).toMatch(/^project event types: 1 of 710 covered$/m);
+      expect(stdout).toMatch(/^organization event types: \d+ of \d+ covered$/m);
+      expect(stdout).toContain('Uncovered project event types (709):\n');
+      expect(stdout).toContain('\n  GROUP_CREATED\n');
+      expect(stdout).not.toContain('\n  GROUP_DELETED\n');
+    });
+
+    it('prints one JSON document with --json', async () => {
+      const file = join(directory, 'coverage.yaml');
+      await writeFile(file, COVERAGE_RULES);
+
+      const { code, stdout } = await run('rules', 'coverage', '--json', file);
+
+      expect(code).toBe(0);
+      const report = JSON.parse(stdout) as {
+        rules: { id: string; eventTypes: string[]; namesEventTypes: boolean }[];
+        disabledRules: number;
+        scopes: Record<string, { known: number; covered: number; uncovered: string[] }>;
+      };
+      expect(report.rules.map((rule) => rule.id)).toEqual(['project-deleted', 'org-renamed', 'by-employee']);
+      expect(report.rules[0]).toMatchObject({
+        eventTypes: ['GROUP_DELETED'],
+        unknownEventTypes: ['NOT_A_TYPE'],
+      });
+      expect(report.disabledRules).toBe(1);
+      expect(report.scopes.project).toMatchObject({ known: 710, covered: 1 });
+      expect(report.scopes.project?.uncovered).toContain('GROUP_CREATED');
+      expect(report.scopes.organization?.uncovered).not.toContain('ORG_RENAMED');
+    });
+  });
 });

@@ -131,6 +131,33 @@ describe('atlas-audit-alerts run', () => {
     expect(result.stderr).toMatch(/\ntick .+ alerts: /);
   });
 
+  it('prints the warnings of its rules before the run', async () => {
+    const folder = await workspace();
+    const rules = join(folder, 'rules.yaml');
+    await writeFile(
+      rules,
+      [
+        'rules:',
+        '  - id: project-deleted',
+        '    name: Project deleted',
+        '    severity: high',
+        '    match: { eventTypeName: GROUP_DELETD }',
+        "    title: 'Project deleted'",
+        '',
+      ].join('\n'),
+    );
+
+    const result = await runPollCommand(pollArgs(folder, '--once', '--rules', rules), {
+      env: ENV,
+      cwd: folder,
+    });
+
+    expect(result.code).toBe(0);
+    expect(result.stderr).toMatch(
+      /^.*rules\.yaml:5:29: warning: "GROUP_DELETD" is not a known Atlas event type, so no event will match it \[UNKNOWN_EVENT_TYPE\]\n[\s\S]*= hint: did you mean "GROUP_DELETED"\?\nPolling 1 org and 1 project/,
+    );
+  });
+
   it('takes sources and local settings from --config, relative to the file, with flags on top', async () => {
     const folder = await workspace();
     const config = join(folder, 'poller.yaml');

@@ -36,7 +36,7 @@ describe('parseDeployConfig', () => {
       concurrency: 4,
       alerts: { emails: [], emailMinSeverity: 'medium' },
       operations: { emails: [], watermarkLagAlarmMinutes: 60 },
-      rules: { directories: ['builtin'] },
+      rules: { directories: ['builtin'], strict: false },
       credentials: {},
       table: { removalPolicy: 'retain' },
       poller: {

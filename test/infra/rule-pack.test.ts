@@ -111,6 +111,29 @@ describe('buildRulePackModule', () => {
     ]);
   });
 
+  it('returns the warnings of the rule files, or with strict fails on them as on errors', async () => {
+    const warned = workspace.write(
+      'warned.yaml',
+      VALID_RULE_FILE.replace('API_KEY_CREATED', 'API_KEY_CRATED'),
+    );
+    const options = {
+      paths: [warned],
+      projectRoot: PROJECT_ROOT,
+      outputDirectory: join(workspace.directory, 'warned'),
+    };
+
+    const module = await buildRulePackModule(options);
+    const strict = buildRulePackModule({ ...options, strict: true });
+
+    expect(
+      module.warnings.map((warning) => [warning.code, warning.line, warning.column, warning.hint]),
+    ).toEqual([['UNKNOWN_EVENT_TYPE', 6, 22, 'did you mean "API_KEY_CREATED"?']]);
+    await expect(strict).rejects.toThrow(RuleLoadError);
+    await expect(strict).rejects.toThrow(
+      /warned\.yaml:6:22: "API_KEY_CRATED" is not a known Atlas event type, so no event will match it \[UNKNOWN_EVENT_TYPE\]/,
+    );
+  });
+
   it('fails with the loader message: file, line, column, the line and a caret', async () => {
     const broken = workspace.write('broken.yaml', BROKEN_RULE_FILE);
 

@@ -164,6 +164,34 @@ describe('addAuditAlertsStack', () => {
     expect(unacknowledgedFindings(app)).toEqual([]);
   });
 
+  it('shows rule warnings as a synth warning, or fails on them with rules.strict', async () => {
+    const rules = workspace.write(
+      'warned.yaml',
+      VALID_RULE_FILE.replace('API_KEY_CREATED', 'API_KEY_CRATED'),
+    );
+
+    const { stack } = await synthesizeDeployment({
+      workspace,
+      name: 'rule-warnings',
+      settings: { rules: { directories: [rules] } },
+    });
+    const strict = synthesizeDeployment({
+      workspace,
+      name: 'rule-warnings-strict',
+      settings: { rules: { directories: [rules], strict: true } },
+    });
+
+    Annotations.fromStack(stack).hasWarning(
+      '/AtlasAuditAlerts',
+      Match.stringLikeRegexp(
+        'Rule files have 1 warning \\(set rules.strict to fail synth on them\\):\\n.*warned\\.yaml:6:22: warning: "API_KEY_CRATED" is not a known Atlas event type',
+      ),
+    );
+    await expect(strict).rejects.toThrow(
+      /Rule files are invalid \(1 problem\)[\s\S]*warned\.yaml:6:22: "API_KEY_CRATED"/,
+    );
+  });
+
   it('runs cdk-nag on every synth: a resource that breaks its rules fails the synth', async () => {
     const rules = workspace.write('rules.yaml', VALID_RULE_FILE);
     const app = new App({

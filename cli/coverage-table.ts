@@ -1,0 +1,56 @@
+import { EVENT_SCOPES } from '../shared/rules/catalog/openapi-events.js';
+import type { RuleCoverage } from '../shared/rules/lint/index.js';
+
+/** How many event types a rule's row names before it says "+N more". */
+const TYPES_SHOWN = 3;
+
+/**
+ * The report of `rules coverage` for people: one row per enabled rule with the event types it can
+ * match, the coverage of each scope, then the known event types no rule names, by scope.
+ *
+ * @example
+ * ```ts
+ * stdout.write(formatCoverageTable(ruleCoverage(pack, loadEventCatalog())));
+ * ```
+ */
+export function formatCoverageTable(coverage: RuleCoverage): string {
+  const header = ['RULE', 'SEVERITY', 'TYPES', 'EVENT TYPES'];
+  const body = coverage.rules.map((rule) => {
+    const shown = rule.eventTypes.slice(0, TYPES_SHOWN).join(', ');
+    const more = rule.eventTypes.length > TYPES_SHOWN ? ` +${rule.eventTypes.length - TYPES_SHOWN} more` : '';
+    const unknown =
+      rule.unknownEventTypes.length > 0 ? ` (unknown: ${rule.unknownEventTypes.join(', ')})` : '';
+    const types = rule.namesEventTypes
+      ? `${shown}${more}${unknown}`
+      : `any type with ${rule.requiredFields.join(', ') || 'any field'} (not counted as coverage)`;
+    return [rule.id, rule.severity, String(rule.eventTypes.length), types];
+  });
+  const widths = header.map((_, index) =>
+    Math.max(...[header, ...body].map((row) => (row[index] ?? '').length)),
+  );
+  const line = (cells: readonly string[]): string =>
+    cells
+      .map((cell, index) =>
+        index === 2 ? cell.padStart(widths[index] ?? 0) : cell.padEnd(widths[index] ?? 0),
+      )
+      .join('  ')
+      .trimEnd();
+  const lines = [line(header), ...body.map(line), ''];
+  const disabled =
+    coverage.disabledRules > 0 ? ` (${plural(coverage.disabledRules, 'disabled rule')} left out)` : '';
+  lines.push(`${plural(coverage.rules.length, 'enabled rule')}${disabled}`);
+  for (const scope of EVENT_SCOPES) {
+    const { known, covered } = coverage.scopes[scope];
+    lines.push(`${scope} event types: ${covered} of ${known} covered`);
+  }
+  for (const scope of EVENT_SCOPES) {
+    const { uncovered } = coverage.scopes[scope];
+    lines.push('', `Uncovered ${scope} event types (${uncovered.length}):`);
+    for (const type of uncovered) lines.push(`  ${type}`);
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+function plural(count: number, noun: string): string {
+  return `${count} ${noun}${count === 1 ? '' : 's'}`;
+}

@@ -1,0 +1,18 @@
+export {
+  type CatalogEventType,
+  createEventCatalog,
+  EVENT_CATALOG_FILE,
+  type EventCatalog,
+  EventCatalogError,
+  loadEventCatalog,
+} from '../catalog/event-catalog.js';
+export type { EventScope } from '../catalog/openapi-events.js';
+export {
+  type RuleCoverage,
+  type RuleCoverageEntry,
+  ruleCoverage,
+  type ScopeCoverage,
+} from '../catalog/rule-coverage.js';
+export { type LintRulePackOptions, lintRulePack } from './lint-rule-pack.js';
+export { RuleSources } from './rule-sources.js';
+export type { RuleWarning, RuleWarningCode } from './rule-warning.js';
