@@ -51,7 +51,8 @@ export function registerRulesCommand(program: Command, io?: PollCommandIo): void
       const pack = await loadOrReport([...paths, ...(options.rules ?? [])]);
       const warnings = await lintPack(pack);
       if (options.strict === true && warnings.length > 0) {
-        reportProblems(warnings);
+        // Made errors: printed as problems, without the warning mark.
+        reportProblems(warnings.map(({ severity: _severity, ...problem }) => problem));
         throw new CommandFailed('');
       }
       if (warnings.length > 0) {

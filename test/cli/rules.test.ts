@@ -220,7 +220,7 @@ rules:
       const { code, stdout, stderr } = await run('rules', 'validate', file);
 
       expect(code).toBe(0);
-      expect(stdout).toBe('1 rule (0 disabled), 1 list and 0 inline tests in 1 file: valid (2 warnings)\n');
+      expect(stdout).toBe('1 rule (0 disabled), 1 list and 0 inline tests in 1 file: valid (3 warnings)\n');
       expect(stderr).toContain(
         `${file}:2:3: warning: list "unused_ranges" is defined but no rule uses it [UNUSED_LIST]\n 2 |   unused_ranges: [192.0.2.0/24]\n   |   ^^^^^^^^^^^^^\n   = hint: use it in a rule as {list: unused_ranges}, or remove it\n`,
       );
@@ -239,7 +239,7 @@ rules:
       expect(stdout).toBe('');
       expect(stderr).toContain(`${file}:7:29: "GROUP_DELETD" is not a known Atlas event type`);
       expect(stderr).not.toContain('warning:');
-      expect(stderr).toContain('2 problems in 1 file');
+      expect(stderr).toContain('3 problems in 1 file');
     });
 
     it('passes --strict on the built-in rules', async () => {

@@ -212,6 +212,8 @@ export function lintRulePack(pack: RulePack, options: LintRulePackOptions): Rule
     allowedTypes = directives.get('UNKNOWN_EVENT_TYPE') ?? new Set();
     const types = requiredEventTypes(rule.spec.match, pack.lists);
     walkMatch(rule.spec.match, file, [...base, 'match'], undefined, true);
+    // Exceptions (the rule's own, and those layers added) use lists too.
+    collectListRefs(rule.spec.exceptions, usedLists);
     rule.spec.group_by?.forEach((field, position) => {
       checkPath(field, types, (message, hint) =>
         warn(
@@ -285,6 +287,17 @@ function lintAllowDirectives(text: string): Map<string, Set<string>> {
     directives.set(code, set);
   }
   return directives;
+}
+
+/** Adds the name of every `{list: name}` found anywhere in `value` to `into`. */
+function collectListRefs(value: unknown, into: Set<string>): void {
+  if (Array.isArray(value)) {
+    for (const item of value) collectListRefs(item, into);
+    return;
+  }
+  if (typeof value !== 'object' || value === null) return;
+  if (isListRef(value)) into.add(value.list);
+  for (const item of Object.values(value)) collectListRefs(item, into);
 }
 
 function isListRef(value: unknown): value is ListRef {

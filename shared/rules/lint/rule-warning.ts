@@ -27,4 +27,6 @@ export type RuleWarningCode =
  */
 export interface RuleWarning extends RuleProblem {
   code: RuleWarningCode;
+  /** Set on warnings of rule layers, which print among problems marked as warnings. */
+  severity?: 'warning';
 }
