@@ -224,6 +224,34 @@ rules:
     ]);
   });
 
+  it('loads a regex with overlapping alternatives, matches with it, and answers at once on hostile names', async () => {
+    const pack = packOf(`
+rules:
+  - id: acme-user-created
+    name: Database user of acme.io created
+    severity: medium
+    match:
+      eventTypeName: MONGODB_USER_ADDED
+      username: { regex: '^(?:[a-z0-9]|[a-z0-9._-])+@acme\\.io$' }
+    title: '{{username}} created'
+`);
+    const user = (id: string, username: string): AtlasEvent => ({
+      id,
+      eventTypeName: 'MONGODB_USER_ADDED',
+      username,
+      created: at(0),
+    });
+
+    // A backtracking engine takes about 2^40 steps on each hostile name: this would never finish.
+    const alerts = await engineFor(pack).evaluate([
+      user('hostile-1', `${'a'.repeat(39)}!`),
+      user('bob', 'bob.smith@acme.io'),
+      user('hostile-2', `${'a1.'.repeat(13)}x@acme.io.`),
+    ]);
+
+    expect(alerts.map((alert) => alert.title)).toEqual(['bob.smith@acme.io created']);
+  });
+
   it('skips values that are not events', async () => {
     const engine = engineFor(packOf(STATELESS));
 
