@@ -113,3 +113,25 @@ export class RuleStateError extends RuleError {
     this.name = 'RuleStateError';
   }
 }
+
+/**
+ * A rule threw while it evaluated one event, or an event could not be evaluated at all. The engine
+ * skips that event for that rule only (every other rule still evaluates it) and reports the failure
+ * instead of throwing, so one hostile event never stalls the source it came from.
+ */
+export class RuleEvaluationError extends RuleError {
+  override readonly code = 'RULE_EVALUATION_FAILED';
+  /** The rule that threw; undefined when the event could not be evaluated by any rule. */
+  readonly ruleId: string | undefined;
+  /** The event's id (or content hash); undefined when the event is not an object. */
+  readonly eventId: string | undefined;
+  constructor(
+    message: string,
+    options: ErrorOptions & { ruleId?: string | undefined; eventId?: string | undefined },
+  ) {
+    super(message, options);
+    this.name = 'RuleEvaluationError';
+    this.ruleId = options.ruleId;
+    this.eventId = options.eventId;
+  }
+}
