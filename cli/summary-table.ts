@@ -3,7 +3,7 @@ import type { AlertCounts, SourceOutcome, TickSummary } from '../shared/poll/ind
 
 /**
  * The short report of one tick for stderr: one line of totals, then one line per source that did not
- * end well (failed, cut short, skipped, inventory failed), with what to do where the error says it.
+ * end well (failed, cut short, skipped, inventory failed, rules that failed on an event), with what to do where the error says it.
  *
  * @example
  * ```ts
@@ -16,6 +16,7 @@ export function formatTickReport(summary: TickSummary): string {
   const parts = [
     sourcesPhrase(summary),
     `${totals.eventsFetched} ${plural(totals.eventsFetched, 'event')} (${totals.eventsNew} new)`,
+    ...(totals.ruleErrors > 0 ? [`${totals.ruleErrors} ${plural(totals.ruleErrors, 'rule error')}`] : []),
     alertsPhrase(totals.alerts),
     `Atlas ${totals.atlasRequests} ${plural(totals.atlasRequests, 'request')}${
       totals.atlasRateLimited > 0 ? ` (${totals.atlasRateLimited} rate limited)` : ''
@@ -150,6 +151,11 @@ function sourceLines(outcome: SourceOutcome): string[] {
       break;
     default:
       break;
+  }
+  if (outcome.ruleErrors > 0) {
+    lines.push(
+      `  ! ${outcome.source}: ${outcome.ruleErrors} ${plural(outcome.ruleErrors, 'rule')} failed on an event (logged with the rule and event ids); each event was skipped for that rule only and the walk went on`,
+    );
   }
   const inventory = outcome.inventory;
   if (inventory?.status === 'failed') {

@@ -33,6 +33,7 @@ export function tickLogAttributes(summary: TickSummary): Record<string, unknown>
       errorsByCode: totals.errorsByCode,
       eventsFetched: totals.eventsFetched,
       eventsNew: totals.eventsNew,
+      ruleErrors: totals.ruleErrors,
       alertsPublished: sumOf(totals.alerts.published),
       alertsPublishedBySeverity: nonZero(totals.alerts.published),
       alertsFailed: sumOf(totals.alerts.failed),
@@ -66,6 +67,7 @@ function sourceAttributes(outcome: SourceOutcome): Record<string, unknown> {
     pagesRead: outcome.pagesRead,
     eventsFetched: outcome.eventsFetched,
     eventsNew: outcome.eventsNew,
+    ...(outcome.ruleErrors === 0 ? {} : { ruleErrors: outcome.ruleErrors }),
     alertsPublished: published,
     ...(failed === 0 ? {} : { alertsFailed: failed }),
     ...(outcome.watermark === undefined ? {} : { watermark: new Date(outcome.watermark).toISOString() }),
@@ -78,7 +80,7 @@ function isTroubled(outcome: SourceOutcome): boolean {
   return troubleRank(outcome) < 3;
 }
 
-/** Failed sources first, then cut short, then skipped, then healthy ones. */
+/** Failed sources first, then cut short, then skipped or with failures inside, then healthy ones. */
 function troubleRank(outcome: SourceOutcome): number {
   switch (outcome.status) {
     case 'failed':
@@ -88,7 +90,7 @@ function troubleRank(outcome: SourceOutcome): number {
     case 'skipped-lease-held':
       return 2;
     default:
-      return outcome.inventory?.status === 'failed' ? 2 : 3;
+      return outcome.inventory?.status === 'failed' || outcome.ruleErrors > 0 ? 2 : 3;
   }
 }
 

@@ -3,6 +3,7 @@ import { mapWithConcurrency } from '../bounded-concurrency.js';
 import type { Logger } from '../logger.js';
 import type { Notifier } from '../notify/notifier.js';
 import type { RuleEngine } from '../rules/engine.js';
+import type { RuleEvaluationError } from '../rules/errors.js';
 import { buildInventoryEvent } from '../rules/inventory-events.js';
 import type { InventoryApiKeyEntry, InventorySnapshot } from '../state/inventory-snapshot.js';
 import type { StateStore } from '../state/state-store.js';
@@ -24,6 +25,8 @@ export interface CheckInventoryOptions {
   concurrency: number;
   claimMs: number;
   signal: AbortSignal;
+  /** Told of each rule that fails on an inventory event (see `RuleEngine.evaluate`). */
+  onRuleError?: (failure: RuleEvaluationError) => void;
 }
 
 /** What one inventory check did. */
@@ -79,7 +82,8 @@ export async function checkInventory(options: CheckInventoryOptions): Promise<In
   const events = changes.map((change) =>
     buildInventoryEvent(change, { orgId, snapshotAt: current.takenAt, previousSnapshotAt: previous.takenAt }),
   );
-  const alerts = events.length === 0 ? [] : await options.engine.evaluate(events);
+  const alerts =
+    events.length === 0 ? [] : await options.engine.evaluate(events, { onRuleError: options.onRuleError });
   const delivery = await deliverAlerts({
     alerts,
     store,

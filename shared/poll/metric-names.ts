@@ -14,6 +14,8 @@ export const MetricName = {
   eventsFetched: 'EventsFetched',
   /** Events not seen before. */
   eventsNew: 'EventsNew',
+  /** Rule evaluations that failed on an event (logged; the event skipped for that rule only). */
+  ruleErrors: 'RuleErrors',
   /** Alerts delivered to the topic, by `severity`. */
   alertsPublished: 'AlertsPublished',
   /** Alerts that could not be delivered this tick (they are retried next tick). */

@@ -40,6 +40,7 @@ export function emitTickMetrics(options: { summary: TickSummary; sink: MetricsSi
   const { totals } = summary;
   sink.addMetric(MetricName.eventsFetched, 'Count', totals.eventsFetched);
   sink.addMetric(MetricName.eventsNew, 'Count', totals.eventsNew);
+  sink.addMetric(MetricName.ruleErrors, 'Count', totals.ruleErrors);
   let published = 0;
   let failed = 0;
   for (const severity of SEVERITIES) {

@@ -3,6 +3,7 @@ import type { Clock } from '../clock.js';
 import type { Logger } from '../logger.js';
 import type { Notifier } from '../notify/notifier.js';
 import type { RuleEngine } from '../rules/engine.js';
+import type { RuleEvaluationError } from '../rules/errors.js';
 import { LeaseLostError } from '../state/errors.js';
 import type { SourceCursor, SourceLease, StateStore } from '../state/state-store.js';
 import { addAlertCounts, type Delivery, deliverAlerts, emptyAlertCounts } from './alert-delivery.js';
@@ -80,6 +81,7 @@ export async function pollSource(context: SourcePollContext, source: PollSource)
     pagesRead: 0,
     eventsFetched: 0,
     eventsNew: 0,
+    ruleErrors: 0,
     alerts: emptyAlertCounts(),
     durationMs: 0,
   };
@@ -261,7 +263,8 @@ class SourceRun {
     const outcome = this.#outcome;
     const events = read.fresh.filter((keyed) => keyed.time >= plan.evaluateFrom).map((keyed) => keyed.event);
     outcome.eventsNew += events.length;
-    const alerts = events.length === 0 ? [] : await context.engine.evaluate(events);
+    const alerts =
+      events.length === 0 ? [] : await context.engine.evaluate(events, { onRuleError: this.#onRuleError });
     const delivery = await deliverAlerts({
       alerts,
       store: context.store,
@@ -322,6 +325,7 @@ class SourceRun {
         concurrency: context.concurrency,
         claimMs: context.claimMs,
         signal: context.budget.signal,
+        onRuleError: this.#onRuleError,
       });
       addAlertCounts(this.#outcome.alerts, check.alerts);
       const counts = { apiKeys: check.apiKeys, changes: check.changes };
@@ -425,6 +429,17 @@ class SourceRun {
     if (lease.expiresAt - clock.now() > leaseMs / 2) return;
     this.#lease = await store.renewLease({ lease, durationMs: leaseMs });
   }
+
+  /** Counts and logs a rule that failed on an event of this source; the walk goes on. */
+  readonly #onRuleError = (failure: RuleEvaluationError): void => {
+    this.#outcome.ruleErrors += 1;
+    this.#context.logger.warn(failure.message, {
+      source: this.#source.name,
+      errorCode: failure.code,
+      ruleId: failure.ruleId,
+      eventId: failure.eventId,
+    });
+  };
 
   #checkBudget(): void {
     const reason = this.#context.budget.stopReason();

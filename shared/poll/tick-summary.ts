@@ -69,6 +69,7 @@ export function summarizeTick(options: SummarizeTickOptions): TickSummary {
     errorsByCode,
     eventsFetched: sum((source) => source.eventsFetched),
     eventsNew: sum((source) => source.eventsNew),
+    ruleErrors: sum((source) => source.ruleErrors),
     alerts,
     atlasRequests: atlasAfter.requests - atlasBefore.requests,
     atlasRateLimited: atlasAfter.rateLimited - atlasBefore.rateLimited,

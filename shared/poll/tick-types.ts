@@ -162,6 +162,12 @@ export interface SourceOutcome {
   eventsFetched: number;
   /** Events not processed before. */
   eventsNew: number;
+  /**
+   * Rule evaluations that failed on an event of this source (a rule that threw on it, or an event
+   * that could not be evaluated): each is logged, the event is skipped for that rule only, and the
+   * walk goes on.
+   */
+  ruleErrors: number;
   alerts: AlertCounts;
   /** The source's watermark after the tick, when its cursor was read. */
   watermark?: number;
@@ -198,6 +204,8 @@ export interface TickTotals {
   errorsByCode: Record<string, number>;
   eventsFetched: number;
   eventsNew: number;
+  /** Rule evaluations that failed on an event, over every source (see `SourceOutcome.ruleErrors`). */
+  ruleErrors: number;
   alerts: AlertCounts;
   /** HTTP requests sent to Atlas during the tick (challenges and retries included). */
   atlasRequests: number;

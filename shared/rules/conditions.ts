@@ -2,7 +2,7 @@ import type { AtlasEvent } from '../atlas/types.js';
 import type { RuleProblemCode } from './errors.js';
 import { compileFieldPath, type PathReader, parseFieldPath, type ValueTest } from './field-path.js';
 import { type IpRange, isPublicRange, parseIpRange, parseIpRangeCached, rangeWithin } from './ip-range.js';
-import { compileSafeRegex, MAX_REGEX_INPUT } from './regex-safety.js';
+import { compileRuleRegex } from './rule-regex.js';
 import type { FieldConditionSpec, ListRef, MatchSpec, OperatorsSpec, ScalarValue } from './schema.js';
 import { compileOutsideHours, isKnownTimeZone, parseTimeOfDay } from './working-hours.js';
 
@@ -268,17 +268,14 @@ function compileOperators(
     }
   }
   if (spec.regex !== undefined) {
-    const compiled = compileSafeRegex(spec.regex, ignoreCase);
+    const compiled = compileRuleRegex(spec.regex, ignoreCase);
     if (compiled.ok) {
-      const regex = compiled.regex;
-      valueTests.push(
-        (value) =>
-          typeof value === 'string' &&
-          regex.test(value.length > MAX_REGEX_INPUT ? value.slice(0, MAX_REGEX_INPUT) : value),
-      );
+      // Linear time on the whole value, however long: no cut that `ends_with` would not make.
+      const test = compiled.test;
+      valueTests.push((value) => typeof value === 'string' && test(value));
     } else {
       context.problems.push({
-        code: compiled.unsafe ? 'UNSAFE_REGEX' : 'INVALID_REGEX',
+        code: compiled.code,
         path: at('regex'),
         message: compiled.message,
       });

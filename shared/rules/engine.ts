@@ -5,7 +5,7 @@ import { type Logger, silentLogger } from '../logger.js';
 import type { Alert, AlertRulePack } from '../notify/alert.js';
 import type { CompileProblem } from './conditions.js';
 import type { CounterStore } from './counter-store.js';
-import { RuleLoadError, RuleStateError } from './errors.js';
+import { RuleEvaluationError, RuleLoadError, RuleStateError } from './errors.js';
 import { parseEventTime } from './event-time.js';
 import { type CompiledRule, compileRule } from './rule-compiler.js';
 import type { RulePack } from './rule-pack.js';
@@ -27,6 +27,16 @@ export interface RuleEngineOptions {
   readonly ruleIds?: readonly string[] | undefined;
 }
 
+/** Options of one {@link RuleEngine.evaluate} call. */
+export interface EvaluateOptions {
+  /**
+   * Told of each rule that throws on an event and of each event that cannot be evaluated (see
+   * {@link RuleEvaluationError}); the evaluation goes on either way. Without it, the engine logs each
+   * failure as a warning.
+   */
+  readonly onRuleError?: ((failure: RuleEvaluationError) => void) | undefined;
+}
+
 /** Evaluates batches of events against compiled rules. */
 export interface RuleEngine {
   /** Ids of the rules evaluated, in order. */
@@ -37,10 +47,14 @@ export interface RuleEngine {
    * the counter store, keyed by event time, so evaluating the same events again counts nothing twice
    * and yields alerts with the same fingerprints.
    *
+   * A rule that throws on an event skips that event alone: the other rules still evaluate it, the
+   * later events are evaluated as usual, and the failure goes to `options.onRuleError` (or the log).
+   * So does an event that is not an object.
+   *
    * @throws {RuleStateError} when the counter store fails: no alert of the batch is returned, and the
    *   caller evaluates the batch again later.
    */
-  evaluate(events: readonly AtlasEvent[]): Promise<Alert[]>;
+  evaluate(events: readonly AtlasEvent[], options?: EvaluateOptions): Promise<Alert[]>;
 }
 
 /** Threshold windows whose events the engine keeps for the alert, at most `count` each. */
@@ -224,64 +238,88 @@ export function createRuleEngine(options: RuleEngineOptions): RuleEngine {
 
   return {
     ruleIds: rules.map((rule) => rule.id),
-    async evaluate(events) {
+    async evaluate(events, evaluateOptions) {
+      const report =
+        evaluateOptions?.onRuleError ??
+        ((failure: RuleEvaluationError) =>
+          logger.warn(failure.message, {
+            errorCode: failure.code,
+            ruleId: failure.ruleId,
+            eventId: failure.eventId,
+          }));
       const alerts: Alert[] = [];
       let latest = Number.NEGATIVE_INFINITY;
       for (const event of events) {
-        if (typeof event !== 'object' || event === null) continue;
+        if (typeof event !== 'object' || event === null) {
+          report(
+            new RuleEvaluationError(
+              `An event that is not an object (${event === null ? 'null' : typeof event}) cannot be evaluated: it was skipped`,
+              {},
+            ),
+          );
+          continue;
+        }
         const type = event.eventTypeName;
         const candidates = (typeof type === 'string' ? byType.get(type) : undefined) ?? anyType;
         // Read once per event, and only for an event that some rule matches.
         let time: number | undefined | null = null;
         for (const rule of candidates) {
-          const anchor = rule.anchor;
-          if (anchor !== undefined) {
-            const value = (event as Record<string, unknown>)[anchor];
-            if (value === undefined || value === null) continue;
+          // A rule that throws on this event skips it alone; a failing counter store fails the batch.
+          try {
+            const anchor = rule.anchor;
+            if (anchor !== undefined) {
+              const value = (event as Record<string, unknown>)[anchor];
+              if (value === undefined || value === null) continue;
+            }
+            if (!rule.matches(event)) continue;
+            if (time === null) time = parseEventTime(event.created);
+            const eventId = eventIdOf(event);
+            const { threshold, suppressMs } = rule;
+            if (threshold === undefined && suppressMs === undefined) {
+              alerts.push(
+                alertFor(rule, event, [event], rule.groupKey(event), `${rule.id}:${eventId}`, time),
+              );
+              continue;
+            }
+            if (time === undefined) {
+              logger.warn('Event has no readable created time: it does not count toward a stateful rule', {
+                ruleId: rule.id,
+                eventId,
+              });
+              continue;
+            }
+            if (time > latest) latest = time;
+            const groupKey = rule.groupKey(event);
+            let occurrence = `event:${eventId}`;
+            let alertEvents: AtlasEvent[] = [event];
+            // A window's trigger time may differ between readings, but lies within the window.
+            let createdAt = time;
+            if (threshold !== undefined) {
+              const reached = await countTowardThreshold(
+                rule,
+                threshold,
+                event,
+                eventId,
+                time,
+                keyPart(groupKey),
+              );
+              if (reached === undefined) continue;
+              occurrence = `window:${reached.windowStart}`;
+              alertEvents = reached.events;
+              createdAt = reached.windowStart;
+            }
+            if (suppressMs !== undefined) {
+              const first =
+                knownFirst(rule, groupKey, occurrence, time) ??
+                (await askFirst(rule, suppressMs, groupKey, occurrence, time, createdAt));
+              if (!first) continue;
+            }
+            const fingerprint = hashedFingerprint(rule.id, groupKey, occurrence);
+            alerts.push(alertFor(rule, event, alertEvents, groupKey, fingerprint, time));
+          } catch (error) {
+            if (error instanceof RuleStateError) throw error;
+            report(evaluationError(rule, event, error));
           }
-          if (!rule.matches(event)) continue;
-          if (time === null) time = parseEventTime(event.created);
-          const eventId = eventIdOf(event);
-          const { threshold, suppressMs } = rule;
-          if (threshold === undefined && suppressMs === undefined) {
-            alerts.push(alertFor(rule, event, [event], rule.groupKey(event), `${rule.id}:${eventId}`, time));
-            continue;
-          }
-          if (time === undefined) {
-            logger.warn('Event has no readable created time: it does not count toward a stateful rule', {
-              ruleId: rule.id,
-              eventId,
-            });
-            continue;
-          }
-          if (time > latest) latest = time;
-          const groupKey = rule.groupKey(event);
-          let occurrence = `event:${eventId}`;
-          let alertEvents: AtlasEvent[] = [event];
-          // A window's trigger time may differ between readings, but lies within the window.
-          let createdAt = time;
-          if (threshold !== undefined) {
-            const reached = await countTowardThreshold(
-              rule,
-              threshold,
-              event,
-              eventId,
-              time,
-              keyPart(groupKey),
-            );
-            if (reached === undefined) continue;
-            occurrence = `window:${reached.windowStart}`;
-            alertEvents = reached.events;
-            createdAt = reached.windowStart;
-          }
-          if (suppressMs !== undefined) {
-            const first =
-              knownFirst(rule, groupKey, occurrence, time) ??
-              (await askFirst(rule, suppressMs, groupKey, occurrence, time, createdAt));
-            if (!first) continue;
-          }
-          const fingerprint = hashedFingerprint(rule.id, groupKey, occurrence);
-          alerts.push(alertFor(rule, event, alertEvents, groupKey, fingerprint, time));
         }
       }
       if (windows.size > WINDOW_MEMORY_PRUNE_AT) {
@@ -294,6 +332,22 @@ export function createRuleEngine(options: RuleEngineOptions): RuleEngine {
       return alerts;
     },
   };
+}
+
+/** The failure of `rule` on `event`, saying what was skipped and that the rest went on. */
+function evaluationError(rule: CompiledRule, event: AtlasEvent, error: unknown): RuleEvaluationError {
+  let eventId: string | undefined;
+  try {
+    eventId = eventIdOf(event);
+  } catch {
+    eventId = undefined;
+  }
+  const type = typeof event.eventTypeName === 'string' ? event.eventTypeName : 'no eventTypeName';
+  const reason = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+  return new RuleEvaluationError(
+    `Rule "${rule.id}" failed on event ${eventId ?? '(no readable id)'} (${type}) and skipped it; the other rules still evaluated it (${reason}). Check the rule's templates and group_by against this event`,
+    { cause: error, ruleId: rule.id, eventId },
+  );
 }
 
 function stateError(rule: CompiledRule, key: string, error: unknown): RuleStateError {

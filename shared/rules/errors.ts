@@ -17,7 +17,7 @@ export type RuleProblemCode =
   | 'INVALID_LIST_VALUE'
   | 'INVALID_FIELD_PATH'
   | 'INVALID_REGEX'
-  | 'UNSAFE_REGEX'
+  | 'UNSUPPORTED_REGEX'
   | 'INVALID_CIDR'
   | 'INVALID_DURATION'
   | 'INVALID_TIME_ZONE'
@@ -112,5 +112,27 @@ export class RuleStateError extends RuleError {
   constructor(message: string, options?: ErrorOptions) {
     super(message, options);
     this.name = 'RuleStateError';
+  }
+}
+
+/**
+ * A rule threw while it evaluated one event, or an event could not be evaluated at all. The engine
+ * skips that event for that rule only (every other rule still evaluates it) and reports the failure
+ * instead of throwing, so one hostile event never stalls the source it came from.
+ */
+export class RuleEvaluationError extends RuleError {
+  override readonly code = 'RULE_EVALUATION_FAILED';
+  /** The rule that threw; undefined when the event could not be evaluated by any rule. */
+  readonly ruleId: string | undefined;
+  /** The event's id (or content hash); undefined when the event is not an object. */
+  readonly eventId: string | undefined;
+  constructor(
+    message: string,
+    options: ErrorOptions & { ruleId?: string | undefined; eventId?: string | undefined },
+  ) {
+    super(message, options);
+    this.name = 'RuleEvaluationError';
+    this.ruleId = options.ruleId;
+    this.eventId = options.eventId;
   }
 }

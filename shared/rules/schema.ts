@@ -168,7 +168,8 @@ const operatorsShape = {
     .optional()
     .meta({ description: 'Shorthand for `not: {in: ...}`: also holds when the field is missing.' }),
   regex: z.string().optional().meta({
-    description: 'A JavaScript regex (u flag) that must match somewhere in the text; anchor it with ^ and $.',
+    description:
+      'An RE2 regex (linear-time: no lookaround, no backreferences) that must match somewhere in the text; anchor it with ^ and $.',
   }),
   starts_with: textList.optional().meta({ description: 'The text starts with this, or with one of these.' }),
   ends_with: textList.optional().meta({ description: 'The text ends with this, or with one of these.' }),

@@ -76,8 +76,8 @@ describe('the bench command', () => {
       const written = JSON.parse(await readFile(out, 'utf8')) as BenchReport;
       expect(code).toBe(0);
       expect(written).toMatchObject({ scale: 'quick', scenarios: ['rules'], errors: {} });
-      expect(written.results.rules).toHaveLength(2);
-      expect(written.targets).toHaveLength(2);
+      expect(written.results.rules).toHaveLength(3);
+      expect(written.targets).toHaveLength(3);
       expect(stdout.text()).toContain('4. Rules');
       expect(stdout.text()).toContain(`Figures written to ${out}`);
     } finally {

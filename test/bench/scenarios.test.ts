@@ -106,14 +106,17 @@ describe('the benchmark run at a tiny size', () => {
     expect(steady.dynamoDb.byOperation).toEqual({ UpdateItem: 8 });
   });
 
-  it('runs the rule engine over the event mix with the default pack and with generated rules', () => {
+  it('runs the rule engine over the event mix with the default pack, generated rules and hostile regexes', () => {
     const rules = results('rules');
 
     expect(rules.map((result) => [result.events, result.rules > 0, result.alertsPerRun > 0])).toEqual([
       [1_000, true, true],
       [1_000, true, true],
+      [1_000, true, true],
     ]);
     expect(rules[1]?.rules).toBe((rules[0]?.rules ?? 0) + 10);
+    expect(rules[2]?.rules).toBe((rules[0]?.rules ?? 0) + 10);
+    expect(rules[2]?.scenario).toContain('hostile names');
   });
 
   it('builds the poller bundle and imports it in fresh processes', () => {
@@ -136,6 +139,7 @@ describe('the benchmark run at a tiny size', () => {
       'steady-state',
       'rules',
       'rules',
+      'rules',
       'cold-start',
       'cold-start',
       'cold-start',
@@ -151,7 +155,7 @@ describe('the benchmark run at a tiny size', () => {
     }
     expect(text).toContain(`${report.machine.cores} cores`);
     expect(text).toContain(`Node ${process.version}`);
-    expect(text).toMatch(/Targets: \d+ of 11 met/);
+    expect(text).toMatch(/Targets: \d+ of 12 met/);
   });
 
   it('describes the machine and the run in JSON-safe values', () => {

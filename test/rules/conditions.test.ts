@@ -65,12 +65,32 @@ describe('compileMatch', () => {
     expect(matches({ username: 'ana@example.COM', opType: 'deleteDocument' })).toBe(true);
   });
 
-  it('tests regexes on strings only, and on at most the first 4096 characters', () => {
+  it('tests regexes on strings only, and on the whole string however long', () => {
     const matches = matcher({ database: { regex: '^prod-.*-end$' } });
 
     expect(matches({ database: 'prod-billing-end' })).toBe(true);
     expect(matches({ database: 42 })).toBe(false);
-    expect(matches({ database: `prod-${'x'.repeat(5000)}-end` })).toBe(false);
+    expect(matches({ database: `prod-${'x'.repeat(5000)}-end` })).toBe(true);
+  });
+
+  it('matches a long collection name with a regex wherever ends_with matches it', () => {
+    const byRegex = matcher({ collection: { regex: '_pii$' } });
+    const byEndsWith = matcher({ collection: { ends_with: '_pii' } });
+    const long = { collection: `${'archived_orders_'.repeat(300)}customers_pii` };
+    const other = { collection: `${'archived_orders_'.repeat(300)}customers_pii_masked` };
+
+    expect(long.collection.length).toBeGreaterThan(4096);
+    expect([byRegex(long), byEndsWith(long)]).toEqual([true, true]);
+    expect([byRegex(other), byEndsWith(other)]).toEqual([false, false]);
+  });
+
+  it('maps ignore_case onto the regex', () => {
+    const matches = matcher({ username: { regex: '^svc-[a-z]+@acme\\.io$', ignore_case: true } });
+
+    expect(matches({ username: 'SVC-Deploy@ACME.io' })).toBe(true);
+    expect(
+      matcher({ username: { regex: '^svc-[a-z]+@acme\\.io$' } })({ username: 'SVC-Deploy@ACME.io' }),
+    ).toBe(false);
   });
 
   it('matches starts_with, ends_with and contains against any of several texts', () => {

@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import type { AtlasEvent } from '../../shared/atlas/types.js';
 import type { Clock } from '../../shared/clock.js';
-import type { Logger } from '../../shared/logger.js';
+import { type Logger, silentLogger } from '../../shared/logger.js';
 import type { CounterStore } from '../../shared/rules/counter-store.js';
 import { createRuleEngine } from '../../shared/rules/engine.js';
-import { RuleLoadError, RuleStateError } from '../../shared/rules/errors.js';
+import { RuleEvaluationError, RuleLoadError, RuleStateError } from '../../shared/rules/errors.js';
 import { MemoryCounterStore } from '../../shared/rules/memory-counter-store.js';
 import type { RulePack } from '../../shared/rules/rule-pack.js';
 import { packOf } from './rule-files.js';
@@ -66,6 +66,13 @@ rules:
 `;
 
 const T0 = Date.UTC(2024, 2, 18, 14, 0, 0);
+
+/**
+ * A user name and a title repeating it so often that the title would be longer than the longest
+ * string JavaScript can hold (2^29 - 24 characters): rendering it throws a RangeError.
+ */
+const HUGE_USER_NAME = 'x'.repeat(600_000);
+const THROWING_TITLE_PLACEHOLDERS = 900;
 
 function at(offsetMs: number): string {
   return new Date(T0 + offsetMs).toISOString();
@@ -224,12 +231,115 @@ rules:
     ]);
   });
 
-  it('skips values that are not events', async () => {
-    const engine = engineFor(packOf(STATELESS));
+  it('loads a regex with overlapping alternatives, matches with it, and answers at once on hostile names', async () => {
+    const pack = packOf(`
+rules:
+  - id: acme-user-created
+    name: Database user of acme.io created
+    severity: medium
+    match:
+      eventTypeName: MONGODB_USER_ADDED
+      username: { regex: '^(?:[a-z0-9]|[a-z0-9._-])+@acme\\.io$' }
+    title: '{{username}} created'
+`);
+    const user = (id: string, username: string): AtlasEvent => ({
+      id,
+      eventTypeName: 'MONGODB_USER_ADDED',
+      username,
+      created: at(0),
+    });
 
-    const alerts = await engine.evaluate([null, 'text', 42] as unknown as AtlasEvent[]);
+    // A backtracking engine takes exponential time on each hostile name: a minute to days at this length.
+    const alerts = await engineFor(pack).evaluate([
+      user('hostile-1', `${'a'.repeat(39)}!`),
+      user('bob', 'bob.smith@acme.io'),
+      user('hostile-2', `${'a1.'.repeat(13)}x@acme.io.`),
+    ]);
+
+    expect(alerts.map((alert) => alert.title)).toEqual(['bob.smith@acme.io created']);
+  });
+
+  it('skips values that are not events, and reports each one', async () => {
+    const engine = engineFor(packOf(STATELESS));
+    const failures: RuleEvaluationError[] = [];
+
+    const alerts = await engine.evaluate([null, 'text', 42] as unknown as AtlasEvent[], {
+      onRuleError: (failure) => failures.push(failure),
+    });
 
     expect(alerts).toEqual([]);
+    expect(failures.map((failure) => [failure.code, failure.ruleId, failure.message])).toEqual([
+      [
+        'RULE_EVALUATION_FAILED',
+        undefined,
+        'An event that is not an object (null) cannot be evaluated: it was skipped',
+      ],
+      [
+        'RULE_EVALUATION_FAILED',
+        undefined,
+        'An event that is not an object (string) cannot be evaluated: it was skipped',
+      ],
+      [
+        'RULE_EVALUATION_FAILED',
+        undefined,
+        'An event that is not an object (number) cannot be evaluated: it was skipped',
+      ],
+    ]);
+  });
+
+  it('skips an event for a rule that throws on it alone: the other rules and the later events go on', async () => {
+    const pack = packOf(`
+rules:
+  - id: echo-user
+    name: Repeats the user name in its title
+    severity: low
+    match: { eventTypeName: MONGODB_USER_ADDED }
+    title: '${'{{username}}'.repeat(THROWING_TITLE_PLACEHOLDERS)}'
+  - id: user-added
+    name: Database user added
+    severity: medium
+    match: { eventTypeName: MONGODB_USER_ADDED }
+    title: 'user added'
+`);
+    const failures: RuleEvaluationError[] = [];
+    const warnings: unknown[][] = [];
+    const logger: Logger = { ...silentLogger, warn: (...entry) => warnings.push(entry) };
+    const added = (id: string, username: string): AtlasEvent => ({
+      id,
+      eventTypeName: 'MONGODB_USER_ADDED',
+      username,
+      created: at(0),
+    });
+    const events = [added('long', HUGE_USER_NAME), added('short', 'ana')];
+
+    const reported = await engineFor(pack).evaluate(events, {
+      onRuleError: (failure) => failures.push(failure),
+    });
+    const logged = await createRuleEngine({ pack, counters: new MemoryCounterStore(), logger }).evaluate(
+      events,
+    );
+
+    expect(reported.map((alert) => [alert.ruleId, alert.events[0]?.id])).toEqual([
+      ['user-added', 'long'],
+      ['echo-user', 'short'],
+      ['user-added', 'short'],
+    ]);
+    expect(logged).toHaveLength(3);
+    expect(failures).toHaveLength(1);
+    expect(failures[0]).toBeInstanceOf(RuleEvaluationError);
+    expect(failures[0]).toMatchObject({
+      code: 'RULE_EVALUATION_FAILED',
+      ruleId: 'echo-user',
+      eventId: 'long',
+    });
+    expect(failures[0]?.message).toBe(
+      'Rule "echo-user" failed on event long (MONGODB_USER_ADDED) and skipped it; the other rules still evaluated it ' +
+        "(RangeError: Invalid string length). Check the rule's templates and group_by against this event",
+    );
+    expect(failures[0]?.cause).toBeInstanceOf(RangeError);
+    expect(warnings).toEqual([
+      [failures[0]?.message, { errorCode: 'RULE_EVALUATION_FAILED', ruleId: 'echo-user', eventId: 'long' }],
+    ]);
   });
 
   it('refuses a pack whose rules do not compile', () => {

@@ -122,6 +122,10 @@ export interface PollFixtureOptions {
   store: StoreFactory;
   seed?: SeedData;
   config?: PollerConfigInput;
+  /** The rules the tick evaluates. Default: the default rule pack. */
+  pack?: RulePack;
+  /** Where the tick logs. Default: silent. */
+  logger?: Logger;
 }
 
 /** What the simulator logs after answering a request. */
@@ -188,7 +192,7 @@ export async function startPollFixture(options: PollFixtureOptions): Promise<Pol
   };
   let atlas = newClient();
   const store = await options.store(clock);
-  const pack = await defaultRulePack();
+  const pack = options.pack ?? (await defaultRulePack());
   const engine = createRuleEngine({ pack, counters: store });
   const notifier = new RecordingNotifier();
   const discoveryCache = new ProjectDiscoveryCache();
@@ -225,7 +229,15 @@ export async function startPollFixture(options: PollFixtureOptions): Promise<Pol
     },
     tick: (tickOptions = {}) =>
       runTick(
-        { atlas, store, engine, notifier, clock, discoveryCache },
+        {
+          atlas,
+          store,
+          engine,
+          notifier,
+          clock,
+          discoveryCache,
+          ...(options.logger ? { logger: options.logger } : {}),
+        },
         { config, owner: 'worker-a', ...tickOptions },
       ),
     async expectedFingerprints(events) {
