@@ -142,8 +142,13 @@ async function evaluateOne(
   engine: RuleEngine,
   event: AtlasEvent,
 ): Promise<{ alerts: Awaited<ReturnType<RuleEngine['evaluate']>>; error?: unknown }> {
+  // A rule that throws skips this event alone, as in a tick: the other rules still see it.
+  const failures: unknown[] = [];
   try {
-    return { alerts: await engine.evaluate([event]) };
+    const alerts = await engine.evaluate([event], {
+      onRuleError: (failure) => failures.push(failure.cause ?? failure),
+    });
+    return failures.length === 0 ? { alerts } : { alerts, error: failures[0] };
   } catch (error) {
     return { alerts: [], error };
   }
