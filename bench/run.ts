@@ -354,7 +354,7 @@ export function renderReport(report: BenchReport): string {
             ['bundle, gzip', kib(size.gzipBytes)],
             ...imports.map((timing) => [
               `${timing.scenario}, Node ${timing.node}, median of ${timing.runs}`,
-              `${timing.medianMs.toFixed(1)} ms`,
+              `${timing.medianMs.toFixed(1)} ms (CPU ${timing.medianCpuMs.toFixed(1)} ms)`,
             ]),
           ],
         ),
