@@ -8,6 +8,9 @@ import { egressRulesOf, ingressRulesOf } from './support/security-groups.js';
 import { resourceOf, singleLogicalId, type TemplateResource } from './support/template.js';
 import { createTestWorkspace, VALID_RULE_FILE } from './support/workspace.js';
 
+/** A synth takes seconds on a quiet machine; the hooks allow for a busy one (a shared CI runner). */
+const SYNTH_TIMEOUT_MS = 180_000;
+
 const BASE_SETTINGS = {
   sources: { orgIds: ['5f4e3d2c1b0a998877665544'] },
   alerts: { emails: ['secops@example.com'] },
@@ -46,7 +49,7 @@ describe('AuditAlertsStack in a VPC it creates, with two NAT gateways, interface
         rules: { directories: [rules] },
       },
     }));
-  });
+  }, SYNTH_TIMEOUT_MS);
   afterAll(() => workspace.remove());
 
   const publicSubnets = () =>
@@ -257,7 +260,7 @@ describe('AuditAlertsStack in an existing VPC with its own security groups and D
         rules: { directories: [rules] },
       },
     }));
-  });
+  }, SYNTH_TIMEOUT_MS);
   afterAll(() => workspace.remove());
 
   it('creates no network resource: no VPC, subnet, NAT gateway, address, endpoint, security group or flow log', () => {

@@ -1,4 +1,3 @@
-import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -12,6 +11,7 @@ import {
   RuleLoadError,
   type RulePack,
 } from '../../shared/rules/index.js';
+import { runCdkApp } from './support/cdk-app.js';
 import { synthesizeDeployment } from './support/deployment.js';
 import { cdkJsonContext, createTestWorkspace, PROJECT_ROOT, VALID_RULE_FILE } from './support/workspace.js';
 
@@ -23,24 +23,6 @@ const BROKEN_RULE_FILE = `rules:
       eventTypeName: API_KEY_CREATED
     title: "API key created in {{ orgId }}"
 `;
-
-/** Runs the CDK app the way `cdk synth` does, with the given context and no AWS credentials. */
-function runCdkApp(
-  context: Record<string, unknown>,
-  outdir: string,
-): { status: number | null; stderr: string } {
-  const result = spawnSync(process.execPath, ['--import', 'tsx', 'infra/app.ts'], {
-    cwd: PROJECT_ROOT,
-    env: {
-      PATH: process.env.PATH ?? '',
-      CDK_OUTDIR: outdir,
-      CDK_CONTEXT_JSON: JSON.stringify({ ...context, 'aws:cdk:bundling-stacks': [] }),
-    },
-    encoding: 'utf8',
-    timeout: 60_000,
-  });
-  return { status: result.status, stderr: result.stderr };
-}
 
 describe('buildRulePackModule', () => {
   const workspace = createTestWorkspace();

@@ -1,0 +1,29 @@
+import { spawnSync } from 'node:child_process';
+import { PROJECT_ROOT } from './workspace.js';
+
+/**
+ * Runs the CDK app the way `cdk synth` does, with the given context, no AWS credentials, no account or
+ * region and no home directory: what synth can do offline.
+ *
+ * @example
+ * ```ts
+ * const run = runCdkApp({ ...cdkJsonContext(), config: 'infra/examples/config.example.yaml' }, outdir);
+ * ```
+ */
+export function runCdkApp(
+  context: Record<string, unknown>,
+  outdir: string,
+  timeoutMs = 60_000,
+): { status: number | null; stderr: string } {
+  const result = spawnSync(process.execPath, ['--import', 'tsx', 'infra/app.ts'], {
+    cwd: PROJECT_ROOT,
+    env: {
+      PATH: process.env.PATH ?? '',
+      CDK_OUTDIR: outdir,
+      CDK_CONTEXT_JSON: JSON.stringify({ ...context, 'aws:cdk:bundling-stacks': [] }),
+    },
+    encoding: 'utf8',
+    timeout: timeoutMs,
+  });
+  return { status: result.status, stderr: result.stderr };
+}
