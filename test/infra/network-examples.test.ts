@@ -23,7 +23,7 @@ const SYNTH_TIMEOUT_MS = 240_000;
 
 /** Synthesizes an example configuration file offline, as `cdk synth --context config=…` does. */
 function synthesizeExample(file: string, outdir: string): ExampleSynth {
-  const run = runCdkApp({ ...cdkJsonContext(), config: file }, outdir, SYNTH_TIMEOUT_MS);
+  const run = runCdkApp({ ...cdkJsonContext(), config: file }, outdir);
   const report = JSON.parse(readFileSync(join(outdir, 'validation-report.json'), 'utf8')) as {
     pluginReports: unknown[];
   };

@@ -3,7 +3,8 @@ import { PROJECT_ROOT } from './workspace.js';
 
 /**
  * Runs the CDK app the way `cdk synth` does, with the given context, no AWS credentials, no account or
- * region and no home directory: what synth can do offline.
+ * region and no home directory: what synth can do offline. A synth takes seconds on a quiet machine;
+ * the time limit allows for a busy one, where a killed synth would say nothing about the app.
  *
  * @example
  * ```ts
@@ -13,7 +14,7 @@ import { PROJECT_ROOT } from './workspace.js';
 export function runCdkApp(
   context: Record<string, unknown>,
   outdir: string,
-  timeoutMs = 60_000,
+  timeoutMs = 240_000,
 ): { status: number | null; stderr: string } {
   const result = spawnSync(process.execPath, ['--import', 'tsx', 'infra/app.ts'], {
     cwd: PROJECT_ROOT,
