@@ -1,6 +1,9 @@
 import { spawnSync } from 'node:child_process';
 import { PROJECT_ROOT } from './workspace.js';
 
+/** How long an offline synth in a child process may take before it is killed (and a test using it). */
+export const CDK_APP_TIMEOUT_MS = 240_000;
+
 /**
  * Runs the CDK app the way `cdk synth` does, with the given context, no AWS credentials, no account or
  * region and no home directory: what synth can do offline. A synth takes seconds on a quiet machine;
@@ -14,7 +17,7 @@ import { PROJECT_ROOT } from './workspace.js';
 export function runCdkApp(
   context: Record<string, unknown>,
   outdir: string,
-  timeoutMs = 240_000,
+  timeoutMs = CDK_APP_TIMEOUT_MS,
 ): { status: number | null; stderr: string } {
   const result = spawnSync(process.execPath, ['--import', 'tsx', 'infra/app.ts'], {
     cwd: PROJECT_ROOT,
