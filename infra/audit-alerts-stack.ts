@@ -1,4 +1,4 @@
-import { CfnOutput, Duration, RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
+import { CfnOutput, Duration, Fn, RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
 import { Key } from 'aws-cdk-lib/aws-kms';
 import type { Construct } from 'constructs';
 import type { PollerBundleOptions } from './bundling.js';
@@ -10,8 +10,10 @@ import { OperationsDashboard } from './constructs/operations-dashboard.js';
 import { OperationsTopic } from './constructs/operations-topic.js';
 import { PollSchedule } from './constructs/poll-schedule.js';
 import { PollerFunction } from './constructs/poller-function.js';
+import { PollerNetwork } from './constructs/poller-network.js';
 import { SlackDelivery } from './constructs/slack-delivery.js';
 import { StateTable } from './constructs/state-table.js';
+import { resolveNetworkPlan } from './network-plan.js';
 
 export interface AuditAlertsStackProps extends StackProps {
   /** The validated deploy configuration. */
@@ -57,6 +59,15 @@ export class AuditAlertsStack extends Stack {
             minSeverity: config.alerts.slack.minSeverity,
           });
 
+    const networkPlan = resolveNetworkPlan({ network: config.network, atlasBaseUrl: config.atlas.baseUrl });
+    const network =
+      networkPlan.mode === 'public'
+        ? undefined
+        : new PollerNetwork(this, 'Network', {
+            plan: networkPlan,
+            flowLogRetentionDays: config.poller.logRetentionDays,
+          });
+
     const poller = new PollerFunction(this, 'Poller', {
       config,
       bundle: props.bundle,
@@ -64,6 +75,7 @@ export class AuditAlertsStack extends Stack {
       alertTopic: alerts.topic,
       alertTopicKey: key,
       secret: credentials,
+      network: network?.functionNetwork,
     });
     new PollSchedule(this, 'Schedule', { poller: poller.function, every: schedulePeriod });
 
@@ -96,5 +108,21 @@ export class AuditAlertsStack extends Stack {
     new CfnOutput(this, 'PollerFunctionName', { value: poller.function.functionName });
     new CfnOutput(this, 'StateTableName', { value: state.table.tableName });
     new CfnOutput(this, 'DashboardName', { value: dashboard.dashboard.dashboardName });
+    if (network?.egressAddresses !== undefined) {
+      new CfnOutput(this, 'EgressIpAddresses', {
+        description:
+          "The poller's requests leave from these addresses: put each on the Atlas API key's or service account's access list",
+        value: Fn.join(',', network.egressAddresses),
+      });
+    }
+  }
+
+  /**
+   * The first two availability zones of the region, chosen by CloudFormation (`Fn::GetAZs`), whether
+   * or not the stack is pinned to an account and region: a created VPC then needs no lookup at synth,
+   * so synth keeps working without AWS credentials.
+   */
+  override get availabilityZones(): string[] {
+    return [Fn.select(0, Fn.getAzs()), Fn.select(1, Fn.getAzs())];
   }
 }

@@ -3,6 +3,7 @@ import { SEVERITIES } from '../shared/notify/alert.js';
 import { atlasFlavorSchema, sourcesSchema, timingSchema } from '../shared/poll/poller-config.js';
 import { describeSettingIssue } from '../shared/poll/setting-issues.js';
 import { DeployConfigError, type DeployConfigProblem } from './errors.js';
+import { NETWORK_CHECKS, networkSettingsSchema } from './network-settings.js';
 
 /** The `cdk.json` context key that holds the deploy configuration. */
 export const DEPLOY_CONFIG_CONTEXT_KEY = 'atlasAuditAlerts';
@@ -177,6 +178,8 @@ export const deploySettingsSchema = z.strictObject({
       reservedConcurrency: z.boolean().default(true),
     })
     .prefault({}),
+  /** Where the poller runs: outside any VPC (the default), in a VPC the stack creates, or in yours. */
+  network: networkSettingsSchema.prefault({}),
 });
 
 type DeploySettings = z.output<typeof deploySettingsSchema>;
@@ -271,6 +274,7 @@ const CROSS_CHECKS: readonly CrossCheck[] = [
       }
     },
   },
+  ...NETWORK_CHECKS,
 ];
 
 function startsWith(path: readonly PropertyKey[], prefix: readonly PropertyKey[]): boolean {

@@ -1,7 +1,7 @@
 import { resolve } from 'node:path';
-import { Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
+import { Duration, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
-import { Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import { ManagedPolicy, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import type { IKey } from 'aws-cdk-lib/aws-kms';
 import {
   ApplicationLogLevel,
@@ -19,6 +19,7 @@ import { POLLER_ENTRY, type PollerBundleOptions, pollerNodejsBundling } from '..
 import type { DeployConfig } from '../config.js';
 import { pollerEnvironment } from '../poller-environment.js';
 import type { CredentialsSecret } from './atlas-credentials.js';
+import type { FunctionNetwork } from './poller-network.js';
 import { grantTopicPublish } from './topic-publish-grant.js';
 
 export interface PollerFunctionProps {
@@ -30,7 +31,16 @@ export interface PollerFunctionProps {
   /** The key the alert topic is encrypted with. */
   alertTopicKey: Pick<IKey, 'keyArn'>;
   secret: CredentialsSecret;
+  /** The VPC, subnets and security groups to run in; outside any VPC when absent. */
+  network?: FunctionNetwork | undefined;
 }
+
+/**
+ * The AWS managed policy with exactly the EC2 network interface actions Lambda needs to attach a
+ * function to its subnets (create, describe, delete, assign and unassign addresses), and no logging
+ * permissions, unlike AWSLambdaVPCAccessExecutionRole.
+ */
+export const ENI_MANAGEMENT_POLICY = 'service-role/AWSLambdaENIManagementAccess';
 
 /**
  * The requests the DynamoDB state store sends: single-item reads and conditional writes, and queries
@@ -75,6 +85,14 @@ export class PollerFunction extends Construct {
     props.secret.grantRead(role);
     props.table.grant(role, ...STATE_TABLE_ACTIONS);
     grantTopicPublish({ grantee: role, topic: props.alertTopic, key: props.alertTopicKey });
+    if (props.network !== undefined) {
+      role.addManagedPolicy(ManagedPolicy.fromAwsManagedPolicyName(ENI_MANAGEMENT_POLICY));
+      Validations.of(role).acknowledge({
+        id: `AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/${ENI_MANAGEMENT_POLICY}]`,
+        reason:
+          'Lambda needs these EC2 network interface actions to place the function in its subnets. EC2 does not scope them to resources, and AWS keeps the managed policy in step with what Lambda checks for.',
+      });
+    }
 
     const logLevel = config.poller.logLevel;
     const poller = new NodejsFunction(this, 'Function', {
@@ -105,6 +123,13 @@ export class PollerFunction extends Construct {
         toJsonString: (value) => Stack.of(this).toJsonString(value),
       }),
       bundling: pollerNodejsBundling(props.bundle),
+      ...(props.network === undefined
+        ? {}
+        : {
+            vpc: props.network.vpc,
+            vpcSubnets: { subnets: props.network.subnets },
+            securityGroups: props.network.securityGroups,
+          }),
     });
     this.function = poller;
     this.logGroup = logGroup;

@@ -536,6 +536,26 @@ describe('AuditAlertsStack', () => {
     });
   });
 
+  describe('network (public, the default)', () => {
+    it('runs the function outside any VPC and creates no network resource', () => {
+      const fn = resourceOf(template, 'AWS::Lambda::Function');
+
+      expect(fn.Properties).not.toHaveProperty('VpcConfig');
+      for (const type of [
+        'AWS::EC2::VPC',
+        'AWS::EC2::NatGateway',
+        'AWS::EC2::EIP',
+        'AWS::EC2::SecurityGroup',
+      ]) {
+        template.resourceCountIs(type, 0);
+      }
+    });
+
+    it('prints no egress address, since there is none to print', () => {
+      expect(Object.keys(template.findOutputs('*'))).not.toContain('EgressIpAddresses');
+    });
+  });
+
   describe('cdk-nag AwsSolutions', () => {
     it('finds nothing unacknowledged', () => {
       expect(unacknowledgedFindings(app)).toEqual([]);

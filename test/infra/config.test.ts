@@ -46,6 +46,7 @@ describe('parseDeployConfig', () => {
         logLevel: 'INFO',
         reservedConcurrency: true,
       },
+      network: { mode: 'public' },
     });
   });
 

@@ -1,4 +1,3 @@
-import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -12,6 +11,7 @@ import {
   RuleLoadError,
   type RulePack,
 } from '../../shared/rules/index.js';
+import { CDK_APP_TIMEOUT_MS, runCdkApp } from './support/cdk-app.js';
 import { synthesizeDeployment } from './support/deployment.js';
 import { cdkJsonContext, createTestWorkspace, PROJECT_ROOT, VALID_RULE_FILE } from './support/workspace.js';
 
@@ -23,24 +23,6 @@ const BROKEN_RULE_FILE = `rules:
       eventTypeName: API_KEY_CREATED
     title: "API key created in {{ orgId }}"
 `;
-
-/** Runs the CDK app the way `cdk synth` does, with the given context and no AWS credentials. */
-function runCdkApp(
-  context: Record<string, unknown>,
-  outdir: string,
-): { status: number | null; stderr: string } {
-  const result = spawnSync(process.execPath, ['--import', 'tsx', 'infra/app.ts'], {
-    cwd: PROJECT_ROOT,
-    env: {
-      PATH: process.env.PATH ?? '',
-      CDK_OUTDIR: outdir,
-      CDK_CONTEXT_JSON: JSON.stringify({ ...context, 'aws:cdk:bundling-stacks': [] }),
-    },
-    encoding: 'utf8',
-    timeout: 60_000,
-  });
-  return { status: result.status, stderr: result.stderr };
-}
 
 describe('buildRulePackModule', () => {
   const workspace = createTestWorkspace();
@@ -196,53 +178,65 @@ describe('the CDK app', () => {
   const workspace = createTestWorkspace();
   afterAll(() => workspace.remove());
 
-  it('synthesizes the example configuration file with no AWS credentials or account in its environment', () => {
-    const outdir = join(workspace.directory, 'example');
+  it(
+    'synthesizes the example configuration file with no AWS credentials or account in its environment',
+    () => {
+      const outdir = join(workspace.directory, 'example');
 
-    const run = runCdkApp({ ...cdkJsonContext(), config: 'infra/examples/config.example.yaml' }, outdir);
+      const run = runCdkApp({ ...cdkJsonContext(), config: 'infra/examples/config.example.yaml' }, outdir);
 
-    expect(run.stderr).toBe('');
-    expect(run.status).toBe(0);
-    const template = JSON.parse(readFileSync(join(outdir, 'AtlasAuditAlerts.template.json'), 'utf8')) as {
-      Resources: Record<string, { Type: string; Properties: Record<string, unknown> }>;
-    };
-    const resources = Object.values(template.Resources);
-    expect(
-      resources.find((resource) => resource.Type === 'AWS::Chatbot::SlackChannelConfiguration'),
-    ).toMatchObject({ Properties: { SlackWorkspaceId: 'T012AB3CD', SlackChannelId: 'C0123ABCDEF' } });
-    expect(
-      resources
-        .filter((resource) => resource.Type === 'AWS::SNS::Subscription')
-        .map((resource) => resource.Properties.Endpoint),
-    ).toEqual(expect.arrayContaining(['secops@example.com', 'platform@example.com']));
-  });
+      expect(run.stderr).toBe('');
+      expect(run.status).toBe(0);
+      const template = JSON.parse(readFileSync(join(outdir, 'AtlasAuditAlerts.template.json'), 'utf8')) as {
+        Resources: Record<string, { Type: string; Properties: Record<string, unknown> }>;
+      };
+      const resources = Object.values(template.Resources);
+      expect(
+        resources.find((resource) => resource.Type === 'AWS::Chatbot::SlackChannelConfiguration'),
+      ).toMatchObject({ Properties: { SlackWorkspaceId: 'T012AB3CD', SlackChannelId: 'C0123ABCDEF' } });
+      expect(
+        resources
+          .filter((resource) => resource.Type === 'AWS::SNS::Subscription')
+          .map((resource) => resource.Properties.Endpoint),
+      ).toEqual(expect.arrayContaining(['secops@example.com', 'platform@example.com']));
+    },
+    CDK_APP_TIMEOUT_MS,
+  );
 
-  it('fails synth on a broken rule with the loader message and no stack trace', () => {
-    const broken = workspace.write('broken.yaml', BROKEN_RULE_FILE);
+  it(
+    'fails synth on a broken rule with the loader message and no stack trace',
+    () => {
+      const broken = workspace.write('broken.yaml', BROKEN_RULE_FILE);
 
-    const run = runCdkApp(
-      { atlasAuditAlerts: { rules: { directories: [broken] } } },
-      join(workspace.directory, 'a'),
-    );
+      const run = runCdkApp(
+        { atlasAuditAlerts: { rules: { directories: [broken] } } },
+        join(workspace.directory, 'a'),
+      );
 
-    expect(run.status).toBe(1);
-    expect(run.stderr).toMatch(
-      /Rule files are invalid \(1 problem\)[\s\S]*broken\.yaml:4:15: "urgent" is not allowed here/,
-    );
-    expect(run.stderr).not.toMatch(/^\s+at /m);
-  });
+      expect(run.status).toBe(1);
+      expect(run.stderr).toMatch(
+        /Rule files are invalid \(1 problem\)[\s\S]*broken\.yaml:4:15: "urgent" is not allowed here/,
+      );
+      expect(run.stderr).not.toMatch(/^\s+at /m);
+    },
+    CDK_APP_TIMEOUT_MS,
+  );
 
-  it('fails synth on invalid settings, listing each with its path', () => {
-    const settings = { sources: { orgIds: ['not-an-id'] }, alerts: { emails: ['nobody'] } };
+  it(
+    'fails synth on invalid settings, listing each with its path',
+    () => {
+      const settings = { sources: { orgIds: ['not-an-id'] }, alerts: { emails: ['nobody'] } };
 
-    const run = runCdkApp({ atlasAuditAlerts: settings }, join(workspace.directory, 'b'));
+      const run = runCdkApp({ atlasAuditAlerts: settings }, join(workspace.directory, 'b'));
 
-    expect(run.status).toBe(1);
-    expect(run.stderr).toContain('is invalid (2 settings)');
-    expect(run.stderr).toContain('  - sources.orgIds[0]: must be a 24-character hexadecimal Atlas id');
-    expect(run.stderr).toContain('  - alerts.emails[0]: must be an email address');
-    expect(run.stderr).not.toMatch(/^\s+at /m);
-  });
+      expect(run.status).toBe(1);
+      expect(run.stderr).toContain('is invalid (2 settings)');
+      expect(run.stderr).toContain('  - sources.orgIds[0]: must be a 24-character hexadecimal Atlas id');
+      expect(run.stderr).toContain('  - alerts.emails[0]: must be an email address');
+      expect(run.stderr).not.toMatch(/^\s+at /m);
+    },
+    CDK_APP_TIMEOUT_MS,
+  );
 });
 
 /** The pack a rule pack module carries, read back as the Lambda reads it. */
