@@ -1,4 +1,6 @@
 import {
+  BatchGetItemCommand,
+  type BatchGetItemCommandOutput,
   DeleteItemCommand,
   type DeleteItemCommandInput,
   type DeleteItemCommandOutput,
@@ -20,7 +22,13 @@ import type { Item } from './dynamodb-attributes.js';
 import { StateStoreRequestError } from './errors.js';
 import type { StateStoreStats } from './state-store.js';
 
-type StateCommand = DeleteItemCommand | GetItemCommand | PutItemCommand | QueryCommand | UpdateItemCommand;
+type StateCommand =
+  | BatchGetItemCommand
+  | DeleteItemCommand
+  | GetItemCommand
+  | PutItemCommand
+  | QueryCommand
+  | UpdateItemCommand;
 type WithoutTable<T> = Omit<T, 'TableName'>;
 
 /**
@@ -62,6 +70,33 @@ export class DynamoDbRequester {
   query(input: WithoutTable<QueryCommandInput>): Promise<QueryCommandOutput> {
     const command = new QueryCommand({ ...input, TableName: this.tableName });
     return this.#send('Query', command, () => this.#client.send(command));
+  }
+
+  /**
+   * One `BatchGetItem` on this table (at most 100 keys): the items found, and the keys DynamoDB left
+   * unprocessed (the caller asks for them again).
+   */
+  async batchGetItem(input: {
+    keys: Item[];
+    projection: string;
+    names: Record<string, string>;
+  }): Promise<{ items: Item[]; unprocessed: Item[] }> {
+    const command = new BatchGetItemCommand({
+      RequestItems: {
+        [this.tableName]: {
+          Keys: input.keys,
+          ProjectionExpression: input.projection,
+          ExpressionAttributeNames: input.names,
+        },
+      },
+    });
+    const output: BatchGetItemCommandOutput = await this.#send('BatchGetItem', command, () =>
+      this.#client.send(command),
+    );
+    return {
+      items: output.Responses?.[this.tableName] ?? [],
+      unprocessed: output.UnprocessedKeys?.[this.tableName]?.Keys ?? [],
+    };
   }
 
   stats(): StateStoreStats {

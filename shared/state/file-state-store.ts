@@ -26,10 +26,12 @@ import type {
   CreateMissingCursorsOptions,
   LeaseAcquisition,
   ReadInventoryOptions,
+  ReadSourceTimesOptions,
   ReleaseLeaseOptions,
   RenewLeaseOptions,
   SourceCursor,
   SourceLease,
+  SourceTimes,
   StateStore,
   StateStoreStats,
   WriteInventoryOptions,
@@ -45,6 +47,8 @@ export interface FileStateStoreOptions extends StateRetention {
 }
 
 interface SourceRecord {
+  /** When a worker last took the lease, in milliseconds since the epoch. */
+  polledAt?: number;
   lease?: { owner: string; token: string; expiresAt: number };
   cursor?: { watermark: number; seenIds: SeenIdSet; inventoryTakenAt?: number };
 }
@@ -199,8 +203,25 @@ export class FileStateStore implements StateStore {
       seenIds: SeenIdSet.from(options.seenIds),
       ...(inventoryTakenAt === undefined ? {} : { inventoryTakenAt }),
     };
+    if (options.polled ?? true) record.polledAt = this.#clock.now();
     if (options.release ?? true) delete record.lease;
     await this.#persist();
+  }
+
+  async readSourceTimes(options: ReadSourceTimesOptions): Promise<Map<string, SourceTimes>> {
+    this.#count('readSourceTimes');
+    this.#assertOpen();
+    const times = new Map<string, SourceTimes>();
+    for (const source of options.sources) {
+      const record = this.#sources.get(source);
+      if (record === undefined) continue;
+      const watermark = record.cursor?.watermark;
+      times.set(source, {
+        ...(record.polledAt === undefined ? {} : { polledAt: record.polledAt }),
+        ...(watermark === undefined ? {} : { watermark }),
+      });
+    }
+    return times;
   }
 
   async createMissingCursors(options: CreateMissingCursorsOptions): Promise<string[]> {
@@ -224,6 +245,7 @@ export class FileStateStore implements StateStore {
     const record = this.#sources.get(options.lease.source);
     if (record?.lease?.token !== options.lease.token) return false;
     delete record.lease;
+    if (options.polled ?? false) record.polledAt = this.#clock.now();
     await this.#persist();
     return true;
   }
@@ -422,6 +444,7 @@ export class FileStateStore implements StateStore {
       version: FILE_STATE_VERSION,
       sources: [...this.#sources].map(([source, record]) => ({
         source,
+        ...(record.polledAt === undefined ? {} : { polledAt: record.polledAt }),
         ...(record.lease === undefined ? {} : { lease: record.lease }),
         ...(record.cursor === undefined
           ? {}
@@ -498,6 +521,7 @@ async function loadDocument(path: string): Promise<FileStateDocument> {
 
 function sourceFromDocument(record: FileStateDocument['sources'][number]): SourceRecord {
   const result: SourceRecord = {};
+  if (record.polledAt !== undefined) result.polledAt = record.polledAt;
   if (record.lease !== undefined) result.lease = record.lease;
   if (record.cursor !== undefined) {
     const { watermark, seenIds, inventoryTakenAt } = record.cursor;

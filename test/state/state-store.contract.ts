@@ -385,6 +385,72 @@ export function describeStateStoreContract(name: string, createStore: CreateCont
     });
   });
 
+  describe(`${name}: source times`, () => {
+    it('tells when each source last had a turn and where its cursor is, and nothing of unknown ones', async () => {
+      // Prepare
+      const { store, clock } = await setUp(createStore);
+      const [failed, cut, committed, kept, pinned, unknown] = [
+        'org',
+        'org',
+        'project',
+        'project',
+        'project',
+        'project',
+      ].map(unique) as [string, string, string, string, string, string];
+      const start = clock.now();
+      await store.releaseLease({ lease: (await acquire(store, failed)).lease, polled: true });
+      await store.releaseLease({ lease: (await acquire(store, cut)).lease });
+      clock.advance(MINUTE);
+      await store.commitCursor({
+        lease: (await acquire(store, committed)).lease,
+        watermark: 42_000,
+        seenIds: [],
+      });
+      await store.commitCursor({
+        lease: (await acquire(store, kept)).lease,
+        watermark: 43_000,
+        seenIds: [],
+        polled: false,
+      });
+      await store.createMissingCursors({ cursors: [{ source: pinned, watermark: 7_000 }] });
+
+      // Act
+      const times = await store.readSourceTimes({ sources: [failed, cut, committed, kept, pinned, unknown] });
+
+      // Assess
+      expect(times.get(failed)).toEqual({ polledAt: start });
+      expect(times.get(cut)).toEqual({});
+      expect(times.get(committed)).toEqual({ polledAt: start + MINUTE, watermark: 42_000 });
+      expect(times.get(kept)).toEqual({ watermark: 43_000 });
+      expect(times.get(pinned)).toEqual({ watermark: 7_000 });
+      expect(times.has(unknown)).toBe(false);
+    });
+
+    it('reads more sources than one batch holds', async () => {
+      // Prepare: 250 sources, every other one committed at its own time.
+      const { store, clock } = await setUp(createStore);
+      const sources = Array.from({ length: 250 }, () => unique('project'));
+      const polledAt = new Map<string, number>();
+      for (const [index, source] of sources.entries()) {
+        if (index % 2 === 1) continue;
+        clock.advance(1_000);
+        polledAt.set(source, clock.now());
+        await store.commitCursor({
+          lease: (await acquire(store, source)).lease,
+          watermark: index,
+          seenIds: [],
+        });
+      }
+
+      // Act
+      const times = await store.readSourceTimes({ sources });
+
+      // Assess
+      expect(times.size).toBe(125);
+      for (const [source, at] of polledAt) expect(times.get(source)?.polledAt).toBe(at);
+    });
+  });
+
   describe(`${name}: alert records`, () => {
     it('claims an alert it has never seen', async () => {
       const { store, clock } = await setUp(createStore);

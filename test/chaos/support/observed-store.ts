@@ -9,9 +9,11 @@ import type {
   InventorySnapshot,
   LeaseAcquisition,
   ReadInventoryOptions,
+  ReadSourceTimesOptions,
   ReleaseLeaseOptions,
   RenewLeaseOptions,
   SourceLease,
+  SourceTimes,
   StateStore,
   StateStoreStats,
   WriteInventoryOptions,
@@ -83,6 +85,10 @@ export class ObservedStore implements StateStore {
       if (created.includes(source)) this.onCommit?.(source, watermark);
     }
     return created;
+  }
+
+  readSourceTimes(options: ReadSourceTimesOptions): Promise<Map<string, SourceTimes>> {
+    return this.#call(() => this.#inner.readSourceTimes(options));
   }
 
   releaseLease(options: ReleaseLeaseOptions): Promise<boolean> {
