@@ -5,6 +5,12 @@ import { type Clock, systemClock } from '../clock.js';
 import { type Logger, silentLogger } from '../logger.js';
 import type { CounterIncrementOptions } from '../rules/counter-store.js';
 import {
+  type AlertBatchContext,
+  claimAlertBatch,
+  markAlertBatch,
+  TRANSACTION_ITEMS,
+} from './dynamodb-alert-batches.js';
+import {
   binaryValue,
   type Item,
   numberValue,
@@ -19,6 +25,7 @@ import { counterMember, type ItemKey, stateKeys } from './dynamodb-keys.js';
 import { conditionFailure, DynamoDbRequester } from './dynamodb-requester.js';
 import { LeaseLostError, StateConflictError, StateStoreRequestError } from './errors.js';
 import { DAY_MS, isExpired, nowSeconds, ttlSeconds } from './expiry.js';
+import { FullCounters } from './full-counters.js';
 import { decodeInventory, encodeInventory } from './inventory-codec.js';
 import type { InventorySnapshot } from './inventory-snapshot.js';
 import {
@@ -33,9 +40,11 @@ import type {
   AlertClaimOptions,
   AlertClaimResult,
   ClaimAlertOptions,
+  ClaimAlertsOptions,
   CommitCursorOptions,
   CreateMissingCursorsOptions,
   LeaseAcquisition,
+  MarkAlertsSentOptions,
   ReadInventoryOptions,
   ReadSourceTimesOptions,
   ReleaseLeaseOptions,
@@ -139,6 +148,8 @@ export class DynamoDbStateStore implements StateStore {
    * the replaced chunks then expire through TTL.
    */
   readonly #spills = new WeakMap<SourceLease, SeenSpill>();
+  /** Counter sets seen full: an increment they cannot take costs no request. */
+  readonly #fullCounters = new FullCounters();
   /** Sources this instance has seen a cursor of: {@link createMissingCursors} skips them. */
   readonly #withCursor = new Set<string>();
 
@@ -430,6 +441,38 @@ export class DynamoDbStateStore implements StateStore {
     }
   }
 
+  /**
+   * Conditional `Put`s in `TransactWriteItems` of up to 100; see `claimAlertBatch` for how a
+   * cancelled transaction is resolved with its `CancellationReasons`.
+   */
+  async claimAlerts(options: ClaimAlertsOptions): Promise<AlertClaimResult[]> {
+    const results: AlertClaimResult[] = [];
+    for (let at = 0; at < options.fingerprints.length; at += TRANSACTION_ITEMS) {
+      const fingerprints = options.fingerprints.slice(at, at + TRANSACTION_ITEMS);
+      results.push(
+        ...(await claimAlertBatch(this.#alertBatches(), { fingerprints, claimMs: options.claimMs })),
+      );
+    }
+    return results;
+  }
+
+  /** Unconditional updates in `TransactWriteItems` of up to 100, one batch after another. */
+  async markAlertsSent(options: MarkAlertsSentOptions): Promise<void> {
+    for (let at = 0; at < options.claims.length; at += TRANSACTION_ITEMS) {
+      await markAlertBatch(this.#alertBatches(), {
+        claims: options.claims.slice(at, at + TRANSACTION_ITEMS),
+      });
+    }
+  }
+
+  #alertBatches(): AlertBatchContext {
+    return {
+      requester: this.#requester,
+      clock: this.#clock,
+      alertRetentionMs: this.#retention.alertRetentionMs,
+    };
+  }
+
   async markAlertSent(options: AlertClaimOptions): Promise<void> {
     const now = this.#clock.now();
     // No condition: whoever published may record it, even after its claim was taken over. A claim
@@ -470,12 +513,18 @@ export class DynamoDbStateStore implements StateStore {
     }
   }
 
+  /**
+   * One conditional `UpdateItem`, or none when this store has seen the set full and live (see
+   * `FullCounters`): increments past a threshold cost nothing.
+   */
   async increment(key: string, member: string, options: CounterIncrementOptions): Promise<number> {
     if (options.limit < 1) return options.limit + 1;
     const wallNow = this.#clock.now();
+    const stored = counterMember(member);
+    const known = this.#fullCounters.answer(key, stored, options, wallNow);
+    if (known !== undefined) return known;
     const itemKey = keyOf(stateKeys.counter(key));
     const names = { '#members': 'members', '#windowExpiresAt': 'windowExpiresAt', '#expiresAt': 'expiresAt' };
-    const stored = counterMember(member);
     const values = {
       ':memberSet': { SS: [stored] },
       ':windowExpiresAt': numberValue(options.expiresAt),
@@ -505,12 +554,16 @@ export class DynamoDbStateStore implements StateStore {
           ReturnValues: 'ALL_NEW',
           ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
         });
-        return readStringSet(output.Attributes ?? {}, 'members')?.length ?? 0;
+        const item = output.Attributes ?? {};
+        this.#fullCounters.remember(key, item, options.limit);
+        return readStringSet(item, 'members')?.length ?? 0;
       } catch (error) {
         const failure = conditionFailure(error);
         if (failure === undefined) throw error;
-        if (failure.item !== undefined && counterIsLive(failure.item, options.now, wallNow))
+        if (failure.item !== undefined && counterIsLive(failure.item, options.now, wallNow)) {
+          this.#fullCounters.remember(key, failure.item, options.limit);
           return options.limit + 1;
+        }
       }
       try {
         // The set expired: start it again, unless a concurrent writer already did.

@@ -22,9 +22,11 @@ import type {
   AlertClaimOptions,
   AlertClaimResult,
   ClaimAlertOptions,
+  ClaimAlertsOptions,
   CommitCursorOptions,
   CreateMissingCursorsOptions,
   LeaseAcquisition,
+  MarkAlertsSentOptions,
   ReadInventoryOptions,
   ReadSourceTimesOptions,
   ReleaseLeaseOptions,
@@ -253,35 +255,62 @@ export class FileStateStore implements StateStore {
   async claimAlert(options: ClaimAlertOptions): Promise<AlertClaimResult> {
     this.#count('claimAlert');
     this.#assertOpen();
+    const result = this.#claim(options.fingerprint, options.claimMs, this.#clock.now());
+    if (result.outcome === 'claimed') await this.#persist();
+    return result;
+  }
+
+  /** The claims of all the alerts in memory, then one write of the file. */
+  async claimAlerts(options: ClaimAlertsOptions): Promise<AlertClaimResult[]> {
+    this.#count('claimAlerts');
+    this.#assertOpen();
     const now = this.#clock.now();
-    const existing = this.#liveAlert(options.fingerprint, now);
-    if (existing?.status === 'SENT') return { outcome: 'sent', sentAt: existing.sentAt ?? 0 };
-    if (existing !== undefined && (existing.claimExpiresAt ?? 0) > now) {
-      return { outcome: 'in-progress', claimExpiresAt: existing.claimExpiresAt ?? 0 };
-    }
-    const claim = { fingerprint: options.fingerprint, token: randomUUID(), expiresAt: now + options.claimMs };
-    this.#alerts.set(options.fingerprint, {
-      status: 'IN_PROGRESS',
-      claimToken: claim.token,
-      claimExpiresAt: claim.expiresAt,
-      expiresAt: ttlSeconds(claim.expiresAt + this.#retention.alertRetentionMs),
-    });
-    await this.#persist();
-    return { outcome: 'claimed', claim, tookOver: existing !== undefined };
+    const results = options.fingerprints.map((fingerprint) => this.#claim(fingerprint, options.claimMs, now));
+    if (results.some((result) => result.outcome === 'claimed')) await this.#persist();
+    return results;
   }
 
   async markAlertSent(options: AlertClaimOptions): Promise<void> {
     this.#count('markAlertSent');
     this.#assertOpen();
+    this.#markSent(options.claim.fingerprint, this.#clock.now());
+    await this.#persist();
+  }
+
+  /** The records of all the claims in memory, then one write of the file. */
+  async markAlertsSent(options: MarkAlertsSentOptions): Promise<void> {
+    this.#count('markAlertsSent');
+    this.#assertOpen();
+    if (options.claims.length === 0) return;
     const now = this.#clock.now();
-    const existing = this.#liveAlert(options.claim.fingerprint, now);
+    for (const claim of options.claims) this.#markSent(claim.fingerprint, now);
+    await this.#persist();
+  }
+
+  #claim(fingerprint: string, claimMs: number, now: number): AlertClaimResult {
+    const existing = this.#liveAlert(fingerprint, now);
+    if (existing?.status === 'SENT') return { outcome: 'sent', sentAt: existing.sentAt ?? 0 };
+    if (existing !== undefined && (existing.claimExpiresAt ?? 0) > now) {
+      return { outcome: 'in-progress', claimExpiresAt: existing.claimExpiresAt ?? 0 };
+    }
+    const claim = { fingerprint, token: randomUUID(), expiresAt: now + claimMs };
+    this.#alerts.set(fingerprint, {
+      status: 'IN_PROGRESS',
+      claimToken: claim.token,
+      claimExpiresAt: claim.expiresAt,
+      expiresAt: ttlSeconds(claim.expiresAt + this.#retention.alertRetentionMs),
+    });
+    return { outcome: 'claimed', claim, tookOver: existing !== undefined };
+  }
+
+  #markSent(fingerprint: string, now: number): void {
+    const existing = this.#liveAlert(fingerprint, now);
     const sentAt = existing?.status === 'SENT' && existing.sentAt !== undefined ? existing.sentAt : now;
-    this.#alerts.set(options.claim.fingerprint, {
+    this.#alerts.set(fingerprint, {
       status: 'SENT',
       sentAt,
       expiresAt: ttlSeconds(now + this.#retention.alertRetentionMs),
     });
-    await this.#persist();
   }
 
   async releaseAlertClaim(options: AlertClaimOptions): Promise<void> {

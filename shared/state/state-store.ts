@@ -81,6 +81,23 @@ export interface StateStore extends CounterStore {
   claimAlert(options: ClaimAlertOptions): Promise<AlertClaimResult>;
 
   /**
+   * {@link claimAlert} for many alerts (distinct fingerprints) at once, one result per fingerprint in
+   * order: DynamoDB claims up to 100 in one `TransactWriteItems`.
+   *
+   * @throws StateStoreRequestError when the store cannot be reached; claims already taken expire.
+   */
+  claimAlerts(options: ClaimAlertsOptions): Promise<AlertClaimResult[]>;
+
+  /**
+   * {@link markAlertSent} for many claims at once: DynamoDB records up to 100 in one
+   * `TransactWriteItems`.
+   *
+   * @throws StateStoreRequestError when the store cannot be reached; the claims of a batch not
+   * recorded stay IN_PROGRESS until they expire, and the alerts may then be sent again.
+   */
+  markAlertsSent(options: MarkAlertsSentOptions): Promise<void>;
+
+  /**
    * Records that a claimed alert was published. Any worker that published may record it, even one
    * whose claim was taken over meanwhile: SENT is a fact, not a lock. The record then lives for the
    * store's alert retention, so every re-read of the event inside that time finds it.
@@ -219,6 +236,17 @@ export interface ClaimAlertOptions {
   fingerprint: string;
   /** How long the claim holds before another worker may take it over: longer than a publish takes. */
   claimMs: number;
+}
+
+export interface ClaimAlertsOptions {
+  /** The alerts' stable identities, each once. */
+  fingerprints: readonly string[];
+  /** How long each claim holds before another worker may take it over. */
+  claimMs: number;
+}
+
+export interface MarkAlertsSentOptions {
+  claims: readonly AlertClaim[];
 }
 
 /** A held claim on an alert. */

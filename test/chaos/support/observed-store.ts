@@ -4,10 +4,12 @@ import type {
   AlertClaimOptions,
   AlertClaimResult,
   ClaimAlertOptions,
+  ClaimAlertsOptions,
   CommitCursorOptions,
   CreateMissingCursorsOptions,
   InventorySnapshot,
   LeaseAcquisition,
+  MarkAlertsSentOptions,
   ReadInventoryOptions,
   ReadSourceTimesOptions,
   ReleaseLeaseOptions,
@@ -97,6 +99,20 @@ export class ObservedStore implements StateStore {
 
   claimAlert(options: ClaimAlertOptions): Promise<AlertClaimResult> {
     return this.#call(() => this.#inner.claimAlert(options));
+  }
+
+  claimAlerts(options: ClaimAlertsOptions): Promise<AlertClaimResult[]> {
+    return this.#call(() => this.#inner.claimAlerts(options));
+  }
+
+  async markAlertsSent(options: MarkAlertsSentOptions): Promise<void> {
+    try {
+      await this.#call(() => this.#inner.markAlertsSent(options));
+    } catch (error) {
+      // Batches before the failing one may be recorded: count every claim of the call as failed.
+      for (const claim of options.claims) this.markFailures.add(claim.fingerprint);
+      throw error;
+    }
   }
 
   async markAlertSent(options: AlertClaimOptions): Promise<void> {
