@@ -114,7 +114,12 @@ export async function runTick(deps: TickDependencies, options: TickOptions): Pro
       onCursorUnread: (source) => unread.push(source),
     };
     const unread: PollSource[] = [];
-    const order = await orderSources({ store: deps.store, sources: resolved.sources, logger });
+    const order = await orderSources({
+      store: deps.store,
+      sources: resolved.sources,
+      concurrency: config.concurrency,
+      logger,
+    });
     const sources = await mapWithConcurrency(order.sources, config.concurrency, (source) =>
       pollSource(context, source),
     );

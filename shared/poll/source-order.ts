@@ -7,6 +7,8 @@ export interface OrderSourcesOptions {
   store: StateStore;
   /** The tick's sources, in configuration order. */
   sources: readonly PollSource[];
+  /** Sources the tick polls at once: when all of them start at once, their order does not matter. */
+  concurrency: number;
   logger: Logger;
 }
 
@@ -22,7 +24,8 @@ export interface SourceOrder {
  * time), then by the time a worker last took their lease, then by watermark; configuration order
  * breaks ties. A tick that runs out of time before its last sources thus reaches them first next
  * time, so with N sources of which a deadline lets P start, each is polled within ceil(N / P) ticks,
- * whatever the deadline. Costs one batched read of the store for all sources (none for one source).
+ * whatever the deadline. Costs one batched read of the store per 100 sources, and none when they
+ * all start at once (no more sources than the tick's concurrency).
  *
  * Best effort: when the store cannot be read, the sources keep their configuration order (a warning
  * is logged) and the tick goes on; the lease of each source still guards its work.
@@ -34,7 +37,7 @@ export interface SourceOrder {
  */
 export async function orderSources(options: OrderSourcesOptions): Promise<SourceOrder> {
   const { store, sources, logger } = options;
-  if (sources.length < 2) return { sources: [...sources], times: new Map() };
+  if (sources.length <= Math.max(1, options.concurrency)) return { sources: [...sources], times: new Map() };
   let times: Map<string, SourceTimes>;
   try {
     times = await store.readSourceTimes({ sources: sources.map((source) => source.name) });
