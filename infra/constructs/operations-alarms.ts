@@ -82,12 +82,13 @@ export class OperationsAlarms extends Construct {
       },
       {
         id: 'WatermarkLag',
-        metric: pollerMetric({ name: MetricName.watermarkLagSeconds, statistic: 'Maximum', period }),
+        // The oldest source over all of them, polled this tick or not: also fires for a starved source.
+        metric: pollerMetric({ name: MetricName.oldestSourceLagSeconds, statistic: 'Maximum', period }),
         threshold: props.watermarkLagThreshold.toSeconds(),
         comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
         evaluationPeriods: 1,
         treatMissingData: TreatMissingData.NOT_BREACHING,
-        description: `A source's watermark is more than ${props.watermarkLagThreshold.toMinutes()} minutes behind: events are read late. Check the poller log group for failing sources and the Atlas 429 count on the dashboard.`,
+        description: `A source's watermark is more than ${props.watermarkLagThreshold.toMinutes()} minutes behind: events are read late. Check the poller log group for failing sources or ticks cut short by the deadline, and the Atlas 429 count on the dashboard.`,
       },
       {
         id: 'AlertsFailed',

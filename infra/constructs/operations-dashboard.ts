@@ -64,7 +64,18 @@ export class OperationsDashboard extends Construct {
       new GraphWidget({
         title: 'Watermark lag (seconds)',
         left: [
-          pollerMetric({ name: MetricName.watermarkLagSeconds, statistic: 'Maximum', period, label: 'lag' }),
+          pollerMetric({
+            name: MetricName.oldestSourceLagSeconds,
+            statistic: 'Maximum',
+            period,
+            label: 'oldest source',
+          }),
+          pollerMetric({
+            name: MetricName.watermarkLagSeconds,
+            statistic: 'Maximum',
+            period,
+            label: 'oldest source polled',
+          }),
         ],
         width: 12,
       }),

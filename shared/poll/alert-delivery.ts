@@ -5,7 +5,7 @@ import type { Notifier, PublishFailed, PublishResult } from '../notify/notifier.
 import type { AlertClaim, StateStore } from '../state/state-store.js';
 import type { AlertCounts } from './tick-types.js';
 
-/** Store requests one delivery keeps in flight at once (claims, then marks). */
+/** Store requests one delivery keeps in flight at once (releases of claims not published). */
 const STORE_CONCURRENCY = 8;
 
 /** Options of {@link deliverAlerts}. */
@@ -37,9 +37,9 @@ export interface Delivery {
 }
 
 /**
- * Delivers alerts at most once each: claims every alert by fingerprint (skipping those already sent),
- * publishes the claimed ones in one `publish` call, marks the delivered ones sent and releases the
- * claims of the others so the next tick can claim them at once.
+ * Delivers alerts at most once each: claims every alert by fingerprint in one batched call (skipping
+ * those already sent), publishes the claimed ones in one `publish` call, marks the delivered ones sent
+ * in one batched call and releases the claims of the others so the next tick can claim them at once.
  *
  * A failure the notifier calls permanent (an entry SNS can never accept) is logged with its rule and
  * fingerprint, counted as failed, and does not hold the cursor: raising the same alert again would
@@ -63,9 +63,10 @@ export async function deliverAlerts(options: DeliverAlertsOptions): Promise<Deli
     return { counts, settled: true, inProgressElsewhere: 0, retryableFailure: undefined };
   }
 
-  const claims = await mapWithConcurrency(alerts, STORE_CONCURRENCY, (alert) =>
-    store.claimAlert({ fingerprint: alert.fingerprint, claimMs: options.claimMs }),
-  );
+  const claims = await store.claimAlerts({
+    fingerprints: alerts.map((alert) => alert.fingerprint),
+    claimMs: options.claimMs,
+  });
   const claimed: Array<{ alert: Alert; claim: AlertClaim }> = [];
   let inProgressElsewhere = 0;
   claims.forEach((result, index) => {
@@ -100,13 +101,16 @@ export async function deliverAlerts(options: DeliverAlertsOptions): Promise<Deli
   );
   const byFingerprint = new Map<string, PublishResult>(results.map((result) => [result.fingerprint, result]));
   let retryableFailure: PublishFailed | undefined;
-  await mapWithConcurrency(claimed, STORE_CONCURRENCY, async ({ alert, claim }) => {
+  const sent = claimed.filter(
+    ({ alert }) => (byFingerprint.get(alert.fingerprint) ?? missingResult(alert)).status === 'sent',
+  );
+  await store.markAlertsSent({ claims: sent.map(({ claim }) => claim) });
+  for (const { alert } of sent) counts.published[alert.severity] += 1;
+  const marked = new Set(sent);
+  const unsent = claimed.filter((entry) => !marked.has(entry));
+  await mapWithConcurrency(unsent, STORE_CONCURRENCY, async ({ alert, claim }) => {
     const result = byFingerprint.get(alert.fingerprint) ?? missingResult(alert);
-    if (result.status === 'sent') {
-      await store.markAlertSent({ claim });
-      counts.published[alert.severity] += 1;
-      return;
-    }
+    if (result.status === 'sent') return;
     await store.releaseAlertClaim({ claim });
     counts.failed[alert.severity] += 1;
     const attributes = {

@@ -30,6 +30,11 @@ export const MetricName = {
   sourceErrors: 'SourceErrors',
   /** Now minus the newest watermark, the largest over all sources. */
   watermarkLagSeconds: 'WatermarkLagSeconds',
+  /**
+   * Now minus the oldest watermark over every source, polled this tick or not: the stale-watermark
+   * alarm's metric, since it also grows for a source no tick reaches.
+   */
+  oldestSourceLagSeconds: 'OldestSourceLagSeconds',
   /** Duration of the whole tick. */
   tickDurationMs: 'TickDurationMs',
   /** 1 on every tick that completed: the heartbeat the stack alarms on when it goes missing. */

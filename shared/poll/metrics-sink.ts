@@ -26,8 +26,8 @@ export interface MetricsSink {
 /**
  * Writes a tick's summary as the metrics the stack's alarms and dashboard read (see
  * `metric-names.ts`): counts summed over sources, `AlertsPublished` per severity (only severities
- * with alerts), `SourceErrors` in all and per error code, the watermark lag when some source had a
- * watermark, the duration, and `TickCompleted` = 1 only on a completed tick (the heartbeat).
+ * with alerts), `SourceErrors` in all and per error code, the watermark lag and the oldest source's
+ * lag when some source had a watermark, the duration, and `TickCompleted` = 1 only on a completed tick (the heartbeat).
  *
  * @example
  * ```ts
@@ -60,6 +60,9 @@ export function emitTickMetrics(options: { summary: TickSummary; sink: MetricsSi
   }
   if (totals.watermarkLagSeconds !== undefined) {
     sink.addMetric(MetricName.watermarkLagSeconds, 'Seconds', totals.watermarkLagSeconds);
+  }
+  if (totals.oldestSourceLagSeconds !== undefined) {
+    sink.addMetric(MetricName.oldestSourceLagSeconds, 'Seconds', totals.oldestSourceLagSeconds);
   }
   sink.addMetric(MetricName.tickDurationMs, 'Milliseconds', summary.durationMs);
   if (summary.completed) sink.addMetric(MetricName.tickCompleted, 'Count', 1);

@@ -5,6 +5,7 @@ import { PollConfigError } from './errors.js';
 import { emitTickMetrics } from './metrics-sink.js';
 import type { PollSource } from './poll-source.js';
 import { ProjectDiscoveryCache } from './project-discovery-cache.js';
+import { orderSources } from './source-order.js';
 import { pollSource, type SourcePollContext } from './source-poll.js';
 import { resolveSources } from './source-resolution.js';
 import { TickBudget } from './tick-budget.js';
@@ -26,7 +27,8 @@ export const DEFAULT_MAX_EVENTS_PER_WINDOW = 20_000;
  * Runs one poll tick over every configured source and returns what it did.
  *
  * For each source (`org:<id>`, `project:<id>`; with `allProjectsOfOrgs` every project of each org,
- * discovered through `discoveryCache`), at most `config.concurrency` at once: take the lease (skip
+ * discovered through `discoveryCache`), those that waited longest first (see `orderSources`), at
+ * most `config.concurrency` at once: take the lease (skip
  * the source when another worker holds a live one), read the cursor, compare the org's API keys and
  * access lists with the stored snapshot when due, then read `[watermark − overlap, now − lag]` window
  * by window, page by page (500 a page, `maxDate` fixed), drop the events already processed, sort the
@@ -112,10 +114,23 @@ export async function runTick(deps: TickDependencies, options: TickOptions): Pro
       onCursorUnread: (source) => unread.push(source),
     };
     const unread: PollSource[] = [];
-    const sources = await mapWithConcurrency(resolved.sources, config.concurrency, (source) =>
+    const order = await orderSources({
+      store: deps.store,
+      sources: resolved.sources,
+      concurrency: config.concurrency,
+      logger,
+    });
+    const sources = await mapWithConcurrency(order.sources, config.concurrency, (source) =>
       pollSource(context, source),
     );
-    await pinFirstWalkStarts(context, unread);
+    const pinned = await pinFirstWalkStarts(context, unread);
+    const storedWatermarks = new Map<string, number>();
+    for (const [source, times] of order.times) {
+      if (times.watermark !== undefined) storedWatermarks.set(source, times.watermark);
+    }
+    if (pinned !== undefined) {
+      for (const source of pinned.sources) storedWatermarks.set(source, pinned.watermark);
+    }
     const summary = summarizeTick({
       startedAt,
       finishedAt: clock.now(),
@@ -124,6 +139,7 @@ export async function runTick(deps: TickDependencies, options: TickOptions): Pro
       atlasBefore,
       atlasAfter: deps.atlas.stats,
       stateRequests: deps.store.stats().total - stateBefore,
+      storedWatermarks,
     });
     logger.info('poll tick finished', {
       completed: summary.completed,
@@ -144,8 +160,11 @@ export async function runTick(deps: TickDependencies, options: TickOptions): Pro
  * the time between ticks, and the events in between would never be read. Best effort: a failure is
  * logged, and costs at most the same slide.
  */
-async function pinFirstWalkStarts(context: SourcePollContext, unread: readonly PollSource[]): Promise<void> {
-  if (unread.length === 0) return;
+async function pinFirstWalkStarts(
+  context: SourcePollContext,
+  unread: readonly PollSource[],
+): Promise<{ sources: string[]; watermark: number } | undefined> {
+  if (unread.length === 0) return undefined;
   const watermark = firstWalkStart({
     now: context.startedAt,
     overlapMs: context.overlapMs,
@@ -163,10 +182,12 @@ async function pinFirstWalkStarts(context: SourcePollContext, unread: readonly P
         watermark: new Date(watermark).toISOString(),
       });
     }
+    return { sources: created, watermark };
   } catch (error) {
     context.logger.warn('could not record where unreached new sources start; they start later', {
       sources: unread.length,
       message: error instanceof Error ? error.message : String(error),
     });
+    return undefined;
   }
 }

@@ -368,7 +368,18 @@ class SourceRun {
     }
   }
 
-  async #commit(watermark: number, seenIds: string[], release: boolean): Promise<void> {
+  /**
+   * Whether this tick counts as the source's turn (see `orderSources`): anything but a walk stopped by
+   * the deadline or the caller before it committed a window. A source whose turn did not count keeps
+   * its place at the front of the next tick.
+   */
+  #turnCounted(): boolean {
+    const outcome = this.#outcome;
+    if (outcome.windowsCommitted > 0 || outcome.status !== 'cut-short') return true;
+    return outcome.reason !== 'deadline' && outcome.reason !== 'aborted';
+  }
+
+  async #commit(watermark: number, seenIds: string[], release: boolean, polled = true): Promise<void> {
     const lease = this.#lease;
     if (lease === undefined) {
       throw new LeaseLostError(`the lease on ${this.#source.name} was already freed`, {
@@ -380,6 +391,7 @@ class SourceRun {
       watermark,
       seenIds,
       release,
+      polled,
       ...(this.#inventoryTakenAt === undefined ? {} : { inventoryTakenAt: this.#inventoryTakenAt }),
     });
     this.#inventoryTakenAt = undefined;
@@ -402,12 +414,13 @@ class SourceRun {
     const { store, logger } = this.#context;
     try {
       const committed = this.#committed;
+      const polled = this.#turnCounted();
       if (committed === undefined && this.#firstRunStart !== undefined) {
-        await this.#commit(this.#firstRunStart, [], true);
+        await this.#commit(this.#firstRunStart, [], true, polled);
       } else if (this.#inventoryTakenAt !== undefined && committed !== undefined) {
-        await this.#commit(committed.watermark, [...committed.seenIds], true);
+        await this.#commit(committed.watermark, [...committed.seenIds], true, polled);
       } else {
-        await store.releaseLease({ lease });
+        await store.releaseLease({ lease, polled });
       }
     } catch (error) {
       logger.warn('could not free the lease of a source; it lapses by itself', {

@@ -13,12 +13,18 @@ export interface SummarizeTickOptions {
   atlasAfter: AtlasClientStats;
   /** State store requests made during the tick. */
   stateRequests: number;
+  /**
+   * Watermarks of sources as stored before or pinned during the tick, by source name: the lag of a
+   * source the tick did not poll (or whose cursor it never read) comes from here.
+   */
+  storedWatermarks?: ReadonlyMap<string, number>;
 }
 
 /**
  * Adds up a tick's outcomes. `completed` is false when a source was cut short by the deadline or an
  * abort (not when one failed on its own: `sourceErrors` counts those). The watermark lag is taken at
- * `finishedAt` over every source whose cursor the tick read.
+ * `finishedAt` over every source whose cursor the tick read; the oldest source's lag over every
+ * source of the tick, with the stored watermark of those it did not read.
  *
  * @example
  * ```ts
@@ -39,7 +45,12 @@ export function summarizeTick(options: SummarizeTickOptions): TickSummary {
     if (httpStatus === 401 || httpStatus === 403) authFailures += 1;
   };
   let oldestWatermark: number | undefined;
+  let oldestAnyWatermark: number | undefined;
   for (const source of sources) {
+    const watermark = source.watermark ?? options.storedWatermarks?.get(source.source);
+    if (watermark !== undefined && (oldestAnyWatermark === undefined || watermark < oldestAnyWatermark)) {
+      oldestAnyWatermark = watermark;
+    }
     addAlertCounts(alerts, source.alerts);
     // One failure per source: an org whose events and inventory both fail counts once.
     if (source.status === 'failed') countFailure(source.errorCode, source.httpStatus);
@@ -75,10 +86,8 @@ export function summarizeTick(options: SummarizeTickOptions): TickSummary {
     atlasRateLimited: atlasAfter.rateLimited - atlasBefore.rateLimited,
     atlasAuthFailures: authFailures,
     stateRequests: options.stateRequests,
-    watermarkLagSeconds:
-      oldestWatermark === undefined
-        ? undefined
-        : Math.max(0, Math.round((finishedAt - oldestWatermark) / 1000)),
+    watermarkLagSeconds: lagSeconds(finishedAt, oldestWatermark),
+    oldestSourceLagSeconds: lagSeconds(finishedAt, oldestAnyWatermark),
   };
   return {
     startedAt: options.startedAt,
@@ -91,4 +100,8 @@ export function summarizeTick(options: SummarizeTickOptions): TickSummary {
     discovery,
     totals,
   };
+}
+
+function lagSeconds(now: number, watermark: number | undefined): number | undefined {
+  return watermark === undefined ? undefined : Math.max(0, Math.round((now - watermark) / 1000));
 }

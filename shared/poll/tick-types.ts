@@ -221,6 +221,12 @@ export interface TickTotals {
    * `undefined` when no source had a watermark.
    */
   watermarkLagSeconds: number | undefined;
+  /**
+   * Now minus the oldest watermark over every source of the tick, polled or not (the stored one for
+   * a source the tick did not reach or could not lease), in seconds: what grows when a source is
+   * starved, not only when it fails. `undefined` when no source has a watermark.
+   */
+  oldestSourceLagSeconds: number | undefined;
 }
 
 /** What a tick did. */

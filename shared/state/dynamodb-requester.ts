@@ -1,4 +1,6 @@
 import {
+  BatchGetItemCommand,
+  type BatchGetItemCommandOutput,
   DeleteItemCommand,
   type DeleteItemCommandInput,
   type DeleteItemCommandOutput,
@@ -12,6 +14,8 @@ import {
   QueryCommand,
   type QueryCommandInput,
   type QueryCommandOutput,
+  type TransactWriteItem,
+  TransactWriteItemsCommand,
   UpdateItemCommand,
   type UpdateItemCommandInput,
   type UpdateItemCommandOutput,
@@ -20,7 +24,14 @@ import type { Item } from './dynamodb-attributes.js';
 import { StateStoreRequestError } from './errors.js';
 import type { StateStoreStats } from './state-store.js';
 
-type StateCommand = DeleteItemCommand | GetItemCommand | PutItemCommand | QueryCommand | UpdateItemCommand;
+type StateCommand =
+  | BatchGetItemCommand
+  | DeleteItemCommand
+  | GetItemCommand
+  | PutItemCommand
+  | QueryCommand
+  | TransactWriteItemsCommand
+  | UpdateItemCommand;
 type WithoutTable<T> = Omit<T, 'TableName'>;
 
 /**
@@ -64,6 +75,52 @@ export class DynamoDbRequester {
     return this.#send('Query', command, () => this.#client.send(command));
   }
 
+  /**
+   * One `BatchGetItem` on this table (at most 100 keys): the items found, and the keys DynamoDB left
+   * unprocessed (the caller asks for them again).
+   */
+  async batchGetItem(input: {
+    keys: Item[];
+    projection: string;
+    names: Record<string, string>;
+  }): Promise<{ items: Item[]; unprocessed: Item[] }> {
+    const command = new BatchGetItemCommand({
+      RequestItems: {
+        [this.tableName]: {
+          Keys: input.keys,
+          ProjectionExpression: input.projection,
+          ExpressionAttributeNames: input.names,
+        },
+      },
+    });
+    const output: BatchGetItemCommandOutput = await this.#send('BatchGetItem', command, () =>
+      this.#client.send(command),
+    );
+    return {
+      items: output.Responses?.[this.tableName] ?? [],
+      unprocessed: output.UnprocessedKeys?.[this.tableName]?.Keys ?? [],
+    };
+  }
+
+  /**
+   * One `TransactWriteItems` (at most 100 items, each naming this table): `undefined` when it was
+   * applied, or one reason per item when DynamoDB cancelled it (`code` `None` for the items that were
+   * not the cause; `item` the record of an item whose condition failed, when asked for).
+   */
+  async transactWriteItems(
+    items: TransactWriteItem[],
+  ): Promise<Array<{ code: string; item: Item | undefined }> | undefined> {
+    const command = new TransactWriteItemsCommand({ TransactItems: items });
+    try {
+      await this.#send('TransactWriteItems', command, () => this.#client.send(command));
+      return undefined;
+    } catch (error) {
+      const reasons = cancellationReasons(error);
+      if (reasons === undefined) throw error;
+      return reasons;
+    }
+  }
+
   stats(): StateStoreStats {
     const requests = Object.fromEntries(this.#requests);
     return { requests, total: [...this.#requests.values()].reduce((sum, count) => sum + count, 0) };
@@ -90,7 +147,7 @@ export class DynamoDbRequester {
     try {
       return await send();
     } catch (error) {
-      if (conditionFailure(error) !== undefined) throw error;
+      if (conditionFailure(error) !== undefined || cancellationReasons(error) !== undefined) throw error;
       throw requestError(operation, this.tableName, error);
     }
   }
@@ -111,6 +168,15 @@ export function conditionFailure(error: unknown): { item: Item | undefined } | u
   if (!(error instanceof Error) || error.name !== 'ConditionalCheckFailedException') return undefined;
   const item = (error as Error & { Item?: Item }).Item;
   return { item };
+}
+
+/** The reasons of a cancelled transaction, one per item, or `undefined` for any other error. */
+function cancellationReasons(error: unknown): Array<{ code: string; item: Item | undefined }> | undefined {
+  if (!(error instanceof Error) || error.name !== 'TransactionCanceledException') return undefined;
+  const reasons = (error as Error & { CancellationReasons?: Array<{ Code?: string; Item?: Item }> })
+    .CancellationReasons;
+  if (reasons === undefined) return undefined;
+  return reasons.map((reason) => ({ code: reason.Code ?? 'None', item: reason.Item }));
 }
 
 function requestError(operation: string, tableName: string, error: unknown): StateStoreRequestError {

@@ -5,6 +5,12 @@ import { type Clock, systemClock } from '../clock.js';
 import { type Logger, silentLogger } from '../logger.js';
 import type { CounterIncrementOptions } from '../rules/counter-store.js';
 import {
+  type AlertBatchContext,
+  claimAlertBatch,
+  markAlertBatch,
+  TRANSACTION_ITEMS,
+} from './dynamodb-alert-batches.js';
+import {
   binaryValue,
   type Item,
   numberValue,
@@ -17,8 +23,9 @@ import {
 import { type ChunkLocation, deleteChunks, readChunks, splitBytes, writeChunks } from './dynamodb-chunks.js';
 import { counterMember, type ItemKey, stateKeys } from './dynamodb-keys.js';
 import { conditionFailure, DynamoDbRequester } from './dynamodb-requester.js';
-import { LeaseLostError, StateConflictError } from './errors.js';
+import { LeaseLostError, StateConflictError, StateStoreRequestError } from './errors.js';
 import { DAY_MS, isExpired, nowSeconds, ttlSeconds } from './expiry.js';
+import { FullCounters } from './full-counters.js';
 import { decodeInventory, encodeInventory } from './inventory-codec.js';
 import type { InventorySnapshot } from './inventory-snapshot.js';
 import {
@@ -33,14 +40,18 @@ import type {
   AlertClaimOptions,
   AlertClaimResult,
   ClaimAlertOptions,
+  ClaimAlertsOptions,
   CommitCursorOptions,
   CreateMissingCursorsOptions,
   LeaseAcquisition,
+  MarkAlertsSentOptions,
   ReadInventoryOptions,
+  ReadSourceTimesOptions,
   ReleaseLeaseOptions,
   RenewLeaseOptions,
   SourceCursor,
   SourceLease,
+  SourceTimes,
   StateStore,
   StateStoreStats,
   WriteInventoryOptions,
@@ -65,6 +76,20 @@ const SEEN_CHUNK_RETENTION_MS = 400 * DAY_MS;
 
 /** Cursors {@link DynamoDbStateStore.createMissingCursors} writes at once. */
 const CURSOR_CREATION_CONCURRENCY = 8;
+
+/** Keys in one `BatchGetItem`: DynamoDB's limit. */
+const BATCH_GET_KEYS = 100;
+
+/** `BatchGetItem` requests in flight at once. */
+const BATCH_CONCURRENCY = 4;
+
+/** Attempts at a batch whose keys DynamoDB keeps leaving unprocessed. */
+const BATCH_ATTEMPTS = 8;
+
+/** The pause before attempt `attempt` (2 and up) of a batch: 50 ms doubling, at most 2 s. */
+function batchPauseMs(attempt: number): number {
+  return Math.min(2_000, 50 * 2 ** (attempt - 2));
+}
 
 /** Attempts at a counter update that keeps losing races with concurrent resets. */
 const COUNTER_ATTEMPTS = 3;
@@ -123,6 +148,8 @@ export class DynamoDbStateStore implements StateStore {
    * the replaced chunks then expire through TTL.
    */
   readonly #spills = new WeakMap<SourceLease, SeenSpill>();
+  /** Counter sets seen full: an increment they cannot take costs no request. */
+  readonly #fullCounters = new FullCounters();
   /** Sources this instance has seen a cursor of: {@link createMissingCursors} skips them. */
   readonly #withCursor = new Set<string>();
 
@@ -245,6 +272,7 @@ export class DynamoDbStateStore implements StateStore {
     else
       Object.assign(set, { seenGen: stringValue(spill.generation), seenChunks: numberValue(spill.chunks) });
     if (options.inventoryTakenAt !== undefined) set.inventoryTakenAt = numberValue(options.inventoryTakenAt);
+    if (options.polled ?? true) set.polledAt = numberValue(now);
     const release = options.release ?? true;
     if (release) remove.push('leaseToken', 'leaseOwner', 'leaseExpiresAt');
 
@@ -267,6 +295,51 @@ export class DynamoDbStateStore implements StateStore {
     if (release || spill === undefined) this.#spills.delete(lease);
     else this.#spills.set(lease, spill);
     if (replaced !== undefined) await this.#deleteQuietly(seenLocation(key, replaced), replaced.chunks);
+  }
+
+  /**
+   * `BatchGetItem` of the source items, 100 keys a request, only the times projected (eventually
+   * consistent: an order needs no more). Keys DynamoDB leaves unprocessed are asked for again after a
+   * growing pause, up to {@link BATCH_ATTEMPTS} times.
+   */
+  async readSourceTimes(options: ReadSourceTimesOptions): Promise<Map<string, SourceTimes>> {
+    const byKey = new Map<string, string>();
+    for (const source of options.sources) byKey.set(stateKeys.source(source).pk, source);
+    const times = new Map<string, SourceTimes>();
+    const batches: Item[][] = [];
+    const keys = [...byKey.keys()].map((pk) => ({ pk: stringValue(pk), sk: stringValue('CURSOR') }));
+    for (let at = 0; at < keys.length; at += BATCH_GET_KEYS)
+      batches.push(keys.slice(at, at + BATCH_GET_KEYS));
+    await mapWithConcurrency(batches, BATCH_CONCURRENCY, async (batch) => {
+      let pending = batch;
+      for (let attempt = 1; pending.length > 0; attempt += 1) {
+        if (attempt > BATCH_ATTEMPTS) {
+          throw new StateStoreRequestError(
+            `DynamoDB left ${pending.length} source items of state table ${this.tableName} unprocessed ` +
+              `${BATCH_ATTEMPTS} times in a row (throttled): the table needs more read capacity`,
+            { operation: 'BatchGetItem', tableName: this.tableName },
+          );
+        }
+        if (attempt > 1) await this.#clock.sleep(batchPauseMs(attempt));
+        const { items, unprocessed } = await this.#requester.batchGetItem({
+          keys: pending,
+          projection: '#pk, #watermark, #polledAt',
+          names: sourceNames('pk', 'watermark', 'polledAt'),
+        });
+        for (const item of items) {
+          const source = byKey.get(readString(item, 'pk') ?? '');
+          if (source === undefined) continue;
+          const watermark = readNumber(item, 'watermark');
+          const polledAt = readNumber(item, 'polledAt');
+          times.set(source, {
+            ...(watermark === undefined ? {} : { watermark }),
+            ...(polledAt === undefined ? {} : { polledAt }),
+          });
+        }
+        pending = unprocessed;
+      }
+    });
+    return times;
   }
 
   /**
@@ -304,12 +377,21 @@ export class DynamoDbStateStore implements StateStore {
   async releaseLease(options: ReleaseLeaseOptions): Promise<boolean> {
     this.#spills.delete(options.lease);
     try {
+      const polled = options.polled ?? false;
       await this.#requester.updateItem({
         Key: keyOf(stateKeys.source(options.lease.source)),
-        UpdateExpression: 'REMOVE #leaseToken, #leaseOwner, #leaseExpiresAt',
+        UpdateExpression: `${polled ? 'SET #polledAt = :now ' : ''}REMOVE #leaseToken, #leaseOwner, #leaseExpiresAt`,
         ConditionExpression: '#leaseToken = :token',
-        ExpressionAttributeNames: sourceNames('leaseToken', 'leaseOwner', 'leaseExpiresAt'),
-        ExpressionAttributeValues: { ':token': stringValue(options.lease.token) },
+        ExpressionAttributeNames: sourceNames(
+          'leaseToken',
+          'leaseOwner',
+          'leaseExpiresAt',
+          ...(polled ? ['polledAt'] : []),
+        ),
+        ExpressionAttributeValues: {
+          ':token': stringValue(options.lease.token),
+          ...(polled ? { ':now': numberValue(this.#clock.now()) } : {}),
+        },
       });
       return true;
     } catch (error) {
@@ -359,6 +441,38 @@ export class DynamoDbStateStore implements StateStore {
     }
   }
 
+  /**
+   * Conditional `Put`s in `TransactWriteItems` of up to 100; see `claimAlertBatch` for how a
+   * cancelled transaction is resolved with its `CancellationReasons`.
+   */
+  async claimAlerts(options: ClaimAlertsOptions): Promise<AlertClaimResult[]> {
+    const results: AlertClaimResult[] = [];
+    for (let at = 0; at < options.fingerprints.length; at += TRANSACTION_ITEMS) {
+      const fingerprints = options.fingerprints.slice(at, at + TRANSACTION_ITEMS);
+      results.push(
+        ...(await claimAlertBatch(this.#alertBatches(), { fingerprints, claimMs: options.claimMs })),
+      );
+    }
+    return results;
+  }
+
+  /** Unconditional updates in `TransactWriteItems` of up to 100, one batch after another. */
+  async markAlertsSent(options: MarkAlertsSentOptions): Promise<void> {
+    for (let at = 0; at < options.claims.length; at += TRANSACTION_ITEMS) {
+      await markAlertBatch(this.#alertBatches(), {
+        claims: options.claims.slice(at, at + TRANSACTION_ITEMS),
+      });
+    }
+  }
+
+  #alertBatches(): AlertBatchContext {
+    return {
+      requester: this.#requester,
+      clock: this.#clock,
+      alertRetentionMs: this.#retention.alertRetentionMs,
+    };
+  }
+
   async markAlertSent(options: AlertClaimOptions): Promise<void> {
     const now = this.#clock.now();
     // No condition: whoever published may record it, even after its claim was taken over. A claim
@@ -399,12 +513,18 @@ export class DynamoDbStateStore implements StateStore {
     }
   }
 
+  /**
+   * One conditional `UpdateItem`, or none when this store has seen the set full and live (see
+   * `FullCounters`): increments past a threshold cost nothing.
+   */
   async increment(key: string, member: string, options: CounterIncrementOptions): Promise<number> {
     if (options.limit < 1) return options.limit + 1;
     const wallNow = this.#clock.now();
+    const stored = counterMember(member);
+    const known = this.#fullCounters.answer(key, stored, options, wallNow);
+    if (known !== undefined) return known;
     const itemKey = keyOf(stateKeys.counter(key));
     const names = { '#members': 'members', '#windowExpiresAt': 'windowExpiresAt', '#expiresAt': 'expiresAt' };
-    const stored = counterMember(member);
     const values = {
       ':memberSet': { SS: [stored] },
       ':windowExpiresAt': numberValue(options.expiresAt),
@@ -434,12 +554,16 @@ export class DynamoDbStateStore implements StateStore {
           ReturnValues: 'ALL_NEW',
           ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
         });
-        return readStringSet(output.Attributes ?? {}, 'members')?.length ?? 0;
+        const item = output.Attributes ?? {};
+        this.#fullCounters.remember(key, item, options.limit);
+        return readStringSet(item, 'members')?.length ?? 0;
       } catch (error) {
         const failure = conditionFailure(error);
         if (failure === undefined) throw error;
-        if (failure.item !== undefined && counterIsLive(failure.item, options.now, wallNow))
+        if (failure.item !== undefined && counterIsLive(failure.item, options.now, wallNow)) {
+          this.#fullCounters.remember(key, failure.item, options.limit);
           return options.limit + 1;
+        }
       }
       try {
         // The set expired: start it again, unless a concurrent writer already did.

@@ -12,6 +12,7 @@ const hexId = z.string().regex(/^[0-9a-f]{24}$/);
 
 const sourceRecord = z.strictObject({
   source: z.string(),
+  polledAt: z.number().optional(),
   lease: z.strictObject({ owner: z.string(), token: z.string(), expiresAt: z.number() }).optional(),
   cursor: z
     .strictObject({

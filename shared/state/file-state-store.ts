@@ -22,14 +22,18 @@ import type {
   AlertClaimOptions,
   AlertClaimResult,
   ClaimAlertOptions,
+  ClaimAlertsOptions,
   CommitCursorOptions,
   CreateMissingCursorsOptions,
   LeaseAcquisition,
+  MarkAlertsSentOptions,
   ReadInventoryOptions,
+  ReadSourceTimesOptions,
   ReleaseLeaseOptions,
   RenewLeaseOptions,
   SourceCursor,
   SourceLease,
+  SourceTimes,
   StateStore,
   StateStoreStats,
   WriteInventoryOptions,
@@ -45,6 +49,8 @@ export interface FileStateStoreOptions extends StateRetention {
 }
 
 interface SourceRecord {
+  /** When a worker last took the lease, in milliseconds since the epoch. */
+  polledAt?: number;
   lease?: { owner: string; token: string; expiresAt: number };
   cursor?: { watermark: number; seenIds: SeenIdSet; inventoryTakenAt?: number };
 }
@@ -199,8 +205,25 @@ export class FileStateStore implements StateStore {
       seenIds: SeenIdSet.from(options.seenIds),
       ...(inventoryTakenAt === undefined ? {} : { inventoryTakenAt }),
     };
+    if (options.polled ?? true) record.polledAt = this.#clock.now();
     if (options.release ?? true) delete record.lease;
     await this.#persist();
+  }
+
+  async readSourceTimes(options: ReadSourceTimesOptions): Promise<Map<string, SourceTimes>> {
+    this.#count('readSourceTimes');
+    this.#assertOpen();
+    const times = new Map<string, SourceTimes>();
+    for (const source of options.sources) {
+      const record = this.#sources.get(source);
+      if (record === undefined) continue;
+      const watermark = record.cursor?.watermark;
+      times.set(source, {
+        ...(record.polledAt === undefined ? {} : { polledAt: record.polledAt }),
+        ...(watermark === undefined ? {} : { watermark }),
+      });
+    }
+    return times;
   }
 
   async createMissingCursors(options: CreateMissingCursorsOptions): Promise<string[]> {
@@ -224,6 +247,7 @@ export class FileStateStore implements StateStore {
     const record = this.#sources.get(options.lease.source);
     if (record?.lease?.token !== options.lease.token) return false;
     delete record.lease;
+    if (options.polled ?? false) record.polledAt = this.#clock.now();
     await this.#persist();
     return true;
   }
@@ -231,35 +255,62 @@ export class FileStateStore implements StateStore {
   async claimAlert(options: ClaimAlertOptions): Promise<AlertClaimResult> {
     this.#count('claimAlert');
     this.#assertOpen();
+    const result = this.#claim(options.fingerprint, options.claimMs, this.#clock.now());
+    if (result.outcome === 'claimed') await this.#persist();
+    return result;
+  }
+
+  /** The claims of all the alerts in memory, then one write of the file. */
+  async claimAlerts(options: ClaimAlertsOptions): Promise<AlertClaimResult[]> {
+    this.#count('claimAlerts');
+    this.#assertOpen();
     const now = this.#clock.now();
-    const existing = this.#liveAlert(options.fingerprint, now);
-    if (existing?.status === 'SENT') return { outcome: 'sent', sentAt: existing.sentAt ?? 0 };
-    if (existing !== undefined && (existing.claimExpiresAt ?? 0) > now) {
-      return { outcome: 'in-progress', claimExpiresAt: existing.claimExpiresAt ?? 0 };
-    }
-    const claim = { fingerprint: options.fingerprint, token: randomUUID(), expiresAt: now + options.claimMs };
-    this.#alerts.set(options.fingerprint, {
-      status: 'IN_PROGRESS',
-      claimToken: claim.token,
-      claimExpiresAt: claim.expiresAt,
-      expiresAt: ttlSeconds(claim.expiresAt + this.#retention.alertRetentionMs),
-    });
-    await this.#persist();
-    return { outcome: 'claimed', claim, tookOver: existing !== undefined };
+    const results = options.fingerprints.map((fingerprint) => this.#claim(fingerprint, options.claimMs, now));
+    if (results.some((result) => result.outcome === 'claimed')) await this.#persist();
+    return results;
   }
 
   async markAlertSent(options: AlertClaimOptions): Promise<void> {
     this.#count('markAlertSent');
     this.#assertOpen();
+    this.#markSent(options.claim.fingerprint, this.#clock.now());
+    await this.#persist();
+  }
+
+  /** The records of all the claims in memory, then one write of the file. */
+  async markAlertsSent(options: MarkAlertsSentOptions): Promise<void> {
+    this.#count('markAlertsSent');
+    this.#assertOpen();
+    if (options.claims.length === 0) return;
     const now = this.#clock.now();
-    const existing = this.#liveAlert(options.claim.fingerprint, now);
+    for (const claim of options.claims) this.#markSent(claim.fingerprint, now);
+    await this.#persist();
+  }
+
+  #claim(fingerprint: string, claimMs: number, now: number): AlertClaimResult {
+    const existing = this.#liveAlert(fingerprint, now);
+    if (existing?.status === 'SENT') return { outcome: 'sent', sentAt: existing.sentAt ?? 0 };
+    if (existing !== undefined && (existing.claimExpiresAt ?? 0) > now) {
+      return { outcome: 'in-progress', claimExpiresAt: existing.claimExpiresAt ?? 0 };
+    }
+    const claim = { fingerprint, token: randomUUID(), expiresAt: now + claimMs };
+    this.#alerts.set(fingerprint, {
+      status: 'IN_PROGRESS',
+      claimToken: claim.token,
+      claimExpiresAt: claim.expiresAt,
+      expiresAt: ttlSeconds(claim.expiresAt + this.#retention.alertRetentionMs),
+    });
+    return { outcome: 'claimed', claim, tookOver: existing !== undefined };
+  }
+
+  #markSent(fingerprint: string, now: number): void {
+    const existing = this.#liveAlert(fingerprint, now);
     const sentAt = existing?.status === 'SENT' && existing.sentAt !== undefined ? existing.sentAt : now;
-    this.#alerts.set(options.claim.fingerprint, {
+    this.#alerts.set(fingerprint, {
       status: 'SENT',
       sentAt,
       expiresAt: ttlSeconds(now + this.#retention.alertRetentionMs),
     });
-    await this.#persist();
   }
 
   async releaseAlertClaim(options: AlertClaimOptions): Promise<void> {
@@ -422,6 +473,7 @@ export class FileStateStore implements StateStore {
       version: FILE_STATE_VERSION,
       sources: [...this.#sources].map(([source, record]) => ({
         source,
+        ...(record.polledAt === undefined ? {} : { polledAt: record.polledAt }),
         ...(record.lease === undefined ? {} : { lease: record.lease }),
         ...(record.cursor === undefined
           ? {}
@@ -498,6 +550,7 @@ async function loadDocument(path: string): Promise<FileStateDocument> {
 
 function sourceFromDocument(record: FileStateDocument['sources'][number]): SourceRecord {
   const result: SourceRecord = {};
+  if (record.polledAt !== undefined) result.polledAt = record.polledAt;
   if (record.lease !== undefined) result.lease = record.lease;
   if (record.cursor !== undefined) {
     const { watermark, seenIds, inventoryTakenAt } = record.cursor;

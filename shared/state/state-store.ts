@@ -43,6 +43,17 @@ export interface StateStore extends CounterStore {
   commitCursor(options: CommitCursorOptions): Promise<void>;
 
   /**
+   * The times a tick orders its sources by, for each listed source the store has a record of: when a
+   * worker last finished a turn on it (a commit, or a release marked `polled`) and its committed
+   * watermark. A source missing
+   * from the result has never been polled and has no cursor. One read for many sources (DynamoDB:
+   * `BatchGetItem`, 100 keys a request, keys left unprocessed asked for again).
+   *
+   * @throws StateStoreRequestError when the store cannot be reached, or keeps leaving keys unprocessed.
+   */
+  readSourceTimes(options: ReadSourceTimesOptions): Promise<Map<string, SourceTimes>>;
+
+  /**
    * Gives each listed source that has no cursor one at its `watermark`, with no seen ids, and leaves
    * alone every source that has one. Takes no lease: it only ever creates a cursor, and a worker in a
    * source's first walk replaces it with its own commit. Returns the sources it gave a cursor.
@@ -68,6 +79,23 @@ export interface StateStore extends CounterStore {
    * already SENT (skip it) and one another worker is publishing now (do not move past it).
    */
   claimAlert(options: ClaimAlertOptions): Promise<AlertClaimResult>;
+
+  /**
+   * {@link claimAlert} for many alerts (distinct fingerprints) at once, one result per fingerprint in
+   * order: DynamoDB claims up to 100 in one `TransactWriteItems`.
+   *
+   * @throws StateStoreRequestError when the store cannot be reached; claims already taken expire.
+   */
+  claimAlerts(options: ClaimAlertsOptions): Promise<AlertClaimResult[]>;
+
+  /**
+   * {@link markAlertSent} for many claims at once: DynamoDB records up to 100 in one
+   * `TransactWriteItems`.
+   *
+   * @throws StateStoreRequestError when the store cannot be reached; the claims of a batch not
+   * recorded stay IN_PROGRESS until they expire, and the alerts may then be sent again.
+   */
+  markAlertsSent(options: MarkAlertsSentOptions): Promise<void>;
 
   /**
    * Records that a claimed alert was published. Any worker that published may record it, even one
@@ -168,6 +196,24 @@ export interface CommitCursorOptions {
   inventoryTakenAt?: number;
   /** Free the source in the same write. Default `true`. */
   release?: boolean;
+  /**
+   * Record now as the source's last poll (see {@link StateStore.readSourceTimes}). Default `true`:
+   * a commit is progress. `false` for a cursor committed only to keep where a walk that did no work
+   * (cut short by the deadline) started, so the source keeps its place at the front of the next tick.
+   */
+  polled?: boolean;
+}
+
+export interface ReadSourceTimesOptions {
+  sources: readonly string[];
+}
+
+/** When a source was last polled and how far its cursor is, for the order of a tick. */
+export interface SourceTimes {
+  /** When a worker last finished a turn on the source, in milliseconds since the epoch; absent if never. */
+  readonly polledAt?: number;
+  /** The committed watermark, in milliseconds since the epoch; absent without a cursor. */
+  readonly watermark?: number;
 }
 
 export interface CreateMissingCursorsOptions {
@@ -177,6 +223,12 @@ export interface CreateMissingCursorsOptions {
 
 export interface ReleaseLeaseOptions {
   lease: SourceLease;
+  /**
+   * Record now as the source's last poll: its turn counted (it failed on its own, or another worker
+   * was publishing its alert), so it waits behind the others next tick. Default `false`: a source cut
+   * short by the deadline before any progress keeps its place at the front.
+   */
+  polled?: boolean;
 }
 
 export interface ClaimAlertOptions {
@@ -184,6 +236,17 @@ export interface ClaimAlertOptions {
   fingerprint: string;
   /** How long the claim holds before another worker may take it over: longer than a publish takes. */
   claimMs: number;
+}
+
+export interface ClaimAlertsOptions {
+  /** The alerts' stable identities, each once. */
+  fingerprints: readonly string[];
+  /** How long each claim holds before another worker may take it over. */
+  claimMs: number;
+}
+
+export interface MarkAlertsSentOptions {
+  claims: readonly AlertClaim[];
 }
 
 /** A held claim on an alert. */

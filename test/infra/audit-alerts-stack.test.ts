@@ -484,10 +484,10 @@ describe('AuditAlertsStack', () => {
       }
     });
 
-    it('alarms when the watermark lags more than the configured threshold', () => {
+    it("alarms when the oldest source's watermark, polled or not, lags more than the configured threshold", () => {
       template.hasResourceProperties('AWS::CloudWatch::Alarm', {
         Namespace: METRICS_NAMESPACE,
-        MetricName: MetricName.watermarkLagSeconds,
+        MetricName: MetricName.oldestSourceLagSeconds,
         Statistic: 'Maximum',
         ComparisonOperator: 'GreaterThanThreshold',
         Threshold: 45 * 60,
@@ -528,6 +528,7 @@ describe('AuditAlertsStack', () => {
             (severity) => `${MetricName.alertsPublished} service ${METRICS_SERVICE} severity ${severity}`,
           ),
           `${MetricName.watermarkLagSeconds} service ${METRICS_SERVICE}`,
+          `${MetricName.oldestSourceLagSeconds} service ${METRICS_SERVICE}`,
           `${MetricName.atlasRequests} service ${METRICS_SERVICE}`,
           `${MetricName.atlasRateLimited} service ${METRICS_SERVICE}`,
           `${MetricName.tickDurationMs} service ${METRICS_SERVICE}`,

@@ -119,7 +119,7 @@ describe('AuditAlertsStack with an existing secret, no Slack and a disposable ta
       EvaluationPeriods: 3,
     });
     template.hasResourceProperties('AWS::CloudWatch::Alarm', {
-      MetricName: 'WatermarkLagSeconds',
+      MetricName: 'OldestSourceLagSeconds',
       Threshold: 90 * 60,
     });
   });

@@ -293,5 +293,6 @@ describe('runTick sources', () => {
     expect(byName('EventsNew')).toEqual([['EventsNew', 'Count', 1, undefined]]);
     expect(byName('TickCompleted')).toEqual([['TickCompleted', 'Count', 1, undefined]]);
     expect(byName('WatermarkLagSeconds')).toEqual([['WatermarkLagSeconds', 'Seconds', 30, undefined]]);
+    expect(byName('OldestSourceLagSeconds')).toEqual([['OldestSourceLagSeconds', 'Seconds', 30, undefined]]);
   });
 });

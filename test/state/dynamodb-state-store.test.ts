@@ -90,6 +90,58 @@ describe('DynamoDbStateStore requests', () => {
     expect(afterBusy).toEqual({ UpdateItem: 2, total: 2 });
   });
 
+  it('claims and marks 250 alerts in three transactions each, and reads 250 source times in three batches', async () => {
+    // Prepare
+    const store = newStore();
+    const fingerprints = Array.from({ length: 250 }, () => `rule|${randomUUID()}`);
+    const sources = Array.from({ length: 250 }, () => `project:${randomUUID()}`);
+
+    // Act
+    store.resetStats();
+    const results = await store.claimAlerts({ fingerprints, claimMs: MINUTE });
+    const claims = results.flatMap((result) => (result.outcome === 'claimed' ? [result.claim] : []));
+    const afterClaims = store.stats().requests;
+    store.resetStats();
+    await store.markAlertsSent({ claims });
+    const afterMarks = store.stats().requests;
+    store.resetStats();
+    await store.readSourceTimes({ sources });
+    const afterTimes = store.stats().requests;
+
+    // Assess
+    expect(claims).toHaveLength(250);
+    expect(afterClaims).toEqual({ TransactWriteItems: 3 });
+    expect(afterMarks).toEqual({ TransactWriteItems: 3 });
+    expect(afterTimes).toEqual({ BatchGetItem: 3 });
+  });
+
+  it('answers increments of a full, live counter without a request, and asks again once its window ends', async () => {
+    // Prepare: a counter of at most 3 members, filled by another instance and by this one.
+    const store = newStore();
+    const key = `rule|${randomUUID()}`;
+    const window = { now: 1_000, expiresAt: 61_000, limit: 3 };
+    await newStore().increment(key, 'a', window);
+    await newStore().increment(key, 'b', window);
+
+    // Act
+    store.resetStats();
+    const filling = await store.increment(key, 'c', window);
+    const past = [
+      await store.increment(key, 'd', { ...window, now: 30_000 }),
+      await store.increment(key, 'a', { ...window, now: 30_000 }),
+      await store.increment(key, 'e', { ...window, now: 60_999 }),
+    ];
+    const pastRequests = store.stats().total;
+    const nextWindow = await store.increment(key, 'd', { ...window, now: 61_000, expiresAt: 121_000 });
+
+    // Assess
+    expect(filling).toBe(3);
+    expect(past).toEqual([4, 3, 4]);
+    expect(pastRequests).toBe(1);
+    expect(nextWindow).toBe(1);
+    expect(store.stats().total).toBeGreaterThan(1);
+  });
+
   it('creates missing cursors with one request each, and none for a source it knows has a cursor', async () => {
     // Prepare: a cursor committed through another instance, which this one has never seen.
     const store = newStore();
@@ -186,14 +238,16 @@ describe('DynamoDbStateStore requests', () => {
     expect(store.stats()).toEqual({ requests: { PutItem: 2 }, total: 2 });
   });
 
-  it('counts a member in one request while its set is live', async () => {
+  it('counts a member in one request while its set is live and has room, and in none once it is full', async () => {
     const store = newStore();
     const key = `rule|${randomUUID()}`;
     const window = { now: 0, expiresAt: Date.UTC(2030, 0, 1), limit: 3 };
 
-    for (const member of ['a', 'b', 'a', 'c', 'd']) await store.increment(key, member, window);
+    const counts: number[] = [];
+    for (const member of ['a', 'b', 'a', 'c', 'd']) counts.push(await store.increment(key, member, window));
 
-    expect(store.stats()).toEqual({ requests: { UpdateItem: 5 }, total: 5 });
+    expect(counts).toEqual([1, 2, 2, 3, 4]);
+    expect(store.stats()).toEqual({ requests: { UpdateItem: 4 }, total: 4 });
   });
 
   it('counts only its own requests when it shares a client', async () => {

@@ -385,6 +385,124 @@ export function describeStateStoreContract(name: string, createStore: CreateCont
     });
   });
 
+  describe(`${name}: source times`, () => {
+    it('tells when each source last had a turn and where its cursor is, and nothing of unknown ones', async () => {
+      // Prepare
+      const { store, clock } = await setUp(createStore);
+      const [failed, cut, committed, kept, pinned, unknown] = [
+        'org',
+        'org',
+        'project',
+        'project',
+        'project',
+        'project',
+      ].map(unique) as [string, string, string, string, string, string];
+      const start = clock.now();
+      await store.releaseLease({ lease: (await acquire(store, failed)).lease, polled: true });
+      await store.releaseLease({ lease: (await acquire(store, cut)).lease });
+      clock.advance(MINUTE);
+      await store.commitCursor({
+        lease: (await acquire(store, committed)).lease,
+        watermark: 42_000,
+        seenIds: [],
+      });
+      await store.commitCursor({
+        lease: (await acquire(store, kept)).lease,
+        watermark: 43_000,
+        seenIds: [],
+        polled: false,
+      });
+      await store.createMissingCursors({ cursors: [{ source: pinned, watermark: 7_000 }] });
+
+      // Act
+      const times = await store.readSourceTimes({ sources: [failed, cut, committed, kept, pinned, unknown] });
+
+      // Assess
+      expect(times.get(failed)).toEqual({ polledAt: start });
+      expect(times.get(cut)).toEqual({});
+      expect(times.get(committed)).toEqual({ polledAt: start + MINUTE, watermark: 42_000 });
+      expect(times.get(kept)).toEqual({ watermark: 43_000 });
+      expect(times.get(pinned)).toEqual({ watermark: 7_000 });
+      expect(times.has(unknown)).toBe(false);
+    });
+
+    it('reads more sources than one batch holds', async () => {
+      // Prepare: 250 sources, every other one committed at its own time.
+      const { store, clock } = await setUp(createStore);
+      const sources = Array.from({ length: 250 }, () => unique('project'));
+      const polledAt = new Map<string, number>();
+      for (const [index, source] of sources.entries()) {
+        if (index % 2 === 1) continue;
+        clock.advance(1_000);
+        polledAt.set(source, clock.now());
+        await store.commitCursor({
+          lease: (await acquire(store, source)).lease,
+          watermark: index,
+          seenIds: [],
+        });
+      }
+
+      // Act
+      const times = await store.readSourceTimes({ sources });
+
+      // Assess
+      expect(times.size).toBe(125);
+      for (const [source, at] of polledAt) expect(times.get(source)?.polledAt).toBe(at);
+    });
+  });
+
+  describe(`${name}: alert records in batches`, () => {
+    it('claims more alerts than one transaction holds, telling apart sent, in progress and expired claims', async () => {
+      // Prepare: among 150 alerts, one sent, one claimed by another worker now, one claimed long ago.
+      const { store, clock } = await setUp(createStore);
+      const fingerprints = Array.from({ length: 150 }, () => unique('rule|group'));
+      const [sent, busy, stale] = [fingerprints[10], fingerprints[120], fingerprints[140]] as [
+        string,
+        string,
+        string,
+      ];
+      const sentClaim = await store.claimAlert({ fingerprint: sent, claimMs: MINUTE });
+      if (sentClaim.outcome !== 'claimed') throw new Error('expected a claim');
+      await store.markAlertSent({ claim: sentClaim.claim });
+      await store.claimAlert({ fingerprint: stale, claimMs: MINUTE });
+      clock.advance(2 * MINUTE);
+      await store.claimAlert({ fingerprint: busy, claimMs: 5 * MINUTE });
+
+      // Act
+      const results = await store.claimAlerts({ fingerprints, claimMs: 3 * MINUTE });
+
+      // Assess
+      expect(results).toHaveLength(150);
+      expect(results[10]).toMatchObject({ outcome: 'sent' });
+      expect(results[120]).toEqual({ outcome: 'in-progress', claimExpiresAt: clock.now() + 5 * MINUTE });
+      expect(results[140]).toMatchObject({ outcome: 'claimed', tookOver: true });
+      const claimed = results.filter((result) => result.outcome === 'claimed');
+      expect(claimed).toHaveLength(148);
+      expect(claimed.filter((result) => result.tookOver)).toHaveLength(1);
+      results.forEach((result, index) => {
+        if (result.outcome === 'claimed') expect(result.claim.fingerprint).toBe(fingerprints[index]);
+      });
+      const again = await store.claimAlert({ fingerprint: fingerprints[0] as string, claimMs: MINUTE });
+      expect(again.outcome).toBe('in-progress');
+    });
+
+    it('marks more claims than one transaction holds as sent', async () => {
+      // Prepare
+      const { store } = await setUp(createStore);
+      const fingerprints = Array.from({ length: 130 }, () => unique('rule|group'));
+      const results = await store.claimAlerts({ fingerprints, claimMs: MINUTE });
+      const claims = results.flatMap((result) => (result.outcome === 'claimed' ? [result.claim] : []));
+
+      // Act
+      await store.markAlertsSent({ claims });
+
+      // Assess
+      expect(claims).toHaveLength(130);
+      const after = await store.claimAlerts({ fingerprints, claimMs: MINUTE });
+      expect(after.every((result) => result.outcome === 'sent')).toBe(true);
+    });
+  });
+
   describe(`${name}: alert records`, () => {
     it('claims an alert it has never seen', async () => {
       const { store, clock } = await setUp(createStore);

@@ -4,14 +4,18 @@ import type {
   AlertClaimOptions,
   AlertClaimResult,
   ClaimAlertOptions,
+  ClaimAlertsOptions,
   CommitCursorOptions,
   CreateMissingCursorsOptions,
   InventorySnapshot,
   LeaseAcquisition,
+  MarkAlertsSentOptions,
   ReadInventoryOptions,
+  ReadSourceTimesOptions,
   ReleaseLeaseOptions,
   RenewLeaseOptions,
   SourceLease,
+  SourceTimes,
   StateStore,
   StateStoreStats,
   WriteInventoryOptions,
@@ -85,12 +89,30 @@ export class ObservedStore implements StateStore {
     return created;
   }
 
+  readSourceTimes(options: ReadSourceTimesOptions): Promise<Map<string, SourceTimes>> {
+    return this.#call(() => this.#inner.readSourceTimes(options));
+  }
+
   releaseLease(options: ReleaseLeaseOptions): Promise<boolean> {
     return this.#call(() => this.#inner.releaseLease(options));
   }
 
   claimAlert(options: ClaimAlertOptions): Promise<AlertClaimResult> {
     return this.#call(() => this.#inner.claimAlert(options));
+  }
+
+  claimAlerts(options: ClaimAlertsOptions): Promise<AlertClaimResult[]> {
+    return this.#call(() => this.#inner.claimAlerts(options));
+  }
+
+  async markAlertsSent(options: MarkAlertsSentOptions): Promise<void> {
+    try {
+      await this.#call(() => this.#inner.markAlertsSent(options));
+    } catch (error) {
+      // Batches before the failing one may be recorded: count every claim of the call as failed.
+      for (const claim of options.claims) this.markFailures.add(claim.fingerprint);
+      throw error;
+    }
   }
 
   async markAlertSent(options: AlertClaimOptions): Promise<void> {
