@@ -77,6 +77,33 @@ describe('parseAuthenticateHeader on malformed elements', () => {
     expect(challenge !== undefined && 'token68' in challenge).toBe(false);
   });
 
+  it('reads a tab after a comma as white space', () => {
+    // Act
+    const challenges = parseAuthenticateHeader('Digest realm="r",\tnonce="n"');
+
+    // Assess
+    expect(plain(challenges)).toStrictEqual([{ scheme: 'Digest', params: { realm: 'r', nonce: 'n' } }]);
+  });
+
+  it('reads equals signs alone as no token68', () => {
+    // Act
+    const challenges = parseAuthenticateHeader('Basic ==');
+
+    // Assess
+    expect(plain(challenges)).toStrictEqual([{ scheme: 'Basic', params: {} }]);
+  });
+
+  it('reads a name followed by two equals signs as the next scheme, not as a parameter', () => {
+    // Act
+    const challenges = parseAuthenticateHeader('Digest a==b');
+
+    // Assess
+    expect(plain(challenges)).toStrictEqual([
+      { scheme: 'Digest', params: {} },
+      { scheme: 'a', params: {} },
+    ]);
+  });
+
   it('drops parameters that come before any scheme', () => {
     // Act
     const challenges = parseAuthenticateHeader('realm="r", Digest nonce="n"');

@@ -1,6 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import type { DigestChallenge } from '../../shared/atlas/digest-challenge.js';
-import { chooseQop, formatDigestAuthorization } from '../../shared/atlas/digest-response.js';
+import {
+  chooseQop,
+  formatDigestAuthorization,
+  formatNonceCount,
+} from '../../shared/atlas/digest-response.js';
 
 const REQUEST = {
   username: 'alice',
@@ -73,5 +77,15 @@ describe('formatDigestAuthorization fields', () => {
     expect(header).toContain(', qop=auth-int, nc=00000001, ');
     expect(chooseQop(challenge({ qop: ['auth-int', 'auth'] }))).toBe('auth');
     expect(chooseQop(challenge({ qop: [] }))).toBeUndefined();
+  });
+});
+
+describe('formatNonceCount range', () => {
+  it('says what range the nonce count must be in', () => {
+    // Act
+    const act = (): string => formatNonceCount(0);
+
+    // Assess
+    expect(act).toThrow('nonce count must be an integer from 1 to 4294967295, got 0');
   });
 });

@@ -18,6 +18,14 @@ describe('parseRetryAfter edges', () => {
     expect(wait).toBe(3_000);
   });
 
+  it('reads a number of seconds of several digits', () => {
+    // Act
+    const wait = parseRetryAfter('120', NOW);
+
+    // Assess
+    expect(wait).toBe(120_000);
+  });
+
   it('reads zero seconds as no wait', () => {
     // Act
     const wait = parseRetryAfter('0', NOW);
