@@ -85,6 +85,14 @@ describe('parseAuthenticateHeader on malformed elements', () => {
     expect(plain(challenges)).toStrictEqual([{ scheme: 'Digest', params: { realm: 'r', nonce: 'n' } }]);
   });
 
+  it('gives a scheme alone no token68', () => {
+    // Act
+    const challenges = parseAuthenticateHeader('Basic');
+
+    // Assess
+    expect(plain(challenges)).toStrictEqual([{ scheme: 'Basic', params: {} }]);
+  });
+
   it('reads equals signs alone as no token68', () => {
     // Act
     const challenges = parseAuthenticateHeader('Basic ==');

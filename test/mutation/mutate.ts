@@ -60,6 +60,9 @@ function strykerOptions(area: MutationAreaName, concurrency: number, force: bool
 function scoresByFile(results: readonly MutantResult[]): FileScore[] {
   const byFile = new Map<string, FileScore>();
   for (const result of results) {
+    // Static mutants are left out of runs (see ignoreStatic); an incremental file from an older run
+    // may still hold them.
+    if (result.static === true) continue;
     const file = relative(process.cwd(), result.fileName);
     const score = byFile.get(file) ?? { file, detected: 0, undetected: 0 };
     if (DETECTED.has(result.status)) score.detected += 1;
