@@ -153,8 +153,9 @@ describe('atlas-audit-alerts run', () => {
     });
 
     expect(result.code).toBe(0);
+    expect(result.stderr).toMatch(/rules\.yaml:2:9: warning: rule "project-deleted" has no tests/);
     expect(result.stderr).toMatch(
-      /^.*rules\.yaml:5:29: warning: "GROUP_DELETD" is not a known Atlas event type, so no event will match it \[UNKNOWN_EVENT_TYPE\]\n[\s\S]*= hint: did you mean "GROUP_DELETED"\?\nPolling 1 org and 1 project/,
+      /rules\.yaml:5:29: warning: "GROUP_DELETD" is not a known Atlas event type, so no event will match it \[UNKNOWN_EVENT_TYPE\]\n[\s\S]*= hint: did you mean "GROUP_DELETED"\?\nPolling 1 org and 1 project/,
     );
   });
 

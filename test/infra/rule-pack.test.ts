@@ -109,7 +109,10 @@ describe('buildRulePackModule', () => {
 
     expect(
       module.warnings.map((warning) => [warning.code, warning.line, warning.column, warning.hint]),
-    ).toEqual([['UNKNOWN_EVENT_TYPE', 6, 22, 'did you mean "API_KEY_CREATED"?']]);
+    ).toEqual([
+      ['UNTESTED_RULE', 2, 9, undefined],
+      ['UNKNOWN_EVENT_TYPE', 6, 22, 'did you mean "API_KEY_CREATED"?'],
+    ]);
     await expect(strict).rejects.toThrow(RuleLoadError);
     await expect(strict).rejects.toThrow(
       /warned\.yaml:6:22: "API_KEY_CRATED" is not a known Atlas event type, so no event will match it \[UNKNOWN_EVENT_TYPE\]/,

@@ -184,11 +184,11 @@ describe('addAuditAlertsStack', () => {
     Annotations.fromStack(stack).hasWarning(
       '/AtlasAuditAlerts',
       Match.stringLikeRegexp(
-        'Rule files have 1 warning \\(set rules.strict to fail synth on them\\):\\n.*warned\\.yaml:6:22: warning: "API_KEY_CRATED" is not a known Atlas event type',
+        'Rule files have 2 warnings \\(set rules.strict to fail synth on them\\):\\n[\\s\\S]*warned\\.yaml:6:22: warning: "API_KEY_CRATED" is not a known Atlas event type',
       ),
     );
     await expect(strict).rejects.toThrow(
-      /Rule files are invalid \(1 problem\)[\s\S]*warned\.yaml:6:22: "API_KEY_CRATED"/,
+      /Rule files are invalid \(2 problems\)[\s\S]*warned\.yaml:6:22: "API_KEY_CRATED"/,
     );
   });
 
