@@ -285,6 +285,35 @@ describe('rules replay --events', () => {
     );
   });
 
+  it('compares the built-in pack with the built-in pack tuned by a user layer, as rule layers', async () => {
+    // Prepare: the README's worked example as the user layer.
+    const example = fileURLToPath(new URL('../../examples/my-rules/', import.meta.url));
+
+    // Act
+    const result = await replay([
+      '--events',
+      eventsFile,
+      '--rules',
+      'builtin',
+      '--compare',
+      'builtin',
+      example,
+      '--json',
+    ]);
+
+    // Assess
+    expect(result.code).toBe(0);
+    const lines = jsonLines(result.stdout);
+    expect(lines.find((line) => line.ruleId === 'database-user-deleted')).toMatchObject({
+      rules: { severity: 'low' },
+      compare: { severity: 'high' },
+    });
+    expect(lines.find((line) => line.ruleId === 'backup-schedule-changed')).toMatchObject({
+      rules: null,
+      compare: { enabled: true },
+    });
+  });
+
   it('says where the events came from, and shows event text without its control characters', async () => {
     const hostile = join(directory, 'hostile.jsonl');
     const event = {
