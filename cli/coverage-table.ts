@@ -6,11 +6,12 @@ const TYPES_SHOWN = 3;
 
 /**
  * The report of `rules coverage` for people: one row per enabled rule with the event types it can
- * match, the coverage of each scope, then the known event types no rule names, by scope.
+ * match, the coverage of each scope and of the security-relevant list, then the security-relevant
+ * types no rule names, and the known event types no rule names, by scope.
  *
  * @example
  * ```ts
- * stdout.write(formatCoverageTable(ruleCoverage(pack, loadEventCatalog())));
+ * stdout.write(formatCoverageTable(ruleCoverage(pack, loadEventCatalog(), loadSecurityEventTypes())));
  * ```
  */
 export function formatCoverageTable(coverage: RuleCoverage): string {
@@ -42,6 +43,14 @@ export function formatCoverageTable(coverage: RuleCoverage): string {
   for (const scope of EVENT_SCOPES) {
     const { known, covered } = coverage.scopes[scope];
     lines.push(`${scope} event types: ${covered} of ${known} covered`);
+  }
+  const { security } = coverage;
+  if (security !== undefined) {
+    lines.push(`security-relevant event types: ${security.covered} of ${security.listed} covered`);
+    if (security.uncovered.length > 0) {
+      lines.push('', `Uncovered security-relevant event types (${security.uncovered.length}):`);
+      for (const { type, area } of security.uncovered) lines.push(`  ${type} (${area})`);
+    }
   }
   for (const scope of EVENT_SCOPES) {
     const { uncovered } = coverage.scopes[scope];

@@ -13,6 +13,7 @@ import {
 import {
   lintRulePack,
   loadEventCatalog,
+  loadSecurityEventTypes,
   RuleSources,
   type RuleWarning,
   ruleCoverage,
@@ -70,13 +71,13 @@ export function registerRulesCommand(program: Command, io?: PollCommandIo): void
   rules
     .command('coverage')
     .description(
-      'Which known Atlas event types each enabled rule can match, and the known types no rule covers, by scope.',
+      'Which known Atlas event types each enabled rule can match, and the known types no rule covers: first those of the curated security-relevant list, then all, by scope.',
     )
     .argument('[layers...]', LAYERS_HELP, [])
     .option('--json', 'print one JSON document for scripts')
     .action(async (paths: string[], options: { json?: boolean }) => {
       const pack = await loadOrReport(paths);
-      const coverage = ruleCoverage(pack, loadEventCatalog());
+      const coverage = ruleCoverage(pack, loadEventCatalog(), loadSecurityEventTypes());
       write(options.json === true ? `${JSON.stringify(coverage, null, 2)}\n` : formatCoverageTable(coverage));
     });
 

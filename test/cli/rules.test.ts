@@ -292,6 +292,10 @@ rules:
       expect(stdout).toContain('3 enabled rules (1 disabled rule left out)\n');
       expect(stdout).toMatch(/^project event types: 1 of 710 covered$/m);
       expect(stdout).toMatch(/^organization event types: \d+ of \d+ covered$/m);
+      expect(stdout).toMatch(/^security-relevant event types: 1 of \d{3} covered$/m);
+      expect(stdout).toContain('Uncovered security-relevant event types (');
+      expect(stdout).toContain('\n  API_KEY_CREATED (Programmatic access)\n');
+      expect(stdout).not.toContain('\n  GROUP_DELETED (');
       expect(stdout).toContain('Uncovered project event types (709):\n');
       expect(stdout).toContain('\n  GROUP_CREATED\n');
       expect(stdout).not.toContain('\n  GROUP_DELETED\n');
@@ -308,6 +312,7 @@ rules:
         rules: { id: string; eventTypes: string[]; namesEventTypes: boolean }[];
         disabledRules: number;
         scopes: Record<string, { known: number; covered: number; uncovered: string[] }>;
+        security?: { covered: number; uncovered: { type: string; area: string }[] };
       };
       expect(report.rules.map((rule) => rule.id)).toEqual(['project-deleted', 'org-renamed', 'by-employee']);
       expect(report.rules[0]).toMatchObject({
@@ -318,6 +323,19 @@ rules:
       expect(report.scopes.project).toMatchObject({ known: 710, covered: 1 });
       expect(report.scopes.project?.uncovered).toContain('GROUP_CREATED');
       expect(report.scopes.organization?.uncovered).not.toContain('ORG_RENAMED');
+      expect(report.security?.covered).toBe(1);
+      expect(report.security?.uncovered).toContainEqual({
+        type: 'API_KEY_CREATED',
+        area: 'Programmatic access',
+      });
+    });
+
+    it('reports every security-relevant type covered by the built-in pack', async () => {
+      const { code, stdout } = await run('rules', 'coverage');
+
+      expect(code).toBe(0);
+      expect(stdout).toMatch(/^security-relevant event types: (\d+) of \1 covered$/m);
+      expect(stdout).not.toContain('Uncovered security-relevant event types');
     });
   });
 });

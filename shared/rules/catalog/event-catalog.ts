@@ -21,6 +21,12 @@ export interface CatalogEventType {
   readonly origins: readonly CatalogOrigin[];
   /** Field paths in rule syntax; `x.*` means any path below `x`. */
   readonly fields: readonly string[];
+  /**
+   * The fields the official Atlas v2 schema declares on this type's event views (origin `openapi`),
+   * without those of alert views or of the API document this project implements: the shape an event
+   * of this type has on Atlas today.
+   */
+  readonly schemaFields: readonly string[];
 }
 
 /**
@@ -109,6 +115,7 @@ export function createEventCatalog(json: unknown): EventCatalog {
   const types = new Map<string, CatalogEventType>();
   for (const [name, type] of Object.entries(data.types)) {
     const fields = new Set<string>();
+    const schemaFields = new Set<string>();
     for (const index of type.fieldSets) {
       const set = data.fieldSets[index];
       if (set === undefined) {
@@ -116,9 +123,18 @@ export function createEventCatalog(json: unknown): EventCatalog {
           `event type ${name} names field set ${index}, which the catalog lacks: regenerate it with npm run catalog`,
         );
       }
-      for (const field of set.fields) fields.add(field);
+      for (const field of set.fields) {
+        fields.add(field);
+        if (set.origin === 'openapi') schemaFields.add(field);
+      }
     }
-    types.set(name, { name, scopes: type.scopes, origins: type.origins, fields: [...fields].sort() });
+    types.set(name, {
+      name,
+      scopes: type.scopes,
+      origins: type.origins,
+      fields: [...fields].sort(),
+      schemaFields: [...schemaFields].sort(),
+    });
   }
   const indexes = new Map<string, FieldIndex>();
   const indexOf = (selected: Iterable<string> | undefined): FieldIndex => {

@@ -4,6 +4,7 @@ import type { RulePack } from '../rule-pack.js';
 import type { FieldConditionSpec, MatchSpec } from '../schema.js';
 import type { EventCatalog } from './event-catalog.js';
 import type { EventScope } from './openapi-events.js';
+import type { SecurityEventTypes } from './security-event-types.js';
 
 /** What one enabled rule can match. */
 export interface RuleCoverageEntry {
@@ -32,24 +33,42 @@ export interface ScopeCoverage {
   readonly uncovered: readonly string[];
 }
 
+/** Coverage of the curated security-relevant event types. */
+export interface SecurityCoverage {
+  /** How many types the list holds. */
+  readonly listed: number;
+  /** How many of them a rule that names its event types can match. */
+  readonly covered: number;
+  /** The listed types no such rule matches, in list order, with their area. */
+  readonly uncovered: readonly { readonly type: string; readonly area: string }[];
+}
+
 export interface RuleCoverage {
   readonly rules: readonly RuleCoverageEntry[];
   /** Rules left out because they are disabled. */
   readonly disabledRules: number;
   readonly scopes: Readonly<Record<EventScope, ScopeCoverage>>;
+  /** Present when a list of security-relevant types was given. */
+  readonly security?: SecurityCoverage;
 }
 
 /**
  * Which known event types each enabled rule of a pack can match, and which known types no rule
- * covers, by scope (a type of both scopes counts in each).
+ * covers, by scope (a type of both scopes counts in each); with a list of security-relevant types,
+ * also which of those no rule covers.
  *
  * @example
  * ```ts
- * const coverage = ruleCoverage(pack, loadEventCatalog());
- * coverage.scopes.organization.uncovered; // ['ORG_USERS_WITHOUT_MFA', ...]
+ * const coverage = ruleCoverage(pack, loadEventCatalog(), loadSecurityEventTypes());
+ * coverage.scopes.organization.uncovered; // ['ACCOUNT_DOWNGRADED', ...]
+ * coverage.security?.uncovered; // [] for the built-in pack
  * ```
  */
-export function ruleCoverage(pack: RulePack, catalog: EventCatalog): RuleCoverage {
+export function ruleCoverage(
+  pack: RulePack,
+  catalog: EventCatalog,
+  security?: SecurityEventTypes,
+): RuleCoverage {
   const rules: RuleCoverageEntry[] = [];
   const covered = new Set<string>();
   let disabledRules = 0;
@@ -82,7 +101,17 @@ export function ruleCoverage(pack: RulePack, catalog: EventCatalog): RuleCoverag
     return { known: known.length, covered: known.length - uncovered.length, uncovered };
   };
   const scopes = { project: scopeCoverage('project'), organization: scopeCoverage('organization') };
-  return { rules, disabledRules, scopes };
+  if (security === undefined) return { rules, disabledRules, scopes };
+  const listed = security.areas.flatMap((area) => area.types);
+  const uncovered = listed
+    .filter((entry) => !covered.has(entry.type))
+    .map(({ type, area }) => ({ type, area }));
+  return {
+    rules,
+    disabledRules,
+    scopes,
+    security: { listed: listed.length, covered: listed.length - uncovered.length, uncovered },
+  };
 }
 
 /** The fields of the top-level conditions (and of `all`) that need a value, sorted. */

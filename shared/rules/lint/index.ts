@@ -12,7 +12,17 @@ export {
   type RuleCoverageEntry,
   ruleCoverage,
   type ScopeCoverage,
+  type SecurityCoverage,
 } from '../catalog/rule-coverage.js';
+export {
+  loadSecurityEventTypes,
+  parseSecurityEventTypes,
+  SECURITY_EVENT_TYPES_FILE,
+  type SecurityEventShape,
+  type SecurityEventType,
+  type SecurityEventTypes,
+  SecurityEventTypesError,
+} from '../catalog/security-event-types.js';
 export { type LintRulePackOptions, lintRulePack } from './lint-rule-pack.js';
 export { RuleSources } from './rule-sources.js';
 export type { RuleWarning, RuleWarningCode } from './rule-warning.js';
