@@ -64,6 +64,19 @@ describe('atlas-audit-alerts demo, as npm start runs it', () => {
     expect(alertCount(first)).toBeGreaterThan(20);
   });
 
+  it('alerts on the seed events of the official v2 shapes: MongoDB staff host access, backup policy, an unusable key', () => {
+    const { first } = sections(result.stdout);
+
+    expect(first).toMatch(
+      /^ {2}HIGH +MongoDB employee ts-4821 given host access in project \w+ \(SSH_KEY_NDS_HOST_ACCESS_GRANTED\) {2}\(payments-prod\)$/m,
+    );
+    expect(first).toMatch(/^ {2}MEDIUM +Backup policy of project \w+ changed by carol\.sre@acme\.example /m);
+    expect(first).toMatch(
+      /^ {2}HIGH +Encryption at rest key unusable in project \w+ \(AWS_ENCRYPTION_KEY_INVALID\) /m,
+    );
+    expect(first).toMatch(/^ {2}LOW +Organization \w+ has users without MFA {2}\(Acme Corp\)$/m);
+  });
+
   it('shows only the alerts of the three new events on the second tick', () => {
     const { first, added, second } = sections(result.stdout);
 
