@@ -101,7 +101,8 @@ export function renderCoveragePage(options: CoverageDocsOptions): string {
     '`shared/rules/catalog/security-event-types.yaml`; each name is checked against the event catalog',
     'built from the official Atlas Admin API v2 OpenAPI document, and each type has an inline test whose',
     'event body has the fields that document declares for it. `atlas-audit-alerts rules coverage` prints',
-    'the same coverage for any set of rule layers, yours included.',
+    'the same coverage for any set of rule layers, yours included. The head of the list says which',
+    'types are left out on purpose (noise, posture made stronger, operations) and why.',
     '',
     `${coverage.security?.covered ?? 0} of ${coverage.security?.listed ?? 0} security-relevant types covered by ${coverage.rules.length} enabled rules.`,
   ];
