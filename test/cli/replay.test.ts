@@ -196,15 +196,15 @@ describe('rules replay from Atlas', () => {
 
     expect(result.code).toBe(0);
     expect(result.stdout).toMatch(
-      /^Replayed 25 events from 1 organization created \d{4}-\d\d-\d\dT\d\d:\d\dZ to \d{4}-\d\d-\d\dT\d\d:\d\dZ\n--rules: {3}built-in rules\n\nrule +severity +matched +alerts\n─+\n/,
+      /^Replayed 26 events from 1 organization created \d{4}-\d\d-\d\dT\d\d:\d\dZ to \d{4}-\d\d-\d\dT\d\d:\d\dZ\n--rules: {3}built-in rules\n\nrule +severity +matched +alerts\n─+\n/,
     );
     expect(result.stdout).toMatch(/^api-key-created +medium +1 +1$/m);
     expect(result.stdout).toMatch(/^privileged-change-outside-working-hours +disabled +- +-$/m);
     expect(result.stdout).toMatch(
       /^severity +alerts\n─+\ncritical +\d+\nhigh +\d+\nmedium +\d+\nlow +\d+\ninfo +\d+\nall +\d+\n$/m,
     );
-    expect(result.stderr).toContain(`\r\u001b[2Kreading org:${ORG}: 25 events in 1 page`);
-    expect(result.stderr).toContain(`\r\u001b[2Kread org:${ORG}: 25 events in 1 page\n`);
+    expect(result.stderr).toContain(`\r\u001b[2Kreading org:${ORG}: 26 events in 1 page`);
+    expect(result.stderr).toContain(`\r\u001b[2Kread org:${ORG}: 26 events in 1 page\n`);
   });
 
   it('fails with exit 3 on refused credentials, and never prints a key', async () => {
@@ -232,7 +232,7 @@ describe('rules replay from Atlas', () => {
     });
 
     expect(result.code).toBe(0);
-    expect(summaryOf(result.stdout).events).toBe(25);
+    expect(summaryOf(result.stdout).events).toBe(26);
     expect(result.stderr).not.toContain(account.clientSecret);
   });
 

@@ -83,12 +83,12 @@ describe('rule layers on the command line, with the README example', () => {
 
     expect(code).toBe(0);
     expect(lines.at(-1)).toMatch(/^\d+ passed, 0 failed$/);
-    expect(lines).toContain('ok    database-user-deleted › deleted (builtin: rules/database-users.yaml:57)');
+    expect(lines).toContain('ok    database-user-deleted › deleted (builtin: rules/database-users.yaml:82)');
     expect(lines).toContain(
       `ok    database-user-deleted › a deletion is high (${EXAMPLE}: ${shownExample}/tuning.yaml:22)`,
     );
     expect(lines).toContain(
-      `ok    backup-schedule-changed › schedule changed (${EXAMPLE}: ${shownExample}/backups.yaml:17)`,
+      `ok    backup-schedule-changed › schedule changed (${EXAMPLE}: ${shownExample}/backups.yaml:18)`,
     );
   });
 
@@ -148,6 +148,7 @@ describe('rule layers on the command line, with the README example', () => {
     expect(alertsOf(tuned.stdout)).toEqual([
       ['elsewhere', 'network-access-entry-added', 'low'],
       ['person', 'database-user-deleted', 'high'],
+      ['backup', 'backup-policy-changed', 'medium'],
       ['backup', 'backup-schedule-changed', 'medium'],
     ]);
     expect(alertsOf(shipped.stdout)).toEqual([
@@ -157,6 +158,7 @@ describe('rule layers on the command line, with the README example', () => {
       ['person', 'database-user-deleted', 'low'],
       ['joined', 'user-joined-organization', 'low'],
       ['partner', 'org-user-invited-untrusted-domain', 'medium'],
+      ['backup', 'backup-policy-changed', 'medium'],
     ]);
   });
 
