@@ -1,16 +1,21 @@
 import { CfnOutput, Duration, Fn, RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
 import { Key } from 'aws-cdk-lib/aws-kms';
+import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import type { Construct } from 'constructs';
+import { FAN_OUT_CONFIG_ENV } from '../shared/fan-out/fan-out-settings.js';
 import type { PollerBundleOptions } from './bundling.js';
 import type { DeployConfig } from './config.js';
 import { AlertTopic } from './constructs/alert-topic.js';
 import { AtlasCredentials } from './constructs/atlas-credentials.js';
+import { FanOutMonitoring } from './constructs/fan-out-monitoring.js';
+import { FanOutQueue } from './constructs/fan-out-queue.js';
 import { OperationsAlarms } from './constructs/operations-alarms.js';
 import { OperationsDashboard } from './constructs/operations-dashboard.js';
 import { OperationsTopic } from './constructs/operations-topic.js';
 import { PollSchedule } from './constructs/poll-schedule.js';
-import { PollerFunction } from './constructs/poller-function.js';
+import { PollerFunction, type PollerFunctionProps } from './constructs/poller-function.js';
 import { PollerNetwork } from './constructs/poller-network.js';
+import { grantQueueSend } from './constructs/queue-send-grant.js';
 import { SlackDelivery } from './constructs/slack-delivery.js';
 import { StateTable } from './constructs/state-table.js';
 import { resolveNetworkPlan } from './network-plan.js';
@@ -27,9 +32,12 @@ export interface AuditAlertsStackProps extends StackProps {
  * topic with its email and Slack deliveries, and the operations topic, alarms and dashboard.
  */
 export class AuditAlertsStack extends Stack {
+  readonly #config: DeployConfig;
+
   constructor(scope: Construct, id: string, props: AuditAlertsStackProps) {
     super(scope, id, props);
     const { config } = props;
+    this.#config = config;
     const schedulePeriod = Duration.minutes(config.timing.scheduleMinutes);
 
     const key = new Key(this, 'MessagingKey', {
@@ -68,7 +76,7 @@ export class AuditAlertsStack extends Stack {
             flowLogRetentionDays: config.poller.logRetentionDays,
           });
 
-    const poller = new PollerFunction(this, 'Poller', {
+    const functionProps = {
       config,
       bundle: props.bundle,
       table: state.table,
@@ -76,7 +84,10 @@ export class AuditAlertsStack extends Stack {
       alertTopicKey: key,
       secret: credentials,
       network: network?.functionNetwork,
-    });
+    };
+    const fanOut = config.fanOut.mode === 'off' ? undefined : this.#fanOut(functionProps, key);
+    // With fan-out the schedule starts the dispatcher, which the operations alarms then watch.
+    const poller = fanOut?.dispatcher ?? new PollerFunction(this, 'Poller', functionProps);
     new PollSchedule(this, 'Schedule', { poller: poller.function, every: schedulePeriod });
 
     const operations = new OperationsTopic(this, 'Operations', { key, emails: config.operations.emails });
@@ -92,6 +103,20 @@ export class AuditAlertsStack extends Stack {
       schedulePeriod,
       alarms: alarms.alarms,
     });
+
+    if (fanOut !== undefined) {
+      new FanOutMonitoring(this, 'FanOutMonitoring', {
+        queue: fanOut.queue.queue,
+        deadLetterQueue: fanOut.queue.deadLetterQueue,
+        worker: fanOut.worker.function,
+        topic: operations.topic,
+        dashboard: dashboard.dashboard,
+        schedulePeriod,
+      });
+      new CfnOutput(this, 'FanOutQueueUrl', { value: fanOut.queue.queue.queueUrl });
+      new CfnOutput(this, 'FanOutDeadLetterQueueUrl', { value: fanOut.queue.deadLetterQueue.queueUrl });
+      new CfnOutput(this, 'WorkerFunctionName', { value: fanOut.worker.function.functionName });
+    }
 
     new CfnOutput(this, 'CredentialsSecretArn', {
       description: 'Put the Atlas credentials here: aws secretsmanager put-secret-value --secret-id <this>',
@@ -115,6 +140,46 @@ export class AuditAlertsStack extends Stack {
         value: Fn.join(',', network.egressAddresses),
       });
     }
+  }
+
+  /**
+   * The fan-out: the source queue, the dispatcher the schedule starts (it polls too in `automatic`
+   * mode, for ticks with few sources) and the workers the queue drives through an event source
+   * mapping with per-message failures, its batch size and its maximum concurrency.
+   */
+  #fanOut(
+    functionProps: PollerFunctionProps,
+    key: Key,
+  ): { queue: FanOutQueue; dispatcher: PollerFunction; worker: PollerFunction } {
+    const settings = this.#config.fanOut;
+    const queue = new FanOutQueue(this, 'FanOut', { settings, key });
+    const environment = {
+      [FAN_OUT_CONFIG_ENV]: this.toJsonString({
+        queueUrl: queue.queue.queueUrl,
+        mode: settings.mode,
+        automaticAboveSources: settings.automaticAboveSources,
+        maxConcurrencyPerOrg: settings.maxConcurrencyPerOrg,
+      }),
+    };
+    // The name stays "Poller": the dispatcher takes the poller's place in the schedule and alarms.
+    const dispatcher = new PollerFunction(this, 'Poller', {
+      ...functionProps,
+      role: 'dispatcher',
+      polls: settings.mode === 'automatic',
+      environment,
+    });
+    grantQueueSend({ grantee: dispatcher.role, queue: queue.queue, key });
+    const worker = new PollerFunction(this, 'Worker', { ...functionProps, role: 'worker', environment });
+    // The event source mapping grants the worker what it consumes with, ChangeMessageVisibility
+    // included: the worker delays a rate-limited source's message with it.
+    worker.function.addEventSource(
+      new SqsEventSource(queue.queue, {
+        batchSize: settings.batchSize,
+        maxConcurrency: settings.maxConcurrency,
+        reportBatchItemFailures: true,
+      }),
+    );
+    return { queue, dispatcher, worker };
   }
 
   /**

@@ -9,6 +9,12 @@ import type { BuildOptions } from 'esbuild';
 /** The poller's entry point, relative to the project root. */
 export const POLLER_ENTRY = 'functions/poller/handler.ts';
 
+/** The fan-out dispatcher's entry point, relative to the project root. */
+export const DISPATCHER_ENTRY = 'functions/fan-out/dispatcher.ts';
+
+/** The fan-out worker's entry point, relative to the project root. */
+export const WORKER_ENTRY = 'functions/fan-out/worker.ts';
+
 /** The Node.js major version the poller runs on; the bundle targets it. */
 export const POLLER_NODE_MAJOR = 24;
 
@@ -82,10 +88,11 @@ export function pollerEsbuildOptions({
   projectRoot,
   rulePackModule,
   outdir,
-}: PollerBundleOptions & { outdir: string }): BuildOptions {
+  entry = POLLER_ENTRY,
+}: PollerBundleOptions & { outdir: string; entry?: string }): BuildOptions {
   return {
     absWorkingDir: projectRoot,
-    entryPoints: [resolve(projectRoot, POLLER_ENTRY)],
+    entryPoints: [resolve(projectRoot, entry)],
     outfile: join(outdir, 'index.mjs'),
     bundle: true,
     platform: 'node',

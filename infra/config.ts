@@ -3,6 +3,7 @@ import { SEVERITIES } from '../shared/notify/alert.js';
 import { atlasFlavorSchema, sourcesSchema, timingSchema } from '../shared/poll/poller-config.js';
 import { describeSettingIssue } from '../shared/poll/setting-issues.js';
 import { DeployConfigError, type DeployConfigProblem } from './errors.js';
+import { fanOutSettingsSchema } from './fan-out-settings.js';
 import { NETWORK_CHECKS, networkSettingsSchema } from './network-settings.js';
 
 /** The `cdk.json` context key that holds the deploy configuration. */
@@ -180,6 +181,8 @@ export const deploySettingsSchema = z.strictObject({
     .prefault({}),
   /** Where the poller runs: outside any VPC (the default), in a VPC the stack creates, or in yours. */
   network: networkSettingsSchema.prefault({}),
+  /** One invocation for every source (`off`), or a dispatcher and SQS-driven workers (see docs/fan-out.md). */
+  fanOut: fanOutSettingsSchema.prefault({}),
 });
 
 type DeploySettings = z.output<typeof deploySettingsSchema>;
@@ -275,6 +278,25 @@ const CROSS_CHECKS: readonly CrossCheck[] = [
     },
   },
   ...NETWORK_CHECKS,
+  {
+    inputs: [['fanOut'], ['timing', 'deadlineMarginSeconds']],
+    check(config, fail) {
+      const { fanOut } = config;
+      if (fanOut.mode === 'off') return;
+      if (config.timing.deadlineMarginSeconds >= fanOut.workerTimeoutSeconds) {
+        fail(
+          ['fanOut', 'workerTimeoutSeconds'],
+          `must be more than timing.deadlineMarginSeconds (${config.timing.deadlineMarginSeconds}), or no worker could start any work`,
+        );
+      }
+      if (fanOut.maxConcurrencyPerOrg > fanOut.maxConcurrency) {
+        fail(
+          ['fanOut', 'maxConcurrencyPerOrg'],
+          `is more than fanOut.maxConcurrency (${fanOut.maxConcurrency}), the workers there are in all: lower it or raise maxConcurrency`,
+        );
+      }
+    },
+  },
 ];
 
 function startsWith(path: readonly PropertyKey[], prefix: readonly PropertyKey[]): boolean {

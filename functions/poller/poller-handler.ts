@@ -3,16 +3,11 @@ import type { Metrics } from '@aws-lambda-powertools/metrics';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import type { SNSClient } from '@aws-sdk/client-sns';
-import { type Clock, systemClock } from '../../shared/clock.js';
-import type { Logger } from '../../shared/logger.js';
-import { SnsNotifier } from '../../shared/notify/index.js';
-import { ProjectDiscoveryCache, runTick, type TickSummary } from '../../shared/poll/index.js';
-import { createRuleEngine, type RulePack } from '../../shared/rules/index.js';
-import { DynamoDbStateStore } from '../../shared/state/index.js';
-import { AtlasClientCache } from './atlas-client-cache.js';
+import type { Clock } from '../../shared/clock.js';
+import { runTick, type TickSummary } from '../../shared/poll/index.js';
+import type { RulePack } from '../../shared/rules/index.js';
 import type { LambdaPollerConfig } from './lambda-config.js';
-import { powertoolsMetricsSink } from './powertools-metrics-sink.js';
-import { SecretsManagerCredentials } from './secret-credentials.js';
+import { createPollerRuntime, describeError } from './poller-runtime.js';
 import { tickLogAttributes } from './tick-log.js';
 
 /** What the poller reads of the Lambda context object. */
@@ -72,35 +67,8 @@ export interface PollerHandlerOptions {
  */
 export function createPollerHandler(options: PollerHandlerOptions): PollerHandler {
   const { config, metrics } = options;
-  const clock = options.clock ?? systemClock;
-  const logger = sharedLogger(options.logger);
-  const consoleLinks = { flavor: config.atlas.flavor, baseUrl: config.atlas.baseUrl };
-  const store = new DynamoDbStateStore({
-    client: options.dynamoDb,
-    tableName: config.tableName,
-    clock,
-    logger,
-  });
-  const engine = createRuleEngine({ pack: options.pack, counters: store, logger, clock });
-  const notifier = new SnsNotifier({
-    client: options.sns,
-    topicArn: config.topicArn,
-    clock,
-    console: consoleLinks,
-    logger,
-  });
-  const credentials = new SecretsManagerCredentials({
-    client: options.secretsManager,
-    secretArn: config.secretArn,
-    clock,
-    logger,
-  });
-  const clients = new AtlasClientCache({
-    client: { baseUrl: config.atlas.baseUrl, flavor: config.atlas.flavor, clock, logger },
-    logger,
-  });
-  const discoveryCache = new ProjectDiscoveryCache();
-  const sink = powertoolsMetricsSink(metrics);
+  const { clock, logger, store, engine, notifier, credentials, clients, discoveryCache, sink } =
+    createPollerRuntime(options);
 
   return async (_event, context) => {
     options.logger.addContext(context);
@@ -125,31 +93,5 @@ export function createPollerHandler(options: PollerHandlerOptions): PollerHandle
     if (summary.totals.sourceErrors > 0 || !summary.completed) logger.warn('Poll tick summary', attributes);
     else logger.info('Poll tick summary', attributes);
     return summary;
-  };
-}
-
-/** Powertools' Logger behind the logger interface `shared/` writes to. */
-function sharedLogger(logger: PowertoolsLogger): Logger {
-  const forward =
-    (write: (message: string, ...attributes: Record<string, unknown>[]) => void) =>
-    (message: string, attributes?: Record<string, unknown>): void => {
-      if (attributes === undefined) write(message);
-      else write(message, attributes);
-    };
-  return {
-    debug: forward(logger.debug.bind(logger)),
-    info: forward(logger.info.bind(logger)),
-    warn: forward(logger.warn.bind(logger)),
-    error: forward(logger.error.bind(logger)),
-  };
-}
-
-function describeError(error: unknown): Record<string, unknown> {
-  if (!(error instanceof Error)) return { error: String(error) };
-  const code = (error as { code?: unknown }).code;
-  return {
-    errorName: error.name,
-    ...(typeof code === 'string' ? { errorCode: code } : {}),
-    error: error.message,
   };
 }

@@ -15,7 +15,13 @@ import { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { ITopic } from 'aws-cdk-lib/aws-sns';
 import { Construct } from 'constructs';
-import { POLLER_ENTRY, type PollerBundleOptions, pollerNodejsBundling } from '../bundling.js';
+import {
+  DISPATCHER_ENTRY,
+  POLLER_ENTRY,
+  type PollerBundleOptions,
+  pollerNodejsBundling,
+  WORKER_ENTRY,
+} from '../bundling.js';
 import type { DeployConfig } from '../config.js';
 import { pollerEnvironment } from '../poller-environment.js';
 import type { CredentialsSecret } from './atlas-credentials.js';
@@ -33,7 +39,34 @@ export interface PollerFunctionProps {
   secret: CredentialsSecret;
   /** The VPC, subnets and security groups to run in; outside any VPC when absent. */
   network?: FunctionNetwork | undefined;
+  /**
+   * Which function this is (default `poller`): the fan-out `dispatcher` and `worker` are built the
+   * same way from their own entry points.
+   */
+  role?: FunctionRole;
+  /**
+   * Whether it polls (reads and writes the state table, publishes alerts). Default true; a fan-out
+   * dispatcher that only queues sources does not.
+   */
+  polls?: boolean;
+  /** More environment variables (the fan-out settings). */
+  environment?: Record<string, string>;
 }
+
+/** The functions built by {@link PollerFunction}, each with its entry point, description and timeout. */
+export type FunctionRole = 'poller' | 'dispatcher' | 'worker';
+
+const ENTRIES: Record<FunctionRole, string> = {
+  poller: POLLER_ENTRY,
+  dispatcher: DISPATCHER_ENTRY,
+  worker: WORKER_ENTRY,
+};
+
+const DESCRIPTIONS: Record<FunctionRole, string> = {
+  poller: 'Polls the MongoDB Atlas activity feed and publishes alerts',
+  dispatcher: 'Queues one message per MongoDB Atlas source for the fan-out workers',
+  worker: 'Polls the MongoDB Atlas sources its queue messages name and publishes alerts',
+};
 
 /**
  * The AWS managed policy with exactly the EC2 network interface actions Lambda needs to attach a
@@ -46,7 +79,7 @@ export const ENI_MANAGEMENT_POLICY = 'service-role/AWSLambdaENIManagementAccess'
  * The requests the DynamoDB state store sends: single-item reads and conditional writes, and queries
  * within a partition. No scans, batches, streams or table management.
  */
-const STATE_TABLE_ACTIONS = [
+export const STATE_TABLE_ACTIONS = [
   'dynamodb:GetItem',
   'dynamodb:Query',
   'dynamodb:PutItem',
@@ -69,22 +102,29 @@ function maxEventAgeFor(scheduleMinutes: number): Duration {
 export class PollerFunction extends Construct {
   readonly function: IFunction;
   readonly logGroup: LogGroup;
+  /** The function's role, for the grants its own resources add (a queue). */
+  readonly role: Role;
 
   constructor(scope: Construct, id: string, props: PollerFunctionProps) {
     super(scope, id);
     const { config } = props;
+    const functionRole = props.role ?? 'poller';
+    const polls = props.polls ?? true;
+    const isWorker = functionRole === 'worker';
     const logGroup = new LogGroup(this, 'Logs', {
       retention: config.poller.logRetentionDays as RetentionDays,
       removalPolicy: RemovalPolicy.DESTROY,
     });
     const role = new Role(this, 'Role', {
       assumedBy: new ServicePrincipal('lambda.amazonaws.com'),
-      description: 'The atlas-audit-alerts poller',
+      description: `The atlas-audit-alerts ${functionRole}`,
     });
     logGroup.grantWrite(role);
     props.secret.grantRead(role);
-    props.table.grant(role, ...STATE_TABLE_ACTIONS);
-    grantTopicPublish({ grantee: role, topic: props.alertTopic, key: props.alertTopicKey });
+    if (polls) {
+      props.table.grant(role, ...STATE_TABLE_ACTIONS);
+      grantTopicPublish({ grantee: role, topic: props.alertTopic, key: props.alertTopicKey });
+    }
     if (props.network !== undefined) {
       role.addManagedPolicy(ManagedPolicy.fromAwsManagedPolicyName(ENI_MANAGEMENT_POLICY));
       Validations.of(role).acknowledge({
@@ -96,32 +136,35 @@ export class PollerFunction extends Construct {
 
     const logLevel = config.poller.logLevel;
     const poller = new NodejsFunction(this, 'Function', {
-      description: 'Polls the MongoDB Atlas activity feed and publishes alerts',
-      entry: resolve(props.bundle.projectRoot, POLLER_ENTRY),
+      description: DESCRIPTIONS[functionRole],
+      entry: resolve(props.bundle.projectRoot, ENTRIES[functionRole]),
       handler: 'handler',
       projectRoot: props.bundle.projectRoot,
       depsLockFilePath: resolve(props.bundle.projectRoot, 'package-lock.json'),
       runtime: Runtime.NODEJS_24_X,
       architecture: Architecture.ARM_64,
-      memorySize: config.poller.memoryMiB,
-      timeout: Duration.seconds(config.poller.timeoutSeconds),
-      ...(config.poller.reservedConcurrency ? { reservedConcurrentExecutions: 1 } : {}),
-      retryAttempts: 0,
-      maxEventAge: maxEventAgeFor(config.timing.scheduleMinutes),
+      memorySize: isWorker ? config.fanOut.workerMemoryMiB : config.poller.memoryMiB,
+      timeout: Duration.seconds(isWorker ? config.fanOut.workerTimeoutSeconds : config.poller.timeoutSeconds),
+      // Workers scale with the queue (the event source mapping's maximum concurrency bounds them).
+      ...(config.poller.reservedConcurrency && !isWorker ? { reservedConcurrentExecutions: 1 } : {}),
+      ...(isWorker ? {} : { retryAttempts: 0, maxEventAge: maxEventAgeFor(config.timing.scheduleMinutes) }),
       role,
       logGroup,
       loggingFormat: LoggingFormat.JSON,
       applicationLogLevelV2: ApplicationLogLevel[logLevel],
       systemLogLevelV2: SystemLogLevel.WARN,
-      environment: pollerEnvironment({
-        config,
-        resources: {
-          tableName: props.table.tableName,
-          topicArn: props.alertTopic.topicArn,
-          secretArn: props.secret.secretArn,
-        },
-        toJsonString: (value) => Stack.of(this).toJsonString(value),
-      }),
+      environment: {
+        ...pollerEnvironment({
+          config,
+          resources: {
+            tableName: props.table.tableName,
+            topicArn: props.alertTopic.topicArn,
+            secretArn: props.secret.secretArn,
+          },
+          toJsonString: (value) => Stack.of(this).toJsonString(value),
+        }),
+        ...props.environment,
+      },
       bundling: pollerNodejsBundling(props.bundle),
       ...(props.network === undefined
         ? {}
@@ -133,5 +176,6 @@ export class PollerFunction extends Construct {
     });
     this.function = poller;
     this.logGroup = logGroup;
+    this.role = role;
   }
 }

@@ -10,6 +10,8 @@ export interface FailureReport {
   httpStatus?: number;
   /** Atlas refused the credentials (401) or their permissions (403). */
   authFailure: boolean;
+  /** How long Atlas asked to wait (`Retry-After` of a 429), in milliseconds, when it said. */
+  retryAfterMs?: number;
 }
 
 /**
@@ -28,6 +30,7 @@ export function describeFailure(error: unknown): FailureReport {
       message: error.message,
       ...(status === undefined ? {} : { httpStatus: status }),
       authFailure: status === 401 || status === 403,
+      ...(error.retryAfterMs === undefined ? {} : { retryAfterMs: error.retryAfterMs }),
     };
   }
   if (error instanceof Error) {

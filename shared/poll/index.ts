@@ -2,6 +2,7 @@ export { AlertDeliveryError, PollConfigError, PollError, TickDeadlineError } fro
 export { compareKeyedEvents, eventKey, type KeyedEvent, keyEvent } from './event-order.js';
 export { METRICS_NAMESPACE, METRICS_SERVICE, MetricName, type MetricNameValue } from './metric-names.js';
 export { emitTickMetrics, type MetricsSink, type MetricUnitName } from './metrics-sink.js';
+export { orgSource, type PollSource, projectSource } from './poll-source.js';
 export {
   atlasFlavorSchema,
   atlasIdSchema,
@@ -20,6 +21,12 @@ export {
 } from './project-discovery-cache.js';
 export { DEFAULT_MAX_EVENTS_PER_WINDOW, DEFAULT_MAX_WINDOW_SECONDS, runTick } from './run-tick.js';
 export { describeSettingIssue } from './setting-issues.js';
+export {
+  type ListTickSourcesOptions,
+  listTickSources,
+  type TickSource,
+  type TickSources,
+} from './tick-sources.js';
 export type {
   AlertCounts,
   CutShortReason,

@@ -77,15 +77,18 @@ export async function runTick(deps: TickDependencies, options: TickOptions): Pro
     signal: options.signal,
   });
   try {
-    const resolved = await resolveSources({
-      atlas: deps.atlas,
-      sources: config.sources,
-      cache: deps.discoveryCache ?? new ProjectDiscoveryCache(),
-      clock,
-      logger,
-      budget,
-      concurrency: config.concurrency,
-    });
+    const resolved =
+      options.sources === undefined
+        ? await resolveSources({
+            atlas: deps.atlas,
+            sources: config.sources,
+            cache: deps.discoveryCache ?? new ProjectDiscoveryCache(),
+            clock,
+            logger,
+            budget,
+            concurrency: config.concurrency,
+          })
+        : { sources: uniqueSources(options.sources), discovery: [] };
     const context: SourcePollContext = {
       atlas: deps.atlas,
       store: deps.store,
@@ -151,6 +154,11 @@ export async function runTick(deps: TickDependencies, options: TickOptions): Pro
   } finally {
     budget.dispose();
   }
+}
+
+/** The given sources, each once, in their first order. */
+function uniqueSources(sources: readonly PollSource[]): PollSource[] {
+  return [...new Map(sources.map((source) => [source.name, source])).values()];
 }
 
 /**

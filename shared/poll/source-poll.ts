@@ -482,6 +482,7 @@ function fail(context: SourcePollContext, outcome: SourceOutcome, error: unknown
   outcome.errorCode = failure.errorCode;
   outcome.message = failure.message;
   if (failure.httpStatus !== undefined) outcome.httpStatus = failure.httpStatus;
+  if (failure.retryAfterMs !== undefined) outcome.retryAfterMs = failure.retryAfterMs;
   context.logger.error('source failed; the other sources go on', {
     source: outcome.source,
     errorCode: failure.errorCode,

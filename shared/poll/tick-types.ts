@@ -6,6 +6,7 @@ import type { Notifier } from '../notify/notifier.js';
 import type { RuleEngine } from '../rules/engine.js';
 import type { StateStore } from '../state/state-store.js';
 import type { MetricsSink } from './metrics-sink.js';
+import type { PollSource } from './poll-source.js';
 import type { PollerConfig } from './poller-config.js';
 import type { ProjectDiscoveryCache } from './project-discovery-cache.js';
 
@@ -62,6 +63,11 @@ export interface TickOptions {
   leaseMs?: number;
   /** How long an alert claim holds before another worker may take it over. Default 5 minutes. */
   alertClaimMs?: number;
+  /**
+   * Poll these sources instead of resolving them from `config.sources` (no project discovery): a
+   * fan-out worker polls the sources its queue messages name. Each is polled once, whatever repeats.
+   */
+  sources?: readonly PollSource[];
 }
 
 /** One step of a tick, for progress displays. */
@@ -153,6 +159,8 @@ export interface SourceOutcome {
   message?: string;
   /** HTTP status of the Atlas answer that failed the source, if any. */
   httpStatus?: number;
+  /** Set when a 429 failed the source and Atlas said how long to wait (`Retry-After`), in milliseconds. */
+  retryAfterMs?: number;
   /** Set when `status` is `skipped-lease-held`: who holds the lease and until when. */
   leaseHeldBy?: { owner: string; expiresAt: number };
   /** Windows read to the end and committed. */

@@ -38,6 +38,16 @@ describe('parseDeployConfig', () => {
       operations: { emails: [], watermarkLagAlarmMinutes: 60 },
       rules: { directories: ['builtin'], strict: false },
       credentials: {},
+      fanOut: {
+        mode: 'off',
+        automaticAboveSources: 2_000,
+        batchSize: 10,
+        maxConcurrency: 10,
+        maxConcurrencyPerOrg: 2,
+        maxReceiveCount: 5,
+        workerMemoryMiB: 256,
+        workerTimeoutSeconds: 120,
+      },
       table: { removalPolicy: 'retain' },
       poller: {
         timeoutSeconds: 180,

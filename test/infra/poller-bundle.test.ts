@@ -6,7 +6,13 @@ import { build } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadBundledRulePack } from '../../functions/poller/bundled-rule-pack.js';
 import { BundledRulePackMissingError } from '../../functions/poller/errors.js';
-import { ESM_REQUIRE_BANNER, pollerEsbuildOptions } from '../../infra/bundling.js';
+import {
+  DISPATCHER_ENTRY,
+  ESM_REQUIRE_BANNER,
+  pollerEsbuildOptions,
+  WORKER_ENTRY,
+} from '../../infra/bundling.js';
+import { FAN_OUT_CONFIG_ENV } from '../../shared/fan-out/fan-out-settings.js';
 import { POLLER_CONFIG_ENV } from '../../shared/poll/poller-config.js';
 import { synthesizeDeployment } from './support/deployment.js';
 import { resolveReferences, resourceOf } from './support/template.js';
@@ -109,6 +115,34 @@ describe('the poller bundle', () => {
     expect(run.stdout).toBe('function');
     expect(run.status).toBe(0);
     expect(pollerEnvironment[POLLER_CONFIG_ENV]).toContain('"orgIds":["5f4e3d2c1b0a998877665544"]');
+  });
+
+  it.each([
+    ['dispatcher', DISPATCHER_ENTRY],
+    ['worker', WORKER_ENTRY],
+  ])('builds the fan-out %s the same way, and it imports in a fresh Node process', async (name, entry) => {
+    const outdir = join(workspace.directory, `fan-out-${name}`);
+    await build(pollerEsbuildOptions({ projectRoot: PROJECT_ROOT, rulePackModule, outdir, entry }));
+    const fanOut = JSON.stringify({
+      queueUrl: 'https://sqs.eu-west-1.amazonaws.com/123456789012/AtlasAuditAlerts-Sources.fifo',
+      mode: 'on',
+      automaticAboveSources: 2_000,
+      maxConcurrencyPerOrg: 2,
+    });
+
+    const run = runFreshNode(
+      `const fn = await import(${JSON.stringify(pathToFileURL(join(outdir, 'index.mjs')).href)});
+       process.stdout.write(typeof fn.handler);`,
+      {
+        ...pollerEnvironment,
+        [FAN_OUT_CONFIG_ENV]: fanOut,
+        AWS_REGION: 'eu-west-1',
+        AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+      },
+    );
+
+    expect(run.stderr).toBe('');
+    expect(run.stdout).toBe('function');
   });
 
   it('carries the rule pack validated at synth', async () => {

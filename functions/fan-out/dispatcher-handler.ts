@@ -1,0 +1,120 @@
+import { type FanOutRuntimeConfig, queuedSources, type SourceQueue } from '../../shared/fan-out/index.js';
+import { listTickSources, runTick, type TickSummary } from '../../shared/poll/index.js';
+import type { PollerInvocationContext } from '../poller/poller-handler.js';
+import { createPollerRuntime, describeError, type PollerRuntimeOptions } from '../poller/poller-runtime.js';
+import { tickLogAttributes } from '../poller/tick-log.js';
+
+/** What one dispatch did. */
+export interface DispatchSummary {
+  /** `fanned-out`: one message per source was sent; `polled`: few enough sources to poll here. */
+  mode: 'fanned-out' | 'polled';
+  /** Sources of the tick, discovery included. */
+  sources: number;
+  /** Messages the queue accepted. */
+  sent: number;
+  /** Messages the queue refused after a retry: those sources wait for the next tick. */
+  failed: number;
+  /** Organizations whose project listing failed (their last list was used). */
+  discoveryFailures: number;
+  /** The tick's summary, when the dispatcher polled the sources itself. */
+  tick?: TickSummary;
+}
+
+/** The dispatcher's Lambda handler: one dispatch per scheduled invocation. */
+export type DispatcherHandler = (
+  event: unknown,
+  context: PollerInvocationContext,
+) => Promise<DispatchSummary>;
+
+/** What {@link createDispatcherHandler} builds from. */
+export interface DispatcherHandlerOptions extends PollerRuntimeOptions {
+  fanOut: FanOutRuntimeConfig;
+  /** The SQS queue in Lambda (`SqsSourceQueue`), an in-memory one in tests. */
+  queue: SourceQueue;
+}
+
+/**
+ * Builds the fan-out dispatcher: each scheduled invocation resolves the tick's sources as the poller
+ * does (project discovery included, cached per container) and sends one FIFO message per source
+ * (ids and the tick time only, never a credential), grouped so that at most `maxConcurrencyPerOrg`
+ * workers poll one organization at once. In `automatic` mode, a tick with at most
+ * `automaticAboveSources` sources is polled here instead, exactly as the single poller does. Metrics:
+ * `SourcesDispatched` and `DispatchFailures`.
+ *
+ * @throws {CredentialsSecretError} when the secret is unreadable (discovery needs Atlas); a refused
+ *   message never throws: the summary counts it and the log names its source.
+ * @example
+ * ```ts
+ * export const handler = createDispatcherHandler({ ...runtimeOptions, fanOut: readFanOutConfig({ env }),
+ *   queue: new SqsSourceQueue({ client: new SQSClient({}), queueUrl }) });
+ * ```
+ */
+export function createDispatcherHandler(options: DispatcherHandlerOptions): DispatcherHandler {
+  const { config, fanOut, queue, metrics } = options;
+  const runtime = createPollerRuntime(options);
+  const { clock, logger } = runtime;
+
+  return async (_event, context) => {
+    options.logger.addContext(context);
+    const startedAt = clock.now();
+    const deadline = startedAt + context.getRemainingTimeInMillis();
+    try {
+      const atlas = runtime.clients.clientFor(await runtime.credentials.credentials());
+      const { sources, discovery } = await listTickSources({
+        atlas,
+        config,
+        discoveryCache: runtime.discoveryCache,
+        clock,
+        logger,
+        deadline,
+      });
+      const discoveryFailures = discovery.filter((outcome) => outcome.status === 'failed').length;
+      if (fanOut.mode === 'automatic' && sources.length <= fanOut.automaticAboveSources) {
+        const tick = await runTick(
+          {
+            atlas,
+            store: runtime.store,
+            engine: runtime.engine,
+            notifier: runtime.notifier,
+            clock,
+            logger,
+            discoveryCache: runtime.discoveryCache,
+            metrics: runtime.sink,
+          },
+          { config, owner: context.awsRequestId, deadline },
+        );
+        if (tick.totals.atlasAuthFailures > 0) runtime.credentials.invalidate();
+        logger.info('Poll tick summary', tickLogAttributes(tick));
+        return { mode: 'polled', sources: sources.length, sent: 0, failed: 0, discoveryFailures, tick };
+      }
+      const report = await queue.send(
+        queuedSources({
+          sources,
+          tickStartedAt: startedAt,
+          maxConcurrencyPerOrg: fanOut.maxConcurrencyPerOrg,
+        }),
+      );
+      metrics.addMetric('SourcesDispatched', 'Count', report.sent);
+      metrics.addMetric('DispatchFailures', 'Count', report.failed.length);
+      const summary: DispatchSummary = {
+        mode: 'fanned-out',
+        sources: sources.length,
+        sent: report.sent,
+        failed: report.failed.length,
+        discoveryFailures,
+      };
+      if (report.failed.length > 0) {
+        logger.warn('Sources not queued: they are polled from the next tick', {
+          ...summary,
+          refused: report.failed.slice(0, 50),
+        });
+      } else logger.info('Sources dispatched', { ...summary });
+      return summary;
+    } catch (error) {
+      logger.error('The dispatch could not run', describeError(error));
+      throw error;
+    } finally {
+      if (metrics.hasStoredMetrics()) metrics.publishStoredMetrics();
+    }
+  };
+}

@@ -1,0 +1,82 @@
+import {
+  pollSourceBatch,
+  type SourceQueue,
+  type SqsBatchResponse,
+  type SqsEvent,
+} from '../../shared/fan-out/index.js';
+import { runTick } from '../../shared/poll/index.js';
+import type { PollerInvocationContext } from '../poller/poller-handler.js';
+import { createPollerRuntime, describeError, type PollerRuntimeOptions } from '../poller/poller-runtime.js';
+import { tickLogAttributes } from '../poller/tick-log.js';
+
+/** The worker's Lambda handler: one batch of source messages per invocation. */
+export type WorkerHandler = (event: SqsEvent, context: PollerInvocationContext) => Promise<SqsBatchResponse>;
+
+/** What {@link createWorkerHandler} builds from. */
+export interface WorkerHandlerOptions extends PollerRuntimeOptions {
+  /** Delays a rate-limited source's message: the SQS queue in Lambda, an in-memory one in tests. */
+  queue: SourceQueue;
+}
+
+/**
+ * Builds the fan-out worker: each invocation polls the sources its batch of queue messages names,
+ * with the poller's own tick code (leases, cursors, windows, rules, claims, publishing, metrics), and
+ * answers which messages to deliver again (`ReportBatchItemFailures`, see `pollSourceBatch`): a
+ * source whose lease another worker holds is acknowledged and skipped, a 429 hides its message for
+ * `Retry-After`, a server or store failure is retried and ends in the dead-letter queue if it keeps
+ * failing.
+ *
+ * @throws {CredentialsSecretError} when the secret is unreadable: the whole batch is delivered again.
+ * @example
+ * ```ts
+ * export const handler = createWorkerHandler({ ...runtimeOptions,
+ *   queue: new SqsSourceQueue({ client: new SQSClient({}), queueUrl }) });
+ * ```
+ */
+export function createWorkerHandler(options: WorkerHandlerOptions): WorkerHandler {
+  const { config, metrics, queue } = options;
+  const runtime = createPollerRuntime(options);
+  const { clock, logger } = runtime;
+
+  return async (event, context) => {
+    options.logger.addContext(context);
+    const deadline = clock.now() + context.getRemainingTimeInMillis();
+    try {
+      const atlas = runtime.clients.clientFor(await runtime.credentials.credentials());
+      const result = await pollSourceBatch({
+        event,
+        queue,
+        logger,
+        poll: (sources) =>
+          runTick(
+            {
+              atlas,
+              store: runtime.store,
+              engine: runtime.engine,
+              notifier: runtime.notifier,
+              clock,
+              logger,
+              metrics: runtime.sink,
+            },
+            { config, owner: context.awsRequestId, deadline, sources },
+          ),
+      });
+      if (result.badMessages > 0) metrics.addMetric('BadSourceMessages', 'Count', result.badMessages);
+      if (result.delayed > 0) metrics.addMetric('SourcesDelayed', 'Count', result.delayed);
+      if (result.summary !== undefined) {
+        if (result.summary.totals.atlasAuthFailures > 0) runtime.credentials.invalidate();
+        logger.info('Poll tick summary', {
+          ...tickLogAttributes(result.summary),
+          messages: event.Records.length,
+          redelivered: result.response.batchItemFailures.length,
+        });
+      }
+      return result.response;
+    } catch (error) {
+      logger.error('The worker could not poll its batch', describeError(error));
+      throw error;
+    } finally {
+      if (metrics.hasStoredMetrics()) metrics.publishStoredMetrics();
+    }
+  };
+}

@@ -1,0 +1,121 @@
+import type { Logger as PowertoolsLogger } from '@aws-lambda-powertools/logger';
+import type { Metrics } from '@aws-lambda-powertools/metrics';
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import type { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import type { SNSClient } from '@aws-sdk/client-sns';
+import { type Clock, systemClock } from '../../shared/clock.js';
+import type { Logger } from '../../shared/logger.js';
+import { SnsNotifier } from '../../shared/notify/index.js';
+import { type MetricsSink, ProjectDiscoveryCache } from '../../shared/poll/index.js';
+import { createRuleEngine, type RuleEngine, type RulePack } from '../../shared/rules/index.js';
+import { DynamoDbStateStore } from '../../shared/state/index.js';
+import { AtlasClientCache } from './atlas-client-cache.js';
+import type { LambdaPollerConfig } from './lambda-config.js';
+import { powertoolsMetricsSink } from './powertools-metrics-sink.js';
+import { SecretsManagerCredentials } from './secret-credentials.js';
+
+/** What {@link createPollerRuntime} builds from: the clients are created once per container. */
+export interface PollerRuntimeOptions {
+  config: LambdaPollerConfig;
+  /** The validated rules (in the Lambda, `loadBundledRulePack()`). */
+  pack: RulePack;
+  dynamoDb: DynamoDBClient;
+  sns: SNSClient;
+  secretsManager: SecretsManagerClient;
+  logger: PowertoolsLogger;
+  metrics: Metrics;
+  /** Default: the system clock. */
+  clock?: Clock;
+}
+
+/** Everything a function that polls keeps for the life of its container. */
+export interface PollerRuntime {
+  clock: Clock;
+  /** Powertools' Logger behind the interface `shared/` writes to. */
+  logger: Logger;
+  store: DynamoDbStateStore;
+  /** Built over `store`, so suppressions and thresholds persist. */
+  engine: RuleEngine;
+  notifier: SnsNotifier;
+  credentials: SecretsManagerCredentials;
+  /** The Atlas client for the current credentials (rebuilt only when they change). */
+  clients: AtlasClientCache;
+  discoveryCache: ProjectDiscoveryCache;
+  /** The tick's metrics as Powertools EMF. */
+  sink: MetricsSink;
+}
+
+/**
+ * Builds what the poller, the fan-out dispatcher and the fan-out worker share: the state store on the
+ * table, the rule engine over it, the SNS notifier, the credentials from the secret, the Atlas client
+ * cache and the project discovery cache. Nothing is called until a tick runs.
+ *
+ * @example
+ * ```ts
+ * const runtime = createPollerRuntime({ config, pack, dynamoDb, sns, secretsManager, logger, metrics });
+ * const atlas = runtime.clients.clientFor(await runtime.credentials.credentials());
+ * ```
+ */
+export function createPollerRuntime(options: PollerRuntimeOptions): PollerRuntime {
+  const { config } = options;
+  const clock = options.clock ?? systemClock;
+  const logger = sharedLogger(options.logger);
+  const store = new DynamoDbStateStore({
+    client: options.dynamoDb,
+    tableName: config.tableName,
+    clock,
+    logger,
+  });
+  return {
+    clock,
+    logger,
+    store,
+    engine: createRuleEngine({ pack: options.pack, counters: store, logger, clock }),
+    notifier: new SnsNotifier({
+      client: options.sns,
+      topicArn: config.topicArn,
+      clock,
+      console: { flavor: config.atlas.flavor, baseUrl: config.atlas.baseUrl },
+      logger,
+    }),
+    credentials: new SecretsManagerCredentials({
+      client: options.secretsManager,
+      secretArn: config.secretArn,
+      clock,
+      logger,
+    }),
+    clients: new AtlasClientCache({
+      client: { baseUrl: config.atlas.baseUrl, flavor: config.atlas.flavor, clock, logger },
+      logger,
+    }),
+    discoveryCache: new ProjectDiscoveryCache(),
+    sink: powertoolsMetricsSink(options.metrics),
+  };
+}
+
+/** Powertools' Logger behind the logger interface `shared/` writes to. */
+export function sharedLogger(logger: PowertoolsLogger): Logger {
+  const forward =
+    (write: (message: string, ...attributes: Record<string, unknown>[]) => void) =>
+    (message: string, attributes?: Record<string, unknown>): void => {
+      if (attributes === undefined) write(message);
+      else write(message, attributes);
+    };
+  return {
+    debug: forward(logger.debug.bind(logger)),
+    info: forward(logger.info.bind(logger)),
+    warn: forward(logger.warn.bind(logger)),
+    error: forward(logger.error.bind(logger)),
+  };
+}
+
+/** An error as log attributes: name, stable code when it has one, message. */
+export function describeError(error: unknown): Record<string, unknown> {
+  if (!(error instanceof Error)) return { error: String(error) };
+  const code = (error as { code?: unknown }).code;
+  return {
+    errorName: error.name,
+    ...(typeof code === 'string' ? { errorCode: code } : {}),
+    error: error.message,
+  };
+}

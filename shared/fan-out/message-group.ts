@@ -1,0 +1,49 @@
+import { createHash } from 'node:crypto';
+import type { TickSource } from '../poll/index.js';
+import { SOURCE_MESSAGE_VERSION } from './source-message.js';
+import type { QueuedSource } from './source-queue.js';
+
+/** Options of {@link queuedSources}. */
+export interface QueuedSourcesOptions {
+  sources: readonly TickSource[];
+  /** When the dispatching tick started, in milliseconds since the epoch. */
+  tickStartedAt: number;
+  /** Worker invocations that may poll one organization's sources at once (FIFO message groups). */
+  maxConcurrencyPerOrg: number;
+}
+
+/**
+ * One queue entry per source. Sources of an organization share `maxConcurrencyPerOrg` FIFO message
+ * groups (`<orgId>#<slot>`, the slot a stable hash of the source name): SQS hands a group to one
+ * consumer at a time, so at most that many worker invocations poll one organization at once, and a
+ * message held back after a 429 holds back the rest of its group. A project whose organization is not
+ * known (listed in `sources.projectIds`) is a group of its own. The deduplication id is the tick and
+ * the source: the same source is never queued twice for one tick.
+ *
+ * @example
+ * ```ts
+ * const entries = queuedSources({ sources, tickStartedAt: Date.now(), maxConcurrencyPerOrg: 2 });
+ * entries[0].groupId; // '5f4e3d2c1b0a998877665544#1'
+ * ```
+ */
+export function queuedSources(options: QueuedSourcesOptions): QueuedSource[] {
+  const tick = new Date(options.tickStartedAt).toISOString();
+  return options.sources.map((source) => {
+    const slot = slotOf(source.name, options.maxConcurrencyPerOrg);
+    return {
+      message: {
+        v: SOURCE_MESSAGE_VERSION,
+        kind: source.kind,
+        id: source.id,
+        ...(source.orgId === undefined ? {} : { orgId: source.orgId }),
+        tick,
+      },
+      groupId: source.orgId === undefined ? source.name : `${source.orgId}#${slot}`,
+      deduplicationId: `${tick}#${source.name}`,
+    };
+  });
+}
+
+function slotOf(name: string, slots: number): number {
+  return createHash('sha256').update(name).digest().readUInt32BE(0) % Math.max(1, slots);
+}

@@ -1,0 +1,82 @@
+import { z } from 'zod';
+import { atlasIdSchema, orgSource, type PollSource, projectSource } from '../poll/index.js';
+import { SourceMessageError } from './errors.js';
+
+/** The version of the message body; a worker refuses any other. */
+export const SOURCE_MESSAGE_VERSION = 1;
+
+/**
+ * What one queue message says: poll this source for the tick that started at `tick`. Ids and a time
+ * only: a message never carries a credential, an event or a setting.
+ */
+export interface SourceMessage {
+  v: typeof SOURCE_MESSAGE_VERSION;
+  kind: 'org' | 'project';
+  /** The organization or project id. */
+  id: string;
+  /** The organization the source belongs to, when known: its rate-limit group. */
+  orgId?: string;
+  /** When the dispatching tick started, ISO-8601 UTC. */
+  tick: string;
+}
+
+const sourceMessageSchema = z.strictObject({
+  v: z.literal(SOURCE_MESSAGE_VERSION),
+  kind: z.enum(['org', 'project']),
+  id: atlasIdSchema,
+  orgId: atlasIdSchema.optional(),
+  tick: z.iso.datetime(),
+});
+
+/** Longest body a worker reads; a source message is about 120 bytes. */
+const MAX_BODY_BYTES = 1_024;
+
+/**
+ * Reads a queue message body into the source it names.
+ *
+ * @throws {SourceMessageError} when the body is not JSON, is too long, or is not a version-1 source
+ *   message; the message says which field is wrong (never echoing more than the field's path).
+ * @example
+ * ```ts
+ * parseSourceMessage('{"v":1,"kind":"org","id":"5f4e3d2c1b0a998877665544","tick":"2026-11-24T03:00:00.000Z"}');
+ * ```
+ */
+export function parseSourceMessage(body: string): SourceMessage {
+  if (Buffer.byteLength(body) > MAX_BODY_BYTES) {
+    throw new SourceMessageError(
+      `source message of ${Buffer.byteLength(body)} bytes is longer than ${MAX_BODY_BYTES}: it was not sent by the dispatcher; it goes to the dead-letter queue`,
+    );
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(body) as unknown;
+  } catch (error) {
+    throw new SourceMessageError(
+      'source message body is not JSON: it was not sent by the dispatcher; it goes to the dead-letter queue',
+      { cause: error },
+    );
+  }
+  const parsed = sourceMessageSchema.safeParse(json);
+  if (!parsed.success) {
+    const problems = parsed.error.issues
+      .map((issue) => `${issue.path.length === 0 ? '(body)' : issue.path.join('.')}: ${issue.message}`)
+      .join('; ');
+    throw new SourceMessageError(
+      `source message is not a version ${SOURCE_MESSAGE_VERSION} source message (${problems}); it goes to the dead-letter queue`,
+    );
+  }
+  const { orgId, ...rest } = parsed.data;
+  return orgId === undefined ? rest : { ...rest, orgId };
+}
+
+/**
+ * The poll source a message names.
+ *
+ * @example
+ * ```ts
+ * messageSource(parseSourceMessage(body)).name; // 'project:5f4e…'
+ * ```
+ */
+export function messageSource(message: SourceMessage): PollSource {
+  return message.kind === 'org' ? orgSource(message.id) : projectSource(message.id);
+}

@@ -1,0 +1,321 @@
+import { randomUUID } from 'node:crypto';
+import { fileURLToPath } from 'node:url';
+import { Logger } from '@aws-lambda-powertools/logger';
+import { Metrics } from '@aws-lambda-powertools/metrics';
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import {
+  PublishBatchCommand,
+  type PublishBatchCommandInput,
+  type PublishBatchRequestEntry,
+  type PublishBatchResponse,
+  SNSClient,
+} from '@aws-sdk/client-sns';
+import { mockClient } from 'aws-sdk-client-mock';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import {
+  createDispatcherHandler,
+  type DispatcherHandler,
+} from '../../functions/fan-out/dispatcher-handler.js';
+import { createWorkerHandler, type WorkerHandler } from '../../functions/fan-out/worker-handler.js';
+import { type LambdaPollerConfig, readLambdaConfig } from '../../functions/poller/lambda-config.js';
+import { createPollerHandler, type PollerInvocationContext } from '../../functions/poller/poller-handler.js';
+import type { PollerRuntimeOptions } from '../../functions/poller/poller-runtime.js';
+import type { Clock } from '../../shared/clock.js';
+import {
+  type FanOutRuntimeConfig,
+  InMemorySourceQueue,
+  type SourceMessage,
+  type SqsEvent,
+} from '../../shared/fan-out/index.js';
+import { METRICS_NAMESPACE, METRICS_SERVICE, POLLER_CONFIG_ENV } from '../../shared/poll/index.js';
+import { loadRulePack, type RulePack } from '../../shared/rules/index.js';
+import { createStateTable, DynamoDbStateStore } from '../../shared/state/index.js';
+import { type AtlasSimulator, startSimulator } from '../../simulator/index.js';
+import { createDynamoDbLocalClient } from '../support/dynamodb-local.js';
+import { dynamoDbLocalEndpoint } from '../support/dynamodb-local-setup.js';
+import { captureOutput, type OutputCapture } from './support/output-capture.js';
+
+const TOPIC_ARN = 'arn:aws:sns:eu-west-1:123456789012:atlas-audit-alerts';
+const SECRET_ARN = 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:AtlasCredentials-AbCdEf';
+const QUEUE_URL = 'https://sqs.eu-west-1.amazonaws.com/123456789012/atlas-audit-alerts-sources.fifo';
+const RULES = fileURLToPath(new URL('../../rules/', import.meta.url));
+const EVENTS_ROUTES = ['GET /groups/{groupId}/events', 'GET /orgs/{orgId}/events'];
+
+const sns = mockClient(SNSClient);
+const secrets = mockClient(SecretsManagerClient);
+
+let dynamoDb: DynamoDBClient;
+let sim: AtlasSimulator;
+let pack: RulePack;
+
+beforeAll(async () => {
+  dynamoDb = createDynamoDbLocalClient(await dynamoDbLocalEndpoint());
+  sim = await startSimulator();
+  // Events an hour to ten minutes old, spread over the seeded projects and generated ones of the first org.
+  sim.generateEvents({
+    count: 400,
+    projects: 12,
+    seed: 13,
+    securityShare: 0.3,
+    spanMs: 50 * 60_000,
+    endMs: sim.startedAt - 10 * 60_000,
+  });
+  pack = await loadRulePack({ paths: [RULES] });
+});
+
+afterAll(async () => {
+  await sim?.stop();
+  dynamoDb?.destroy();
+});
+
+function acceptAll(input: PublishBatchCommandInput): PublishBatchResponse {
+  return {
+    Successful: (input.PublishBatchRequestEntries ?? []).map((entry) => ({
+      Id: entry.Id,
+      MessageId: `msg-${entry.Id}`,
+    })),
+  };
+}
+
+function publishedEntries(): PublishBatchRequestEntry[] {
+  return sns
+    .commandCalls(PublishBatchCommand)
+    .flatMap((call) => call.args[0].input.PublishBatchRequestEntries ?? []);
+}
+
+/** The fingerprints of the alerts (their text says how long ago, which changes between runs). */
+function fingerprints(entries: readonly PublishBatchRequestEntry[]): string[] {
+  return entries
+    .map((entry) => /Alert fingerprint: ([\w.:-]+)/.exec(entry.Message ?? '')?.[1] ?? 'none')
+    .sort();
+}
+
+/**
+ * What must not change when sources are polled in another order: each alert of one event (its
+ * fingerprint is the rule and the event id), and how many alerts each rule raised. A threshold
+ * rule's fingerprint names the group's window, which starts at the first event the rule counted:
+ * with sources in another order another event may be first.
+ */
+function alertKeys(entries: readonly PublishBatchRequestEntry[]): {
+  perEvent: string[];
+  perRule: Record<string, number>;
+} {
+  const all = fingerprints(entries);
+  const perRule: Record<string, number> = {};
+  for (const fingerprint of all) {
+    const rule = fingerprint.split(':')[0] as string;
+    perRule[rule] = (perRule[rule] ?? 0) + 1;
+  }
+  return { perEvent: all.filter((fingerprint) => /^[\w-]+:[0-9a-f]{24}$/.test(fingerprint)), perRule };
+}
+
+function invocation(): PollerInvocationContext {
+  const remainingAt = Date.now() + 120_000;
+  return {
+    awsRequestId: randomUUID(),
+    functionName: 'AtlasAuditAlerts-Worker',
+    functionVersion: '$LATEST',
+    invokedFunctionArn: 'arn:aws:lambda:eu-west-1:123456789012:function:AtlasAuditAlerts-Worker',
+    memoryLimitInMB: '512',
+    getRemainingTimeInMillis: () => remainingAt - Date.now(),
+  };
+}
+
+/** A fresh table and the runtime options a function on it is built with: every org, all their projects. */
+async function runtimeOptions(
+  concurrency: number,
+): Promise<PollerRuntimeOptions & { config: LambdaPollerConfig }> {
+  const tableName = `fan-out-${randomUUID()}`;
+  await createStateTable({ client: dynamoDb, tableName });
+  const env = {
+    [POLLER_CONFIG_ENV]: JSON.stringify({
+      atlas: { baseUrl: sim.baseUrl, flavor: 'atlas-v2' },
+      sources: { orgIds: [...sim.orgIds], projectIds: [], allProjectsOfOrgs: true },
+      timing: { initialLookbackSeconds: 2 * 3_600 },
+      concurrency,
+      tableName,
+      topicArn: TOPIC_ARN,
+      secretArn: SECRET_ARN,
+    }),
+  };
+  return {
+    config: readLambdaConfig({ env }),
+    pack,
+    dynamoDb,
+    sns: new SNSClient({ region: 'eu-west-1' }),
+    secretsManager: new SecretsManagerClient({ region: 'eu-west-1' }),
+    logger: new Logger({ serviceName: METRICS_SERVICE }),
+    metrics: new Metrics({ namespace: METRICS_NAMESPACE, serviceName: METRICS_SERVICE }),
+  };
+}
+
+/** The queue's clock: visibility timeouts and `Retry-After` delays pass when the test says so. */
+function queueClock(): Pick<Clock, 'now'> & { advance(ms: number): void } {
+  let now = Date.parse('2026-11-24T03:00:00.000Z');
+  return {
+    now: () => now,
+    advance: (ms: number) => {
+      now += ms;
+    },
+  };
+}
+
+const FAN_OUT: FanOutRuntimeConfig = {
+  queueUrl: QUEUE_URL,
+  mode: 'on',
+  automaticAboveSources: 1_000,
+  maxConcurrencyPerOrg: 2,
+};
+
+function sourcesOf(event: SqsEvent): string[] {
+  return event.Records.map((record) => {
+    const message = JSON.parse(record.body) as SourceMessage;
+    return `${message.kind}:${message.id}`;
+  });
+}
+
+describe('the fan-out dispatcher and worker', () => {
+  let output: OutputCapture;
+
+  beforeEach(() => {
+    sns.reset();
+    secrets.reset();
+    sns.on(PublishBatchCommand).callsFake(acceptAll);
+    secrets.on(GetSecretValueCommand, { SecretId: SECRET_ARN }).resolves({
+      SecretString: JSON.stringify({ ...sim.credentials }),
+    });
+    sim.setFaults();
+    output = captureOutput();
+  });
+
+  afterEach(() => {
+    output.restore();
+    sim.setFaults();
+  });
+
+  it('polls every source once and raises the same alerts as one invocation, through a partial failure and redeliveries', async () => {
+    // Prepare: what one invocation over every source publishes.
+    const single = createPollerHandler(await runtimeOptions(4));
+    const singleSummary = await single({}, invocation());
+    const expected = alertKeys(publishedEntries());
+    sns.resetHistory();
+    const clock = queueClock();
+    const queue = new InMemorySourceQueue({ clock, visibilityTimeoutSeconds: 720, maxReceiveCount: 5 });
+    const options = await runtimeOptions(1);
+    const dispatcher: DispatcherHandler = createDispatcherHandler({ ...options, fanOut: FAN_OUT, queue });
+    const worker: WorkerHandler = createWorkerHandler({ ...options, queue });
+    // Five 429s in a row exhaust the client's retries on the first source's events: that source fails.
+    sim.setFaults({
+      schedule: [{ kind: 'rateLimited', count: 5 }],
+      routes: EVENTS_ROUTES,
+      retryAfterSeconds: 1,
+    });
+
+    // Act: dispatch, then deliver batches of 4 as the event source mapping would.
+    const dispatch = await dispatcher({}, invocation());
+    const polled: string[] = [];
+    const first = queue.receive(4);
+    const firstAnswer = await worker(first, invocation());
+    queue.complete(first, firstAnswer);
+    polled.push(...sourcesOf(first));
+    sim.setFaults();
+    // A worker that dies after polling its batch: every message of it comes back.
+    const second = queue.receive(4);
+    await worker(second, invocation());
+    queue.complete(second, undefined);
+    clock.advance(721_000);
+    const batches: SqsEvent[] = [];
+    for (let event = queue.receive(4); event.Records.length > 0; event = queue.receive(4)) {
+      batches.push(event);
+      queue.complete(event, await worker(event, invocation()));
+      polled.push(...sourcesOf(event));
+    }
+
+    // Assess
+    expect(dispatch).toMatchObject({ mode: 'fanned-out', sources: singleSummary.sources.length, failed: 0 });
+    expect(dispatch.sent).toBe(singleSummary.sources.length);
+    expect(firstAnswer.batchItemFailures).toHaveLength(1);
+    const failedId = firstAnswer.batchItemFailures[0]?.itemIdentifier;
+    const redelivered = batches
+      .flatMap((event) => event.Records)
+      .find((record) => record.messageId === failedId);
+    expect(redelivered?.attributes.ApproximateReceiveCount).toBe('2');
+    expect(sourcesOf(second).every((source) => polled.includes(source))).toBe(true);
+    expect(new Set(polled)).toEqual(new Set(singleSummary.sources.map((outcome) => outcome.source)));
+    expect(queue.depth).toBe(0);
+    expect(queue.deadLetters).toEqual([]);
+    expect(expected.perEvent.length).toBeGreaterThan(0);
+    expect(fingerprints(publishedEntries())).toEqual([...new Set(fingerprints(publishedEntries()))]);
+    expect(alertKeys(publishedEntries())).toEqual(expected);
+    expect(output.text()).not.toContain(sim.credentials.privateKey);
+  });
+
+  it('queues each source once per tick, whatever the dispatcher is invoked again', async () => {
+    const queue = new InMemorySourceQueue({ clock: queueClock() });
+    const options = await runtimeOptions(4);
+    const dispatcher = createDispatcherHandler({ ...options, fanOut: FAN_OUT, queue });
+
+    const first = await dispatcher({}, invocation());
+    const event = queue.receive(100);
+
+    expect(first.sent).toBe(event.Records.length);
+    expect(new Set(sourcesOf(event)).size).toBe(event.Records.length);
+    for (const record of event.Records) {
+      expect(JSON.parse(record.body)).toEqual({
+        v: 1,
+        kind: expect.stringMatching(/^(org|project)$/),
+        id: expect.stringMatching(/^[0-9a-f]{24}$/),
+        orgId: expect.stringMatching(/^[0-9a-f]{24}$/),
+        tick: expect.any(String),
+      });
+      expect(record.body).not.toContain(sim.credentials.privateKey);
+      expect(record.attributes.MessageGroupId).toMatch(/^[0-9a-f]{24}#[01]$/);
+    }
+  });
+
+  it('acknowledges a source whose lease another worker holds, without polling it', async () => {
+    const clock = queueClock();
+    const queue = new InMemorySourceQueue({ clock });
+    const options = await runtimeOptions(4);
+    const dispatcher = createDispatcherHandler({ ...options, fanOut: FAN_OUT, queue });
+    const worker = createWorkerHandler({ ...options, queue });
+    await dispatcher({}, invocation());
+    const event = queue.receive(3);
+    const [leased] = sourcesOf(event);
+    const store = new DynamoDbStateStore({ client: dynamoDb, tableName: options.config.tableName });
+    await store.acquireLease({ source: leased as string, owner: 'another-worker', durationMs: 600_000 });
+
+    const answer = await worker(event, invocation());
+    queue.complete(event, answer);
+
+    expect(answer.batchItemFailures).toEqual([]);
+    const summary = output.lines().find((line) => line.message === 'Poll tick summary') as
+      | { sources: Array<{ source: string; status: string }> }
+      | undefined;
+    expect(summary?.sources.find((outcome) => outcome.source === leased)?.status).toBe('skipped-lease-held');
+  });
+
+  it('sends a message that is not a source message back, until the dead-letter queue takes it', async () => {
+    const clock = queueClock();
+    const queue = new InMemorySourceQueue({ clock, maxReceiveCount: 2 });
+    const worker = createWorkerHandler({ ...(await runtimeOptions(4)), queue });
+    await queue.send([
+      {
+        message: { v: 2, kind: 'org', id: 'not-an-id', tick: 'yesterday' } as unknown as SourceMessage,
+        groupId: 'poison',
+        deduplicationId: 'poison-1',
+      },
+    ]);
+
+    for (let attempt = 0; attempt < 2; attempt += 1) {
+      const event = queue.receive(10);
+      queue.complete(event, await worker(event, invocation()));
+      clock.advance(721_000);
+    }
+
+    expect(queue.depth).toBe(0);
+    expect(queue.deadLetters).toHaveLength(1);
+    expect(output.text()).toContain('FAN_OUT_BAD_MESSAGE');
+  });
+});
