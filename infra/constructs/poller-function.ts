@@ -76,10 +76,13 @@ const DESCRIPTIONS: Record<FunctionRole, string> = {
 export const ENI_MANAGEMENT_POLICY = 'service-role/AWSLambdaENIManagementAccess';
 
 /**
- * The requests the DynamoDB state store sends: single-item reads and conditional writes, and queries
- * within a partition. No scans, batches, streams or table management.
+ * The requests the DynamoDB state store sends: single-item reads and conditional writes, queries
+ * within a partition, and batched reads of source times. Its transactions (`TransactWriteItems` of
+ * conditional puts and updates) are authorised item by item by `PutItem` and `UpdateItem`, so they need
+ * no action of their own. No scans, batch writes, streams or table management.
  */
 export const STATE_TABLE_ACTIONS = [
+  'dynamodb:BatchGetItem',
   'dynamodb:GetItem',
   'dynamodb:Query',
   'dynamodb:PutItem',

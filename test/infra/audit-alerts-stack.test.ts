@@ -321,6 +321,7 @@ describe('AuditAlertsStack', () => {
         {
           Effect: 'Allow',
           Action: [
+            'dynamodb:BatchGetItem',
             'dynamodb:DeleteItem',
             'dynamodb:GetItem',
             'dynamodb:PutItem',
