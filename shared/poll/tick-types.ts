@@ -62,6 +62,11 @@ export interface TickOptions {
   leaseMs?: number;
   /** How long an alert claim holds before another worker may take it over. Default 5 minutes. */
   alertClaimMs?: number;
+  /**
+   * The heap the tick may use, in bytes, that sizes its event budget when `config.maxEventsInMemory`
+   * is not set. Default: this process's V8 heap limit.
+   */
+  heapLimitBytes?: number;
 }
 
 /** One step of a tick, for progress displays. */
