@@ -199,7 +199,7 @@ describe('the benchmark run at a tiny size', () => {
     }
     expect(text).toContain(`${report.machine.cores} cores`);
     expect(text).toContain(`Node ${process.version}`);
-    expect(text).toMatch(/Targets: \d+ of 14 met/);
+    expect(text).toMatch(/Targets: \d+ of 16 met/);
   });
 
   it('describes the machine and the run in JSON-safe values', () => {
