@@ -22,7 +22,7 @@ export const MIN_EVENT_BUDGET = 4 * MAX_ITEMS_PER_PAGE;
  *
  * @example
  * ```ts
- * eventBudgetForHeap(231 * 1024 * 1024); // 23654 (a 256 MB Lambda function)
+ * eventBudgetForHeap(279 * 1024 * 1024); // 28569: the heap limit of a 256 MB Lambda function
  * ```
  */
 export function eventBudgetForHeap(heapLimitBytes: number): number {
