@@ -35,6 +35,8 @@ export interface BacklogBenchOptions {
    * memory; `machine`: Node's defaults, sized from this machine's memory.
    */
   heap?: 'lambda' | 'machine';
+  /** A delay the simulator adds to every events page, in milliseconds. Default: none. */
+  pageLatencyMs?: number;
 }
 
 export interface BacklogBenchResult {
@@ -126,6 +128,13 @@ export async function runBacklogBenchmark(options: BacklogBenchOptions = {}): Pr
       ...(lambdaMemoryMiB === undefined ? {} : { lambdaMemoryMiB }),
     });
     try {
+      if (options.pageLatencyMs !== undefined) {
+        await sim.setFaults({
+          probabilities: { latency: 1 },
+          latencyMs: options.pageLatencyMs,
+          routes: ['GET /groups/{groupId}/events'],
+        });
+      }
       await sim.resetCounters();
       const report = await poller.tick();
       const counters = await sim.counters();

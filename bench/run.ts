@@ -11,6 +11,12 @@ import {
   runBacklogBenchmark,
 } from './backlog.js';
 import {
+  type BacklogMemoryBenchOptions,
+  type BacklogMemoryBenchResult,
+  backlogMemoryTable,
+  runBacklogMemoryBenchmark,
+} from './backlog-memory.js';
+import {
   type ColdStartBenchOptions,
   type ColdStartBenchResult,
   runColdStartBenchmark,
@@ -21,6 +27,12 @@ import {
   digestTable,
   runDigestBenchmark,
 } from './digest-clients.js';
+import {
+  type PagedBacklogBenchOptions,
+  type PagedBacklogBenchResult,
+  pagedBacklogTable,
+  runPagedBacklogBenchmark,
+} from './paged-backlog.js';
 import { type RulesBenchOptions, type RulesBenchResult, runRulesBenchmark } from './rules.js';
 import {
   runSteadyStateBenchmark,
@@ -47,7 +59,15 @@ import { renderTable } from './support/table.js';
  * 24), `--compare-node <major|path>` (also time the cold-start import on that Node).
  */
 
-export const SCENARIOS = ['digest', 'backlog', 'steady-state', 'rules', 'cold-start'] as const;
+export const SCENARIOS = [
+  'digest',
+  'backlog',
+  'paged-backlog',
+  'backlog-memory',
+  'steady-state',
+  'rules',
+  'cold-start',
+] as const;
 
 export type ScenarioName = (typeof SCENARIOS)[number];
 
@@ -55,6 +75,8 @@ export type ScenarioName = (typeof SCENARIOS)[number];
 export interface BenchSizes {
   digest: DigestBenchOptions;
   backlog: Omit<BacklogBenchOptions, 'dynamoDbEndpoint'>;
+  pagedBacklog: Omit<PagedBacklogBenchOptions, 'dynamoDbEndpoint'>;
+  backlogMemory: Omit<BacklogMemoryBenchOptions, 'dynamoDbEndpoint'>;
   steadyState: Omit<SteadyStateBenchOptions, 'dynamoDbEndpoint'>;
   rules: RulesBenchOptions;
   coldStart: ColdStartBenchOptions;
@@ -64,6 +86,8 @@ export interface BenchSizes {
 export const FULL_SIZES: BenchSizes = {
   digest: { calls: 2_000, rounds: 4, warmupCalls: 300 },
   backlog: { events: 100_000, projects: 20 },
+  pagedBacklog: { events: 100_000, pageLatencyMs: 300 },
+  backlogMemory: { sizes: [10_000, 100_000, 300_000], projects: 20 },
   steadyState: { sources: 200 },
   rules: { events: 200_000, runs: 5, extraRules: 200 },
   coldStart: { runs: 20 },
@@ -73,6 +97,8 @@ export const FULL_SIZES: BenchSizes = {
 export const QUICK_SIZES: BenchSizes = {
   digest: { calls: 300, rounds: 4, warmupCalls: 50 },
   backlog: { events: 5_000, projects: 20 },
+  pagedBacklog: { events: 10_000, pageLatencyMs: 300 },
+  backlogMemory: { sizes: [2_000, 10_000, 30_000], projects: 20 },
   steadyState: { sources: 20 },
   rules: { events: 20_000, runs: 2, extraRules: 200 },
   coldStart: { runs: 3 },
@@ -122,6 +148,8 @@ export interface BenchReport {
   results: {
     digest?: DigestBenchResult;
     backlog?: BacklogBenchResult;
+    pagedBacklog?: PagedBacklogBenchResult;
+    backlogMemory?: BacklogMemoryBenchResult;
     steadyState?: SteadyStateBenchResult;
     rules?: RulesBenchResult[];
     coldStart?: ColdStartBenchResult;
@@ -148,7 +176,9 @@ export async function runBenchmarks(options: BenchRunOptions): Promise<BenchRepo
   const scenarios = SCENARIOS.filter((name) => options.only === undefined || options.only.includes(name));
   const results: BenchReport['results'] = {};
   const errors: BenchReport['errors'] = {};
-  const needsDynamoDb = scenarios.includes('backlog') || scenarios.includes('steady-state');
+  const needsDynamoDb = scenarios.some((name) =>
+    ['backlog', 'paged-backlog', 'backlog-memory', 'steady-state'].includes(name),
+  );
   const dynamoDb = needsDynamoDb ? await openBenchDynamoDb(options.dynamoDbEndpoint) : undefined;
   try {
     for (const name of scenarios) {
@@ -161,6 +191,18 @@ export async function runBenchmarks(options: BenchRunOptions): Promise<BenchRepo
           case 'backlog':
             results.backlog = await runBacklogBenchmark({
               ...options.sizes.backlog,
+              ...(dynamoDb === undefined ? {} : { dynamoDbEndpoint: dynamoDb.endpoint }),
+            });
+            break;
+          case 'paged-backlog':
+            results.pagedBacklog = await runPagedBacklogBenchmark({
+              ...options.sizes.pagedBacklog,
+              ...(dynamoDb === undefined ? {} : { dynamoDbEndpoint: dynamoDb.endpoint }),
+            });
+            break;
+          case 'backlog-memory':
+            results.backlogMemory = await runBacklogMemoryBenchmark({
+              ...options.sizes.backlogMemory,
               ...(dynamoDb === undefined ? {} : { dynamoDbEndpoint: dynamoDb.endpoint }),
             });
             break;
@@ -215,7 +257,7 @@ function machineInfo(loadAtStart: number): MachineInfo {
 /** Every target of the scenarios that ran, with the figure it is judged on. */
 export function targetChecks(results: BenchReport['results']): TargetCheck[] {
   const checks: TargetCheck[] = [];
-  const { digest, backlog, steadyState, rules, coldStart } = results;
+  const { digest, backlog, pagedBacklog, backlogMemory, steadyState, rules, coldStart } = results;
   if (digest !== undefined) {
     const { versusUrllib, versusCeiling } = digest.targets;
     checks.push(
@@ -248,6 +290,22 @@ export function targetChecks(results: BenchReport['results']): TargetCheck[] {
         met: backlog.memory.met,
       },
     );
+  }
+  if (pagedBacklog !== undefined) {
+    checks.push({
+      scenario: 'paged-backlog',
+      target: `1 source at ${pagedBacklog.pageLatencyMs} ms a page: tick <= ${pagedBacklog.target} x pages needed x latency`,
+      figure: `${pagedBacklog.ratio.toFixed(2)} x (${(pagedBacklog.durationMs / 1000).toFixed(1)} s for ${pagedBacklog.pagesNeeded} pages)`,
+      met: pagedBacklog.met,
+    });
+  }
+  if (backlogMemory !== undefined) {
+    checks.push({
+      scenario: 'backlog-memory',
+      target: `peak RSS flat within ${Math.round((backlogMemory.target - 1) * 100)}% from the smallest to the largest backlog`,
+      figure: `${backlogMemory.spread.toFixed(2)} x (${backlogMemory.runs.map((run) => `${run.peakRssMb.toFixed(0)} MB`).join(' / ')})`,
+      met: backlogMemory.met,
+    });
   }
   if (steadyState !== undefined) {
     checks.push(
@@ -322,6 +380,16 @@ export function renderReport(report: BenchReport): string {
       `2. Backlog: one tick, DynamoDB Local, outbox notifier; the poller in its own process${heapNote(backlog)}, ` +
         `CPU ${(backlog.cpuMs / 1000).toFixed(1)} s, peak heap in use ${backlog.memory.peakHeapUsedMb.toFixed(1)} MB\n` +
         backlogTable(backlog),
+    );
+  }
+  if (results.pagedBacklog !== undefined) {
+    parts.push(
+      `2b. Paged backlog: the backlog on one project, every events page answered after a delay\n${pagedBacklogTable(results.pagedBacklog)}`,
+    );
+  }
+  if (results.backlogMemory !== undefined) {
+    parts.push(
+      `2c. Backlog memory: the backlog at each size, a fresh poller process each (Lambda heap limits)\n${backlogMemoryTable(results.backlogMemory)}`,
     );
   }
   if (results.steadyState !== undefined) {

@@ -4,6 +4,7 @@
  */
 import {
   type AtlasSimulator,
+  type FaultPlan,
   type GenerateEventsOptions,
   type SimulatorOptions,
   startSimulator,
@@ -31,6 +32,7 @@ serveRpc({
   counters: () => running().counters,
   resetCounters: () => running().resetCounters(),
   setUnauthenticatedAccess: (enabled: boolean) => running().setUnauthenticatedAccess(enabled),
+  setFaults: (plan: FaultPlan | undefined) => running().setFaults(plan),
   projectIds: () => running().projectIds,
   stop: async () => {
     await sim?.stop();

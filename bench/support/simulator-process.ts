@@ -1,4 +1,5 @@
 import type {
+  FaultPlan,
   GeneratedEvents,
   GenerateEventsOptions,
   SimulatorCounters,
@@ -20,6 +21,8 @@ export interface SimulatorProcess {
   counters(): Promise<SimulatorCounters>;
   resetCounters(): Promise<void>;
   setUnauthenticatedAccess(enabled: boolean): Promise<void>;
+  /** Injects faults (latency included) from now on; `undefined` stops them. */
+  setFaults(plan: FaultPlan | undefined): Promise<void>;
   /** Stops the simulator and its process. */
   close(): Promise<void>;
 }
@@ -55,6 +58,7 @@ export async function startSimulatorProcess(
     counters: () => child.call('counters'),
     resetCounters: () => child.call('resetCounters'),
     setUnauthenticatedAccess: (enabled) => child.call('setUnauthenticatedAccess', enabled),
+    setFaults: (plan) => child.call('setFaults', plan),
     close: () => child.close(),
   };
 }

@@ -49,3 +49,17 @@ export class AlertDeliveryError extends PollError {
     this.name = 'AlertDeliveryError';
   }
 }
+
+/**
+ * A window of one second (it cannot be cut shorter: Atlas dates are whole seconds) holds more new
+ * events than the tick may hold in memory: the source fails this tick, its cursor stays before that
+ * second, and the other sources go on.
+ */
+export class EventBudgetExceededError extends PollError {
+  override readonly code: string = 'EVENT_BUDGET_EXCEEDED';
+
+  constructor(message: string, options?: ErrorOptions) {
+    super(message, options);
+    this.name = 'EventBudgetExceededError';
+  }
+}

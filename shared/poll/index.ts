@@ -1,4 +1,11 @@
-export { AlertDeliveryError, PollConfigError, PollError, TickDeadlineError } from './errors.js';
+export {
+  AlertDeliveryError,
+  EventBudgetExceededError,
+  PollConfigError,
+  PollError,
+  TickDeadlineError,
+} from './errors.js';
+export { eventBudgetForHeap } from './event-budget.js';
 export { compareKeyedEvents, eventKey, type KeyedEvent, keyEvent } from './event-order.js';
 export { METRICS_NAMESPACE, METRICS_SERVICE, MetricName, type MetricNameValue } from './metric-names.js';
 export { emitTickMetrics, type MetricsSink, type MetricUnitName } from './metrics-sink.js';

@@ -1,7 +1,9 @@
+import { getHeapStatistics } from 'node:v8';
 import { mapWithConcurrency } from '../bounded-concurrency.js';
 import { systemClock } from '../clock.js';
 import { silentLogger } from '../logger.js';
 import { PollConfigError } from './errors.js';
+import { EventBudget, eventBudgetForHeap } from './event-budget.js';
 import { emitTickMetrics } from './metrics-sink.js';
 import type { PollSource } from './poll-source.js';
 import { ProjectDiscoveryCache } from './project-discovery-cache.js';
@@ -40,6 +42,11 @@ export const DEFAULT_MAX_EVENTS_PER_WINDOW = 20_000;
  * and every tick reads the overlap again for events Atlas shows late. Nothing is sent twice: alerts
  * are claimed by fingerprint before publishing and marked sent after, except when a worker dies
  * between a successful publish and the mark.
+ *
+ * Memory: the events held at once, over every source, stay within one budget (`maxEventsInMemory`,
+ * by default sized from the V8 heap limit, see `eventBudgetForHeap`); each source reads its next
+ * window while the last one is evaluated, and windows are cut shorter to fit their share. A second
+ * that holds more new events than the whole budget fails its source with EVENT_BUDGET_EXCEEDED.
  *
  * A source that fails (403, 404, 5xx after retries, a store failure) is reported with its error code
  * and does not stop the others. No new source, window or page starts once less than the deadline
@@ -89,6 +96,12 @@ export async function runTick(deps: TickDependencies, options: TickOptions): Pro
             concurrency: config.concurrency,
           })
         : { sources: uniqueSources(options.sources), discovery: [] };
+    const events = new EventBudget({
+      capacity:
+        config.maxEventsInMemory ??
+        eventBudgetForHeap(options.heapLimitBytes ?? getHeapStatistics().heap_size_limit),
+      sourcesAtOnce: Math.max(1, Math.min(config.concurrency, resolved.sources.length)),
+    });
     const context: SourcePollContext = {
       atlas: deps.atlas,
       store: deps.store,
@@ -97,6 +110,7 @@ export async function runTick(deps: TickDependencies, options: TickOptions): Pro
       clock,
       logger,
       budget,
+      events,
       owner: options.owner,
       leaseMs:
         options.leaseMs ??

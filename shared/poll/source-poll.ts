@@ -7,7 +7,8 @@ import type { RuleEvaluationError } from '../rules/errors.js';
 import { LeaseLostError } from '../state/errors.js';
 import type { SourceCursor, SourceLease, StateStore } from '../state/state-store.js';
 import { addAlertCounts, type Delivery, deliverAlerts, emptyAlertCounts } from './alert-delivery.js';
-import { AlertDeliveryError } from './errors.js';
+import { AlertDeliveryError, EventBudgetExceededError } from './errors.js';
+import type { EventBudget, EventReservation } from './event-budget.js';
 import { describeFailure } from './failure-report.js';
 import { checkInventory } from './inventory-check.js';
 import type { PollSource } from './poll-source.js';
@@ -33,6 +34,8 @@ export interface SourcePollContext {
   clock: Clock;
   logger: Logger;
   budget: TickBudget;
+  /** The events the tick holds in memory, over all its sources. */
+  events: EventBudget;
   owner: string;
   leaseMs: number;
   claimMs: number;
@@ -53,6 +56,24 @@ export interface SourcePollContext {
    * lease): if it has no cursor yet, the tick pins one where its first walk would have started.
    */
   onCursorUnread: ((source: PollSource) => void) | undefined;
+}
+
+const SECOND_MS = 1_000;
+
+/** A window read to its end, and the events it holds in the budget until it is settled. */
+interface WholeWindow {
+  window: EventWindow;
+  read: Extract<WindowRead, { kind: 'read' }>;
+  reservation: EventReservation;
+}
+
+/**
+ * The events a window listed in its last second: the next window starts on that second, and reads
+ * them again while this one may still be evaluated, before the walk records them as seen.
+ */
+function boundaryKeys(whole: WholeWindow): ReadonlySet<string> {
+  const last = whole.window.to;
+  return new Set(whole.read.listed.filter((entry) => entry.time >= last).map((entry) => entry.key));
 }
 
 /** Thrown inside a walk to end it early with a status other than `failed`. */
@@ -141,6 +162,8 @@ class SourceRun {
    * the walk commits no window (or never starts), so that the next tick starts there again.
    */
   readonly #firstRunStart: number | undefined;
+  /** How long the next window is: shorter after a window had to be cut, longer after a quiet one. */
+  #spanMs: number;
 
   constructor(
     context: SourcePollContext,
@@ -155,6 +178,7 @@ class SourceRun {
     this.#cursor = cursor;
     this.#outcome = outcome;
     this.#recent = new RecentEventIds(cursor?.seenIds);
+    this.#spanMs = context.maxWindowMs;
     this.#committed =
       cursor === undefined ? undefined : { watermark: cursor.watermark, seenIds: cursor.seenIds };
     if (cursor !== undefined) outcome.watermark = cursor.watermark;
@@ -192,6 +216,11 @@ class SourceRun {
     }
   }
 
+  /**
+   * Reads the walk window by window, each read while the one before it is evaluated and delivered
+   * (a pipeline of two), and settles them in order: a window is committed only after every window
+   * before it, and a read that fails or is stopped surfaces only once the window before it settled.
+   */
   async #walk(): Promise<void> {
     const context = this.#context;
     const plan = planWalk({
@@ -204,53 +233,135 @@ class SourceRun {
       startedAt: context.startedAt,
     });
     if (plan.upToDate) return;
-    let from = plan.from;
-    for (let first = true; ; first = false) {
-      this.#checkBudget();
-      await this.#keepLease();
-      const { window, read } = await this.#readWholeWindow(plan, from, first);
-      await this.#settleWindow(plan, window, read);
-      if (window.to >= plan.end) return;
-      from = window.to;
+    // Aborts a read ahead whose window before it failed, so the walk never outlives its lease.
+    const ahead = new AbortController();
+    const signal = AbortSignal.any([context.budget.signal, ahead.signal]);
+    let pending: Promise<WholeWindow> | undefined = this.#readWholeWindow(
+      plan,
+      plan.from,
+      true,
+      undefined,
+      signal,
+    );
+    try {
+      for (;;) {
+        const current: WholeWindow = await pending;
+        pending = undefined;
+        try {
+          if (current.window.to < plan.end) {
+            pending = this.#readWholeWindow(plan, current.window.to, false, boundaryKeys(current), signal);
+            // Awaited on the next turn, or given up on below: never an unhandled rejection.
+            pending.catch(() => {});
+          }
+          await this.#settleWindow(plan, current.window, current.read);
+        } finally {
+          current.reservation.release();
+        }
+        if (pending === undefined) return;
+      }
+    } finally {
+      if (pending !== undefined) {
+        ahead.abort(new Error('the window before this one did not settle'));
+        await pending.then(
+          (unused) => unused.reservation.release(),
+          () => {},
+        );
+      }
     }
   }
 
-  /** Reads a window to its end, cutting it shorter while it holds too many events. */
+  /**
+   * Reads a window to its end, cutting it shorter while it holds too many events. A window of one
+   * second whose events do not fit in its share of the event budget is read again with the whole
+   * budget; when they do not fit in that either, the source fails with EventBudgetExceededError.
+   */
   async #readWholeWindow(
     plan: WalkPlan,
     from: number,
     first: boolean,
-  ): Promise<{ window: EventWindow; read: Extract<WindowRead, { kind: 'read' }> }> {
+    previous: ReadonlySet<string> | undefined,
+    signal: AbortSignal,
+  ): Promise<WholeWindow> {
     const context = this.#context;
     const outcome = this.#outcome;
-    let window = nextWindow({ from, end: plan.end, maxWindowMs: context.maxWindowMs });
-    for (;;) {
-      const current = window;
-      const read = await readWindow({
-        atlas: context.atlas,
-        source: this.#source,
-        window: current,
-        recent: this.#recent,
-        maxEvents: context.maxEventsPerWindow,
-        knownInWindow: first ? (this.#cursor?.seenIds.size ?? 0) : 0,
-        signal: context.budget.signal,
-        stopReason: () => context.budget.stopReason(),
-        beforeNextPage: () => this.#keepLease(),
-        onPage: (page) => this.#progress(plan, current, page),
-      });
-      outcome.pagesRead += read.pagesRead;
-      outcome.eventsFetched += read.eventsFetched;
-      if (read.kind === 'read') return { window: current, read };
-      if (read.kind === 'cut-short') throw new WalkStopped(read.reason);
-      context.logger.debug('window holds too many events; reading a shorter one', {
-        source: this.#source.name,
-        from: new Date(current.from).toISOString(),
-        to: new Date(current.to).toISOString(),
-        shorterTo: new Date(read.shorter.to).toISOString(),
-      });
-      window = read.shorter;
-      this.#checkBudget();
+    this.#checkBudget();
+    await this.#keepLease();
+    const reservation = await context.events.open(signal);
+    let window = nextWindow({
+      from,
+      end: plan.end,
+      maxWindowMs: Math.min(context.maxWindowMs, this.#spanMs),
+    });
+    try {
+      for (;;) {
+        const current = window;
+        const read = await readWindow({
+          atlas: context.atlas,
+          source: this.#source,
+          window: current,
+          recent: this.#recent,
+          previous,
+          maxEvents: context.maxEventsPerWindow,
+          reservation,
+          knownInWindow: first ? (this.#cursor?.seenIds.size ?? 0) : 0,
+          signal,
+          stopReason: () => context.budget.stopReason(),
+          beforeNextPage: () => this.#keepLease(),
+          onPage: (page) => this.#progress(plan, current, page),
+        });
+        outcome.pagesRead += read.pagesRead;
+        outcome.eventsFetched += read.eventsFetched;
+        if (read.kind === 'read') {
+          this.#adaptSpan(current, read.fresh.length, reservation.limit);
+          return { window: current, read, reservation };
+        }
+        if (read.kind === 'cut-short') throw new WalkStopped(read.reason);
+        if (read.kind === 'over-budget') {
+          if (reservation.widened) throw this.#overBudget(current, read.held);
+          context.logger.info(
+            'a one-second window holds more events than its share of the budget; reading it alone',
+            {
+              source: this.#source.name,
+              second: new Date(current.from).toISOString(),
+              held: read.held,
+              share: reservation.limit,
+            },
+          );
+          await context.events.widen(reservation, signal);
+          this.#checkBudget();
+          continue;
+        }
+        context.logger.debug('window holds too many events; reading a shorter one', {
+          source: this.#source.name,
+          from: new Date(current.from).toISOString(),
+          to: new Date(current.to).toISOString(),
+          shorterTo: new Date(read.shorter.to).toISOString(),
+        });
+        window = read.shorter;
+        this.#spanMs = Math.max(SECOND_MS, window.to - window.from);
+        this.#checkBudget();
+      }
+    } catch (error) {
+      reservation.release();
+      throw error;
     }
+  }
+
+  /** A window that held few events lets the next one be longer again, up to the longest window. */
+  #adaptSpan(window: EventWindow, held: number, limit: number): void {
+    if (held < limit / 4)
+      this.#spanMs = Math.min(this.#context.maxWindowMs, 2 * Math.max(SECOND_MS, window.to - window.from));
+  }
+
+  #overBudget(window: EventWindow, held: number): EventBudgetExceededError {
+    const second = new Date(window.from).toISOString();
+    return new EventBudgetExceededError(
+      `${this.#source.name} listed more than ${this.#context.events.capacity} new events created within one ` +
+        `second (${second}; ${held} held when the next page no longer fit): more than the tick may hold in ` +
+        'memory, and a second cannot be cut shorter. The source fails this tick and its cursor stays before ' +
+        'that second; the other sources go on. Check what writes so many events, or give the poller more ' +
+        'memory (or set maxEventsInMemory)',
+    );
   }
 
   /** Evaluates a window's new events, delivers their alerts, and commits the window if they settled. */

@@ -68,6 +68,11 @@ export interface TickOptions {
    * fan-out worker polls the sources its queue messages name. Each is polled once, whatever repeats.
    */
   sources?: readonly PollSource[];
+  /**
+   * The heap the tick may use, in bytes, that sizes its event budget when `config.maxEventsInMemory`
+   * is not set. Default: this process's V8 heap limit.
+   */
+  heapLimitBytes?: number;
 }
 
 /** One step of a tick, for progress displays. */

@@ -1,5 +1,6 @@
 import type { AtlasClient } from '../atlas/atlas-client.js';
 import { MAX_ITEMS_PER_PAGE } from '../atlas/event-filter.js';
+import type { EventReservation } from './event-budget.js';
 import { compareKeyedEvents, type KeyedEvent, keyEvent } from './event-order.js';
 import type { PollSource } from './poll-source.js';
 import type { RecentEventIds } from './recent-event-ids.js';
@@ -13,8 +14,18 @@ export interface ReadWindowOptions {
   window: EventWindow;
   /** What the walk processed already: those events are counted, not returned. */
   recent: RecentEventIds;
+  /**
+   * Events listed by the window before this one, whose evaluation may still be under way (the next
+   * window is read meanwhile): they are not new either.
+   */
+  previous?: ReadonlySet<string> | undefined;
   /** Most events one window may hold before it is cut shorter. */
   maxEvents: number;
+  /**
+   * The window's share of the tick's event budget: a page is fetched only when 500 more events fit,
+   * and keeps counted those it holds. Cleared unless the window is read to its end.
+   */
+  reservation: EventReservation;
   /**
    * Events of the window already processed that Atlas counts in `totalCount` (the cursor's seen ids,
    * for the first window of a walk): subtracted before comparing the estimate with the bound.
@@ -48,6 +59,17 @@ export type WindowRead =
       pagesRead: number;
       eventsFetched: number;
     }
+  | {
+      /**
+       * The window is one second long (it cannot be cut shorter) and holds more new events than its
+       * reservation's limit: widen the reservation and read it again, or give up when it was widened.
+       */
+      kind: 'over-budget';
+      /** New events held when the next page no longer fit. */
+      held: number;
+      pagesRead: number;
+      eventsFetched: number;
+    }
   | { kind: 'cut-short'; reason: CutShortReason; pagesRead: number; eventsFetched: number };
 
 /**
@@ -58,7 +80,10 @@ export type WindowRead =
  *
  * A window is given up on as soon as it is known to hold more than `maxEvents` not yet processed:
  * from Atlas's `totalCount` on the first page, or by counting while reading when the estimate was
- * wrong or absent. A window of one second is read whatever it holds.
+ * wrong or absent, or as soon as the next page would not fit in the window's reservation (500 events
+ * are counted for a page before it is fetched; those it does not keep are given back once it is
+ * read). A window of one second cannot be cut shorter: it is read while its events fit in the
+ * reservation, and given up on as `over-budget` when they do not.
  *
  * @throws The Atlas client's errors (AtlasForbiddenError, AtlasNotFoundError, AtlasRateLimitError after
  *   its retries...), and the signal's reason when it aborts.
@@ -66,11 +91,12 @@ export type WindowRead =
  * @example
  * ```ts
  * const read = await readWindow({ atlas, source, window, recent, maxEvents: 20_000, knownInWindow: 0,
- *   signal, stopReason: () => budget.stopReason(), beforeNextPage: keepLease });
+ *   reservation, signal, stopReason: () => budget.stopReason(), beforeNextPage: keepLease });
  * ```
  */
 export async function readWindow(options: ReadWindowOptions): Promise<WindowRead> {
-  const { atlas, source, window, recent, maxEvents, signal } = options;
+  const { atlas, source, window, recent, previous, reservation, signal } = options;
+  const maxEvents = reservation.widened ? reservation.limit : Math.min(options.maxEvents, reservation.limit);
   const filter = {
     minDate: new Date(window.from),
     maxDate: new Date(window.to),
@@ -87,6 +113,14 @@ export async function readWindow(options: ReadWindowOptions): Promise<WindowRead
   let pagesRead = 0;
   let eventsFetched = 0;
   const pages = list.pages();
+  let complete = false;
+  /** The next page would not fit: cut the window shorter, or say it cannot be. */
+  const overLimit = (): WindowRead => {
+    const events = Math.max(fresh.size + MAX_ITEMS_PER_PAGE, maxEvents + 1);
+    const shorter = shrinkWindow({ window, events, maxEvents });
+    if (shorter !== undefined) return { kind: 'too-many', shorter, pagesRead, eventsFetched };
+    return { kind: 'over-budget', held: fresh.size, pagesRead, eventsFetched };
+  };
   try {
     for (;;) {
       if (pagesRead > 0) {
@@ -94,17 +128,27 @@ export async function readWindow(options: ReadWindowOptions): Promise<WindowRead
         if (reason !== undefined) return { kind: 'cut-short', reason, pagesRead, eventsFetched };
         await options.beforeNextPage();
       }
+      if (!reservation.tryAdd(MAX_ITEMS_PER_PAGE)) return overLimit();
       const next = await pages.next();
-      if (next.done === true) break;
+      if (next.done === true) {
+        reservation.remove(MAX_ITEMS_PER_PAGE);
+        break;
+      }
       const page = next.value;
       pagesRead += 1;
       eventsFetched += page.items.length;
+      let kept = 0;
       for (const event of page.items) {
         const keyed = keyEvent(event, window.to);
         if (listed.has(keyed.key)) continue;
         listed.set(keyed.key, keyed.time);
-        if (!recent.has(keyed.key)) fresh.set(keyed.key, keyed);
+        if (recent.has(keyed.key) || previous?.has(keyed.key) === true) continue;
+        fresh.set(keyed.key, keyed);
+        kept += 1;
       }
+      // A page may not hold more than it was asked for; a server that sends more still counts it all.
+      if (kept <= MAX_ITEMS_PER_PAGE) reservation.remove(MAX_ITEMS_PER_PAGE - kept);
+      else if (!reservation.tryAdd(kept - MAX_ITEMS_PER_PAGE)) return overLimit();
       options.onPage?.({ pagesRead, eventsRead: listed.size, totalCount: page.totalCount });
       if (!page.hasNext) break;
       const estimate =
@@ -112,7 +156,9 @@ export async function readWindow(options: ReadWindowOptions): Promise<WindowRead
       const shorter = shrinkWindow({ window, events: Math.max(estimate, fresh.size), maxEvents });
       if (shorter !== undefined) return { kind: 'too-many', shorter, pagesRead, eventsFetched };
     }
+    complete = true;
   } finally {
+    if (!complete) reservation.clear();
     await pages.return(undefined);
   }
   return {

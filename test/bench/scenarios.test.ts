@@ -19,6 +19,8 @@ import { dynamoDbLocalEndpoint } from '../support/dynamodb-local-setup.js';
 const TINY: BenchSizes = {
   digest: { calls: 15, rounds: 2, warmupCalls: 3, itemsPerPage: 5 },
   backlog: { events: 1_500, projects: 2 },
+  pagedBacklog: { events: 1_500, pageLatencyMs: 20 },
+  backlogMemory: { sizes: [500, 1_500], projects: 2 },
   steadyState: { sources: 4, eventsPerSource: 3 },
   rules: { events: 1_000, runs: 1, extraRules: 10 },
   coldStart: { runs: 1 },
@@ -74,6 +76,31 @@ describe('the benchmark run at a tiny size', () => {
     expect(backlog.atlas.challenges).toBe(1);
     expect(backlog.atlas.requests).toBe(backlog.atlas.pagesNeeded + 1);
     expect(backlog.atlas.met).toBe(true);
+  });
+
+  it('reads the paged backlog on one source and judges its tick against pages needed times the latency', () => {
+    const paged = results('pagedBacklog');
+
+    expect(paged).toMatchObject({
+      events: 1_500,
+      pageLatencyMs: 20,
+      pagesNeeded: 3,
+      floorMs: 60,
+      target: 1.2,
+    });
+    expect(paged.pagesRead).toBeGreaterThanOrEqual(paged.pagesNeeded);
+    expect(paged.ratio).toBeCloseTo(paged.durationMs / paged.floorMs, 1);
+    expect(paged.met).toBe(paged.ratio <= paged.target);
+  });
+
+  it('measures the peak RSS of a fresh poller at every backlog size and compares the largest with the smallest', () => {
+    const memory = results('backlogMemory');
+
+    expect(memory.runs.map((run) => run.events)).toEqual([500, 1_500]);
+    expect(memory.runs.every((run) => run.peakRssMb > 0 && run.peakHeapUsedMb > 0)).toBe(true);
+    const peaks = memory.runs.map((run) => run.peakRssMb);
+    expect(memory.spread).toBeCloseTo(Math.max(...peaks) / Math.min(...peaks), 1);
+    expect(memory.met).toBe(memory.spread <= memory.target);
   });
 
   it('counts the backlog DynamoDB requests by operation, and the poller process peak RSS and heap', () => {
@@ -146,6 +173,8 @@ describe('the benchmark run at a tiny size', () => {
       'digest',
       'backlog',
       'backlog',
+      'paged-backlog',
+      'backlog-memory',
       'steady-state',
       'steady-state',
       'rules',
@@ -160,6 +189,8 @@ describe('the benchmark run at a tiny size', () => {
     for (const heading of [
       '1. Digest client',
       '2. Backlog',
+      '2b. Paged backlog',
+      '2c. Backlog memory',
       '3. Steady state',
       '4. Rules',
       '5. Cold start',
@@ -168,7 +199,7 @@ describe('the benchmark run at a tiny size', () => {
     }
     expect(text).toContain(`${report.machine.cores} cores`);
     expect(text).toContain(`Node ${process.version}`);
-    expect(text).toMatch(/Targets: \d+ of 14 met/);
+    expect(text).toMatch(/Targets: \d+ of 16 met/);
   });
 
   it('describes the machine and the run in JSON-safe values', () => {
