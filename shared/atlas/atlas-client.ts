@@ -25,6 +25,7 @@ import {
 import { type AttemptOutcome, type AttemptProgress, retryWithBackoff } from './retry-loop.js';
 import { parseRetryAfter, RETRYABLE_STATUSES } from './retry-policy.js';
 import { SecretRedactor } from './secret-redactor.js';
+import { ServerClock } from './server-clock.js';
 import { ServiceAccountTokenProvider } from './service-account-token-provider.js';
 import type { AtlasAccessListEntry, AtlasApiKey, AtlasEvent, AtlasProject } from './types.js';
 
@@ -77,6 +78,7 @@ export class AtlasClient {
   readonly #tokens: ServiceAccountTokenProvider | undefined;
   readonly #redactor: SecretRedactor;
   readonly #counts = { requests: 0, authRoundTrips: 0, retries: 0, rateLimited: 0 };
+  readonly #serverClock: ServerClock;
 
   /**
    * @throws AtlasInsecureUrlError when the base URL is `http://` to a host that is not loopback and
@@ -86,6 +88,7 @@ export class AtlasClient {
   constructor(options: AtlasClientOptions) {
     const config = resolveClientConfig(options);
     this.#config = config;
+    this.#serverClock = new ServerClock({ clock: config.clock, logger: config.logger });
     this.#agent = new Agent({
       ...(config.connections === undefined ? {} : { connections: config.connections }),
       headersTimeout: config.requestTimeoutMs,
@@ -133,6 +136,14 @@ export class AtlasClient {
   /** Counters since the client was created: a snapshot. */
   get stats(): AtlasClientStats {
     return { ...this.#counts, tokenFetches: this.#tokens?.fetches ?? 0 };
+  }
+
+  /**
+   * Atlas's clock, from the `Date` header of its latest answer (the local clock until one arrives):
+   * what a poll window's end is measured on, and the skew between the two clocks.
+   */
+  get serverClock(): ServerClock {
+    return this.#serverClock;
   }
 
   /**
@@ -410,6 +421,7 @@ export class AtlasClient {
             error: (final) => errorFromNetworkFailure(cause, this.#context(request.method, path, final)),
           };
         }
+        this.#serverClock.observe(response.headers.date, config.clock.now());
         config.logger.debug('Atlas request', { method: request.method, path, status: response.status });
         if (response.status === 429) {
           this.#counts.rateLimited += 1;

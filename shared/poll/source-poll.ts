@@ -55,6 +55,12 @@ export interface SourcePollContext {
   onCursorUnread: ((source: PollSource) => void) | undefined;
 }
 
+/**
+ * A `Date` header has whole seconds: a walk planned on the local clock is read again only when
+ * Atlas's clock ends it earlier by more than that.
+ */
+const DATE_HEADER_RESOLUTION_MS = 1_000;
+
 /** Thrown inside a walk to end it early with a status other than `failed`. */
 class WalkStopped {
   constructor(readonly reason: CutShortReason) {}
@@ -161,7 +167,7 @@ class SourceRun {
     this.#firstRunStart =
       cursor === undefined
         ? firstWalkStart({
-            now: context.clock.now(),
+            now: context.atlas.serverClock.now(),
             startedAt: context.startedAt,
             overlapMs: context.overlapMs,
             lagMs: context.lagMs,
@@ -193,26 +199,52 @@ class SourceRun {
   }
 
   async #walk(): Promise<void> {
+    let plan = this.#plan();
+    if (plan.upToDate) return;
+    // Before Atlas's first answer in this container the plan rests on the local clock: the first
+    // window is read, then planned again on Atlas's clock, and read again if that ends it earlier.
+    let clockKnown = this.#context.atlas.serverClock.skewMs !== undefined;
+    let from = plan.from;
+    let first = true;
+    for (;;) {
+      this.#checkBudget();
+      await this.#keepLease();
+      const { window, read } = await this.#readWholeWindow(plan, from, first);
+      first = false;
+      if (!clockKnown && this.#context.atlas.serverClock.skewMs !== undefined) {
+        clockKnown = true;
+        const replanned = this.#plan();
+        if (replanned.end + DATE_HEADER_RESOLUTION_MS < plan.end) {
+          this.#context.logger.info('walk planned again on Atlas clock: the local clock runs ahead', {
+            source: this.#source.name,
+            skewSeconds: Math.round((this.#context.atlas.serverClock.skewMs ?? 0) / 1_000),
+            end: new Date(replanned.end).toISOString(),
+          });
+          plan = replanned;
+          if (plan.upToDate) return;
+          from = plan.from;
+          first = true;
+          continue;
+        }
+      }
+      await this.#settleWindow(plan, window, read);
+      if (window.to >= plan.end) return;
+      from = window.to;
+    }
+  }
+
+  /** Plans the walk on Atlas's clock (the local one until Atlas has answered). */
+  #plan(): WalkPlan {
     const context = this.#context;
-    const plan = planWalk({
+    return planWalk({
       watermark: this.#cursor?.watermark,
-      now: context.clock.now(),
+      now: context.atlas.serverClock.now(),
       overlapMs: context.overlapMs,
       lagMs: context.lagMs,
       initialLookbackMs: context.initialLookbackMs,
       since: context.since,
       startedAt: context.startedAt,
     });
-    if (plan.upToDate) return;
-    let from = plan.from;
-    for (let first = true; ; first = false) {
-      this.#checkBudget();
-      await this.#keepLease();
-      const { window, read } = await this.#readWholeWindow(plan, from, first);
-      await this.#settleWindow(plan, window, read);
-      if (window.to >= plan.end) return;
-      from = window.to;
-    }
   }
 
   /** Reads a window to its end, cutting it shorter while it holds too many events. */
