@@ -7,6 +7,7 @@ import { AtlasError } from './errors.js';
 import { type AtlasEventFilter, type AtlasListOptions, eventListQuery, listQuery } from './event-filter.js';
 import { exchange, type HttpRequest, type HttpResponse } from './http-exchange.js';
 import { jsonNestsDeeperThan, MAX_JSON_DEPTH } from './json-depth.js';
+import { RateLimitPacer } from './rate-limit-pacer.js';
 import {
   errorFromNetworkFailure,
   errorFromResponse,
@@ -79,6 +80,7 @@ export class AtlasClient {
   readonly #redactor: SecretRedactor;
   readonly #counts = { requests: 0, authRoundTrips: 0, retries: 0, rateLimited: 0 };
   readonly #serverClock: ServerClock;
+  readonly #pacer: RateLimitPacer;
 
   /**
    * @throws AtlasInsecureUrlError when the base URL is `http://` to a host that is not loopback and
@@ -89,6 +91,7 @@ export class AtlasClient {
     const config = resolveClientConfig(options);
     this.#config = config;
     this.#serverClock = new ServerClock({ clock: config.clock, logger: config.logger });
+    this.#pacer = new RateLimitPacer({ clock: config.clock });
     this.#agent = new Agent({
       ...(config.connections === undefined ? {} : { connections: config.connections }),
       headersTimeout: config.requestTimeoutMs,
@@ -395,6 +398,8 @@ export class AtlasClient {
     return retryWithBackoff<T>(
       async (progress) => {
         let response: HttpResponse;
+        // Atlas's RateLimit-Remaining running low: wait for its bucket to refill rather than earn a 429.
+        await this.#pacer.wait(request.path, signal);
         this.#counts.requests += 1;
         try {
           response = await exchange({
@@ -422,6 +427,8 @@ export class AtlasClient {
           };
         }
         this.#serverClock.observe(response.headers.date, config.clock.now());
+        // A 429 is the retry policy's (Retry-After); pacing works from the answers that got through.
+        if (response.status < 400) this.#pacer.observe(request.path, response.headers);
         config.logger.debug('Atlas request', { method: request.method, path, status: response.status });
         if (response.status === 429) {
           this.#counts.rateLimited += 1;
