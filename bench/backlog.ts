@@ -20,7 +20,8 @@ import { checkTick } from './support/tick-check.js';
  * The largest heap in use is sampled too.
  *
  * Targets: Atlas requests equal the pages needed (500 events a page, at least one page a source) plus
- * at most one Digest challenge per source; peak RSS under 300 MB.
+ * at most one Digest challenge per source; peak RSS under 300 MB; at most 0.1 DynamoDB requests per
+ * alert published.
  */
 
 export interface BacklogBenchOptions {
@@ -67,6 +68,11 @@ export interface BacklogBenchResult {
   dynamoDb: {
     requests: number;
     byOperation: Readonly<Record<string, number>>;
+    /** DynamoDB requests per alert published. */
+    perAlert: number;
+    target: number;
+    /** At most {@link DYNAMODB_PER_ALERT_TARGET} requests per alert. */
+    met: boolean;
   };
   memory: {
     /** The memory size whose Lambda heap limits the poller ran with; undefined with Node's defaults. */
@@ -88,6 +94,8 @@ export interface BacklogBenchResult {
 
 const MINUTE_MS = 60_000;
 const PEAK_RSS_TARGET_MB = 300;
+/** DynamoDB requests per alert published in the backlog: claims, marks and counters in batches. */
+export const DYNAMODB_PER_ALERT_TARGET = 0.1;
 
 /**
  * Runs the backlog scenario.
@@ -158,7 +166,11 @@ export async function runBacklogBenchmark(options: BacklogBenchOptions = {}): Pr
           challenges: counters.challenges,
           met: requests === pagesNeeded + counters.challenges && counters.challenges <= projects,
         },
-        dynamoDb: { requests: summary.totals.stateRequests, byOperation: report.stateRequestsByOperation },
+        dynamoDb: dynamoDbFigures(
+          summary.totals.stateRequests,
+          report.stateRequestsByOperation,
+          sumValues(summary.totals.alerts.published),
+        ),
         memory: {
           lambdaMemoryMiB,
           nodeOptions: poller.nodeOptions,
@@ -189,6 +201,21 @@ function defaultPollerMemoryMiB(): number {
   return config.poller.memoryMiB;
 }
 
+function dynamoDbFigures(
+  requests: number,
+  byOperation: Readonly<Record<string, number>>,
+  alerts: number,
+): BacklogBenchResult['dynamoDb'] {
+  const perAlert = Math.round((requests / Math.max(1, alerts)) * 1000) / 1000;
+  return {
+    requests,
+    byOperation,
+    perAlert,
+    target: DYNAMODB_PER_ALERT_TARGET,
+    met: perAlert <= DYNAMODB_PER_ALERT_TARGET,
+  };
+}
+
 function toMb(bytes: number): number {
   return Math.round((bytes / 1024 / 1024) * 10) / 10;
 }
@@ -209,6 +236,7 @@ export function backlogTable(result: BacklogBenchResult): string {
       'pages needed',
       'challenges',
       'DynamoDB req',
+      'per alert (≤0.1)',
       'peak RSS MB',
     ],
     [
@@ -221,6 +249,7 @@ export function backlogTable(result: BacklogBenchResult): string {
         result.atlas.pagesNeeded.toLocaleString('en-US'),
         String(result.atlas.challenges),
         result.dynamoDb.requests.toLocaleString('en-US'),
+        result.dynamoDb.perAlert.toFixed(3),
         result.memory.peakRssMb.toFixed(1),
       ],
     ],

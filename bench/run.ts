@@ -289,6 +289,12 @@ export function targetChecks(results: BenchReport['results']): TargetCheck[] {
         figure: `${backlog.memory.peakRssMb.toFixed(1)} MB`,
         met: backlog.memory.met,
       },
+      {
+        scenario: 'backlog',
+        target: `DynamoDB requests per alert <= ${backlog.dynamoDb.target}`,
+        figure: `${backlog.dynamoDb.perAlert.toFixed(3)} (${backlog.dynamoDb.requests} for ${backlog.alertsPublished} alerts)`,
+        met: backlog.dynamoDb.met,
+      },
     );
   }
   if (pagedBacklog !== undefined) {

@@ -35,6 +35,8 @@ export interface SteadyStateBenchResult {
   /** Events new to the second tick: 0 when the cursors work. */
   eventsNew: number;
   durationMs: number;
+  /** CPU time of the poller's process during the second tick, in milliseconds. */
+  cpuMs: number;
   atlas: {
     /** HTTP requests the simulator received during the second tick. */
     requests: number;
@@ -105,6 +107,7 @@ export async function runSteadyStateBenchmark(
         eventsFetched: summary.totals.eventsFetched,
         eventsNew: summary.totals.eventsNew,
         durationMs: summary.durationMs,
+        cpuMs: Math.round(report.cpuMs),
         atlas: {
           requests: counters.requests,
           challenges: counters.challenges,

@@ -100,7 +100,8 @@ export function createRequestHandler(
     headers = commonHeaders,
   ): void => {
     counters.status(response.status);
-    writeResponse(res, response, headers);
+    // Atlas's Date header is Atlas's clock: the simulator's, which tests drive, not this machine's.
+    writeResponse(res, response, { ...headers, Date: new Date(clock.now()).toUTCString() });
     logger.debug('simulator request', {
       method: req.method,
       path: req.url?.split('?')[0],

@@ -7,6 +7,7 @@ import { AtlasError } from './errors.js';
 import { type AtlasEventFilter, type AtlasListOptions, eventListQuery, listQuery } from './event-filter.js';
 import { exchange, type HttpRequest, type HttpResponse } from './http-exchange.js';
 import { jsonNestsDeeperThan, MAX_JSON_DEPTH } from './json-depth.js';
+import { RateLimitPacer } from './rate-limit-pacer.js';
 import {
   errorFromNetworkFailure,
   errorFromResponse,
@@ -25,6 +26,7 @@ import {
 import { type AttemptOutcome, type AttemptProgress, retryWithBackoff } from './retry-loop.js';
 import { parseRetryAfter, RETRYABLE_STATUSES } from './retry-policy.js';
 import { SecretRedactor } from './secret-redactor.js';
+import { ServerClock } from './server-clock.js';
 import { ServiceAccountTokenProvider } from './service-account-token-provider.js';
 import type { AtlasAccessListEntry, AtlasApiKey, AtlasEvent, AtlasProject } from './types.js';
 
@@ -77,6 +79,8 @@ export class AtlasClient {
   readonly #tokens: ServiceAccountTokenProvider | undefined;
   readonly #redactor: SecretRedactor;
   readonly #counts = { requests: 0, authRoundTrips: 0, retries: 0, rateLimited: 0 };
+  readonly #serverClock: ServerClock;
+  readonly #pacer: RateLimitPacer;
 
   /**
    * @throws AtlasInsecureUrlError when the base URL is `http://` to a host that is not loopback and
@@ -86,6 +90,8 @@ export class AtlasClient {
   constructor(options: AtlasClientOptions) {
     const config = resolveClientConfig(options);
     this.#config = config;
+    this.#serverClock = new ServerClock({ clock: config.clock, logger: config.logger });
+    this.#pacer = new RateLimitPacer({ clock: config.clock });
     this.#agent = new Agent({
       ...(config.connections === undefined ? {} : { connections: config.connections }),
       headersTimeout: config.requestTimeoutMs,
@@ -133,6 +139,14 @@ export class AtlasClient {
   /** Counters since the client was created: a snapshot. */
   get stats(): AtlasClientStats {
     return { ...this.#counts, tokenFetches: this.#tokens?.fetches ?? 0 };
+  }
+
+  /**
+   * Atlas's clock, from the `Date` header of its latest answer (the local clock until one arrives):
+   * what a poll window's end is measured on, and the skew between the two clocks.
+   */
+  get serverClock(): ServerClock {
+    return this.#serverClock;
   }
 
   /**
@@ -384,6 +398,8 @@ export class AtlasClient {
     return retryWithBackoff<T>(
       async (progress) => {
         let response: HttpResponse;
+        // Atlas's RateLimit-Remaining running low: wait for its bucket to refill rather than earn a 429.
+        await this.#pacer.wait(request.path, signal);
         this.#counts.requests += 1;
         try {
           response = await exchange({
@@ -410,6 +426,9 @@ export class AtlasClient {
             error: (final) => errorFromNetworkFailure(cause, this.#context(request.method, path, final)),
           };
         }
+        this.#serverClock.observe(response.headers.date, config.clock.now());
+        // A 429 is the retry policy's (Retry-After); pacing works from the answers that got through.
+        if (response.status < 400) this.#pacer.observe(request.path, response.headers);
         config.logger.debug('Atlas request', { method: request.method, path, status: response.status });
         if (response.status === 429) {
           this.#counts.rateLimited += 1;

@@ -35,6 +35,11 @@ export const MetricName = {
    * alarm's metric, since it also grows for a source no tick reaches.
    */
   oldestSourceLagSeconds: 'OldestSourceLagSeconds',
+  /**
+   * The local clock minus Atlas's, from the `Date` header of its answers (positive: the local clock
+   * runs ahead). Windows end on Atlas's clock, so a skew only shows; alarm on it to fix the host.
+   */
+  atlasClockSkewSeconds: 'AtlasClockSkewSeconds',
   /** Duration of the whole tick. */
   tickDurationMs: 'TickDurationMs',
   /** 1 on every tick that completed: the heartbeat the stack alarms on when it goes missing. */

@@ -27,7 +27,7 @@ export interface MetricsSink {
  * Writes a tick's summary as the metrics the stack's alarms and dashboard read (see
  * `metric-names.ts`): counts summed over sources, `AlertsPublished` per severity (only severities
  * with alerts), `SourceErrors` in all and per error code, the watermark lag and the oldest source's
- * lag when some source had a watermark, the duration, and `TickCompleted` = 1 only on a completed tick (the heartbeat).
+ * lag when some source had a watermark, Atlas's clock skew once known, the duration, and `TickCompleted` = 1 only on a completed tick (the heartbeat).
  *
  * @example
  * ```ts
@@ -63,6 +63,9 @@ export function emitTickMetrics(options: { summary: TickSummary; sink: MetricsSi
   }
   if (totals.oldestSourceLagSeconds !== undefined) {
     sink.addMetric(MetricName.oldestSourceLagSeconds, 'Seconds', totals.oldestSourceLagSeconds);
+  }
+  if (totals.atlasClockSkewSeconds !== undefined) {
+    sink.addMetric(MetricName.atlasClockSkewSeconds, 'Seconds', totals.atlasClockSkewSeconds);
   }
   sink.addMetric(MetricName.tickDurationMs, 'Milliseconds', summary.durationMs);
   if (summary.completed) sink.addMetric(MetricName.tickCompleted, 'Count', 1);

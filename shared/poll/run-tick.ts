@@ -126,7 +126,7 @@ export async function runTick(deps: TickDependencies, options: TickOptions): Pro
       maxEventsPerWindow: config.maxEventsPerWindow ?? DEFAULT_MAX_EVENTS_PER_WINDOW,
       concurrency: config.concurrency,
       since: options.since,
-      startedAt,
+      startedAt: deps.atlas.serverClock.now(),
       onProgress: options.onProgress,
       onCursorUnread: (source) => unread.push(source),
     };
@@ -151,6 +151,7 @@ export async function runTick(deps: TickDependencies, options: TickOptions): Pro
     const summary = summarizeTick({
       startedAt,
       finishedAt: clock.now(),
+      atlasClockSkewMs: deps.atlas.serverClock.skewMs,
       sources,
       discovery: resolved.discovery,
       atlasBefore,
@@ -188,7 +189,8 @@ async function pinFirstWalkStarts(
 ): Promise<{ sources: string[]; watermark: number } | undefined> {
   if (unread.length === 0) return undefined;
   const watermark = firstWalkStart({
-    now: context.startedAt,
+    // Atlas's clock may have become known during the tick: a pin never lies ahead of it.
+    now: Math.min(context.startedAt, context.atlas.serverClock.now()),
     overlapMs: context.overlapMs,
     lagMs: context.lagMs,
     initialLookbackMs: context.initialLookbackMs,

@@ -75,6 +75,11 @@ function boundaryKeys(whole: WholeWindow): ReadonlySet<string> {
   const last = whole.window.to;
   return new Set(whole.read.listed.filter((entry) => entry.time >= last).map((entry) => entry.key));
 }
+/**
+ * A `Date` header has whole seconds: a walk planned on the local clock is read again only when
+ * Atlas's clock ends it earlier by more than that.
+ */
+const DATE_HEADER_RESOLUTION_MS = 1_000;
 
 /** Thrown inside a walk to end it early with a status other than `failed`. */
 class WalkStopped {
@@ -185,7 +190,7 @@ class SourceRun {
     this.#firstRunStart =
       cursor === undefined
         ? firstWalkStart({
-            now: context.clock.now(),
+            now: context.atlas.serverClock.now(),
             startedAt: context.startedAt,
             overlapMs: context.overlapMs,
             lagMs: context.lagMs,
@@ -223,15 +228,7 @@ class SourceRun {
    */
   async #walk(): Promise<void> {
     const context = this.#context;
-    const plan = planWalk({
-      watermark: this.#cursor?.watermark,
-      now: context.clock.now(),
-      overlapMs: context.overlapMs,
-      lagMs: context.lagMs,
-      initialLookbackMs: context.initialLookbackMs,
-      since: context.since,
-      startedAt: context.startedAt,
-    });
+    let plan = this.#plan();
     if (plan.upToDate) return;
     // Aborts a read ahead whose window before it failed, so the walk never outlives its lease.
     const ahead = new AbortController();
@@ -243,6 +240,29 @@ class SourceRun {
       undefined,
       signal,
     );
+    if (context.atlas.serverClock.skewMs === undefined) {
+      // Before Atlas's first answer in this container the plan rests on the local clock: the first
+      // window is read alone, then the walk is planned again on Atlas's clock, and read again from
+      // its start when that ends it earlier.
+      const first: WholeWindow = await pending;
+      const replanned = this.#plan();
+      if (
+        context.atlas.serverClock.skewMs !== undefined &&
+        replanned.end + DATE_HEADER_RESOLUTION_MS < plan.end
+      ) {
+        first.reservation.release();
+        context.logger.info('walk planned again on Atlas clock: the local clock runs ahead', {
+          source: this.#source.name,
+          skewSeconds: Math.round((context.atlas.serverClock.skewMs ?? 0) / 1_000),
+          end: new Date(replanned.end).toISOString(),
+        });
+        plan = replanned;
+        if (plan.upToDate) return;
+        pending = this.#readWholeWindow(plan, plan.from, true, undefined, signal);
+      } else {
+        pending = Promise.resolve(first);
+      }
+    }
     try {
       for (;;) {
         const current: WholeWindow = await pending;
@@ -268,6 +288,20 @@ class SourceRun {
         );
       }
     }
+  }
+
+  /** Plans the walk on Atlas's clock (the local one until Atlas has answered). */
+  #plan(): WalkPlan {
+    const context = this.#context;
+    return planWalk({
+      watermark: this.#cursor?.watermark,
+      now: context.atlas.serverClock.now(),
+      overlapMs: context.overlapMs,
+      lagMs: context.lagMs,
+      initialLookbackMs: context.initialLookbackMs,
+      since: context.since,
+      startedAt: context.startedAt,
+    });
   }
 
   /**

@@ -6,6 +6,8 @@ import type { DiscoveryOutcome, SourceOutcome, TickSummary, TickTotals } from '.
 export interface SummarizeTickOptions {
   startedAt: number;
   finishedAt: number;
+  /** The local clock minus Atlas's, from its `Date` header; undefined before Atlas answered. */
+  atlasClockSkewMs?: number | undefined;
   sources: SourceOutcome[];
   discovery: DiscoveryOutcome[];
   /** The Atlas client's counters before and after the tick. */
@@ -88,6 +90,8 @@ export function summarizeTick(options: SummarizeTickOptions): TickSummary {
     stateRequests: options.stateRequests,
     watermarkLagSeconds: lagSeconds(finishedAt, oldestWatermark),
     oldestSourceLagSeconds: lagSeconds(finishedAt, oldestAnyWatermark),
+    atlasClockSkewSeconds:
+      options.atlasClockSkewMs === undefined ? undefined : Math.round(options.atlasClockSkewMs / 1000),
   };
   return {
     startedAt: options.startedAt,

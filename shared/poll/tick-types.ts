@@ -240,6 +240,12 @@ export interface TickTotals {
    * starved, not only when it fails. `undefined` when no source has a watermark.
    */
   oldestSourceLagSeconds: number | undefined;
+  /**
+   * The local clock minus Atlas's (from the `Date` header of its answers), in seconds: positive when
+   * the local clock runs ahead. Windows end on Atlas's clock either way. `undefined` before Atlas
+   * has sent a usable `Date`.
+   */
+  atlasClockSkewSeconds: number | undefined;
 }
 
 /** What a tick did. */

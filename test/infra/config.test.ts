@@ -51,7 +51,7 @@ describe('parseDeployConfig', () => {
       table: { removalPolicy: 'retain' },
       poller: {
         timeoutSeconds: 180,
-        memoryMiB: 256,
+        memoryMiB: 384,
         logRetentionDays: 30,
         logLevel: 'INFO',
         reservedConcurrency: true,

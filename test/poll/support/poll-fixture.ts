@@ -126,6 +126,11 @@ export interface PollFixtureOptions {
   pack?: RulePack;
   /** Where the tick logs. Default: silent. */
   logger?: Logger;
+  /**
+   * Atlas's clock minus the poller's, in milliseconds (default 0): the simulator's `Date` header and
+   * the times it stamps run this far from the test clock.
+   */
+  atlasClockOffsetMs?: number;
 }
 
 /** What the simulator logs after answering a request. */
@@ -172,10 +177,13 @@ export interface PollFixture {
 export async function startPollFixture(options: PollFixtureOptions): Promise<PollFixture> {
   const clock = new TestClock();
   const hooks: { onRequest: PollFixture['onRequest'] } = { onRequest: undefined };
+  const offsetMs = options.atlasClockOffsetMs ?? 0;
+  const instant = clock.instant();
+  const simulatorClock = { now: () => instant.now() + offsetMs, sleep: instant.sleep };
   const startSim = (seed: SeedData): Promise<AtlasSimulator> =>
     startSimulator({
       seed,
-      clock: clock.instant(),
+      clock: simulatorClock,
       logger: requestListener((request) => hooks.onRequest?.(request)),
     });
   let sim = await startSim(options.seed ?? pollSeed());
