@@ -1,9 +1,11 @@
 /**
- * `npm run mutate [-- <area>...] [--concurrency N] [--force]`: StrykerJS over the core modules of one
- * or more areas of `shared/` (all of them when none is named), then one table of mutation scores per
- * file. Runs are incremental: results of unchanged code and tests are reused from
- * `reports/mutation/<area>/incremental.json`; `--force` runs every mutant again. The HTML report of
- * each area is written to `reports/mutation/<area>/index.html`.
+ * `npm run mutate [-- <area>...] [--file <path>]... [--concurrency N] [--force]`: StrykerJS over the
+ * core modules of one or more areas of `shared/` (all of them when none is named), then one table of
+ * mutation scores per file. `--file` narrows a run to some of the areas' modules, each with its own
+ * test files, for an area too slow to run whole. Runs are incremental: results of unchanged code and
+ * tests are reused from `reports/mutation/<area>/incremental.json` (`reports/mutation/<area>/<module>/`
+ * for a `--file` run); `--force` runs every mutant again. The HTML report of each run is written to the
+ * same folder, as `index.html`.
  *
  * Exits 1 when a file scores below {@link REQUIRED_SCORE} percent, 2 on a usage error.
  */
@@ -26,17 +28,58 @@ interface FileScore {
   undetected: number;
 }
 
-function strykerOptions(area: MutationAreaName, concurrency: number, force: boolean): PartialStrykerOptions {
-  const definition = mutationAreas[area];
-  const reportDir = `reports/mutation/${area}`;
+/** What one Stryker run mutates and runs: an area, or some of its modules. */
+interface MutationRun {
+  area: MutationAreaName;
+  mutate: string[];
+  testFiles: string[];
+  reportDir: string;
+}
+
+/**
+ * The runs for `areas`: one per area, or with `files`, one per named module of those areas (a module's
+ * test files are the entry of `testFiles` at its index in `mutate`).
+ */
+function plannedRuns(areas: readonly MutationAreaName[], files: readonly string[]): MutationRun[] {
+  const runs: MutationRun[] = [];
+  for (const area of areas) {
+    const { mutate, testFiles } = mutationAreas[area];
+    if (files.length === 0) {
+      runs.push({
+        area,
+        mutate: [...mutate],
+        testFiles: [...testFiles],
+        reportDir: `reports/mutation/${area}`,
+      });
+      continue;
+    }
+    mutate.forEach((file, index) => {
+      const tests = testFiles[index];
+      if (!files.includes(file) || tests === undefined) return;
+      const module = file.replace(/^.*\//, '').replace(/\.ts$/, '');
+      runs.push({
+        area,
+        mutate: [file],
+        testFiles: [tests],
+        reportDir: `reports/mutation/${area}/${module}`,
+      });
+    });
+  }
+  return runs;
+}
+
+function strykerOptions(run: MutationRun, concurrency: number, force: boolean): PartialStrykerOptions {
+  const { reportDir } = run;
   return {
     testRunner: 'vitest',
     vitest: {
-      configFile: definition.dynamoDbLocal ? 'vitest.config.ts' : 'test/mutation/vitest.config.ts',
+      configFile: mutationAreas[run.area].dynamoDbLocal
+        ? 'vitest.config.ts'
+        : 'test/mutation/vitest.config.ts',
       related: false,
     },
-    mutate: [...definition.mutate],
-    testFiles: [...definition.testFiles],
+    mutate: run.mutate,
+    testFiles: run.testFiles,
     coverageAnalysis: 'perTest',
     concurrency,
     incremental: true,
@@ -94,23 +137,29 @@ async function main(): Promise<number> {
     options: {
       concurrency: { type: 'string', default: '2' },
       force: { type: 'boolean', default: false },
+      file: { type: 'string', multiple: true, default: [] },
     },
   });
   const known = Object.keys(mutationAreas);
   const unknown = positionals.filter((name) => !known.includes(name));
   const concurrency = Number(values.concurrency);
-  if (unknown.length > 0 || !Number.isInteger(concurrency) || concurrency < 1) {
+  const areas = (positionals.length > 0 ? positionals : known) as MutationAreaName[];
+  const modules: string[] = areas.flatMap((area) => mutationAreas[area]?.mutate ?? []);
+  const unknownFiles = values.file.filter((file) => !modules.includes(file));
+  if (unknown.length > 0 || unknownFiles.length > 0 || !Number.isInteger(concurrency) || concurrency < 1) {
     console.error(
-      `usage: npm run mutate -- [${known.join('|')}]... [--concurrency N] [--force]` +
-        (unknown.length > 0 ? `\nunknown area: ${unknown.join(', ')}` : ''),
+      `usage: npm run mutate -- [${known.join('|')}]... [--file shared/<area>/<module>.ts]... [--concurrency N] [--force]` +
+        (unknown.length > 0 ? `\nunknown area: ${unknown.join(', ')}` : '') +
+        (unknownFiles.length > 0
+          ? `\nnot a module of ${areas.join(', ')}: ${unknownFiles.join(', ')} (modules: ${modules.join(', ')})`
+          : ''),
     );
     return 2;
   }
-  const areas = (positionals.length > 0 ? positionals : known) as MutationAreaName[];
   const scores: FileScore[] = [];
-  for (const area of areas) {
-    console.log(`\nmutation testing shared/${area}`);
-    const results = await new Stryker(strykerOptions(area, concurrency, values.force)).runMutationTest();
+  for (const run of plannedRuns(areas, values.file)) {
+    console.log(`\nmutation testing ${run.mutate.length === 1 ? run.mutate[0] : `shared/${run.area}`}`);
+    const results = await new Stryker(strykerOptions(run, concurrency, values.force)).runMutationTest();
     scores.push(...scoresByFile(results));
   }
   printTable(scores);

@@ -146,6 +146,17 @@ describe('shrinkWindow bounds', () => {
     expect(cut).toEqual({ from: 0, to: 40_000 });
     expect(crowded).toEqual({ from: 0, to: 10_000 });
   });
+
+  it('sizes the cut from the span of a window that starts late in the epoch, not from its end', () => {
+    // Prepare
+    const from = Date.parse('2026-11-22T06:00:00Z');
+
+    // Act
+    const cut = shrinkWindow({ window: { from, to: from + 100_000 }, events: 4_000, maxEvents: 500 });
+
+    // Assess
+    expect(cut).toEqual({ from, to: from + 10_000 });
+  });
 });
 
 describe('commitPoint and seenFloor', () => {

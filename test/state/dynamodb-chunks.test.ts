@@ -107,20 +107,51 @@ describe('writeChunks and readChunks', () => {
   });
 
   it('reads every page of a generation larger than one query answers', async () => {
-    // Prepare: DynamoDB answers at most 1 MB per query page.
+    // Prepare: a query page ends once it passes 1 MB, so four chunks of 380 KB take two pages.
     const pk = `SOURCE#${randomUUID()}`;
-    const parts = [bytes(380_000, 1), bytes(380_000, 2), bytes(380_000, 3)];
+    const parts = [bytes(380_000, 1), bytes(380_000, 2), bytes(380_000, 3), bytes(380_000, 4)];
     await writeChunks(requester, { pk, prefix: 'big#', parts, expiresAt: 1 });
+    const firstPage = await client.send(
+      new QueryCommand({
+        TableName: tableName,
+        KeyConditionExpression: 'pk = :pk',
+        ExpressionAttributeValues: { ':pk': { S: pk } },
+      }),
+    );
 
     // Act
     const read = await readChunks(requester, { pk, prefix: 'big#' });
 
     // Assess
+    expect(firstPage.LastEvaluatedKey).toBeDefined();
     expect(read.map((part) => [part.length, part[0]])).toEqual([
       [380_000, 1],
       [380_000, 2],
       [380_000, 3],
+      [380_000, 4],
     ]);
+  });
+
+  it('reads with strong consistency, so chunks written just before are all there', async () => {
+    // Prepare: DynamoDB Local reads consistently either way, so the request itself is looked at.
+    const pk = `SOURCE#${randomUUID()}`;
+    await writeChunks(requester, { pk, prefix: 'g1#', parts: [bytes(1, 1)], expiresAt: 1 });
+    const watched = createDynamoDbLocalClient(await dynamoDbLocalEndpoint());
+    const queries: Record<string, unknown>[] = [];
+    watched.middlewareStack.add(
+      (next, context) => async (args) => {
+        if (context.commandName === 'QueryCommand') queries.push(args.input as Record<string, unknown>);
+        return next(args);
+      },
+      { step: 'initialize' },
+    );
+
+    // Act
+    await readChunks(new DynamoDbRequester({ client: watched, tableName }), { pk, prefix: 'g1#' });
+    watched.destroy();
+
+    // Assess
+    expect(queries.map((input) => input.ConsistentRead)).toEqual([true]);
   });
 });
 
