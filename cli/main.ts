@@ -1,6 +1,7 @@
 import { Command, CommanderError } from 'commander';
 import { AtlasInsecureUrlError } from '../shared/atlas/index.js';
 import { registerBackfillCommand } from './commands/backfill.js';
+import { registerCheckCommand } from './commands/check.js';
 import { registerDemoCommand } from './commands/demo.js';
 import { registerFetchCommand } from './commands/fetch.js';
 import { registerRulesCommand } from './commands/rules.js';
@@ -21,6 +22,7 @@ export function buildProgram(): Command {
   registerRunCommand(program);
   registerBackfillCommand(program);
   registerDemoCommand(program);
+  registerCheckCommand(program);
   return program;
 }
 

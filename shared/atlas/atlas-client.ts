@@ -42,6 +42,18 @@ export interface AtlasClientStats {
   tokenFetches: number;
 }
 
+/** What the client last heard from Atlas, whatever the status: for a preflight's report. */
+export interface AtlasAnswer {
+  /** HTTP status. */
+  readonly status: number;
+  /** The `Date` header as sent, if any. */
+  readonly date: string | undefined;
+  /** The `Content-Type` header as sent, if any: on v2, the API version that answered. */
+  readonly contentType: string | undefined;
+  /** When the answer arrived, on the client's clock (milliseconds since the epoch). */
+  readonly receivedAt: number;
+}
+
 /** Options of the single-event reads. */
 export interface AtlasReadOptions {
   /** Ask for the event's `raw` document. */
@@ -77,6 +89,7 @@ export class AtlasClient {
   readonly #tokens: ServiceAccountTokenProvider | undefined;
   readonly #redactor: SecretRedactor;
   readonly #counts = { requests: 0, authRoundTrips: 0, retries: 0, rateLimited: 0 };
+  #lastAnswer: AtlasAnswer | undefined;
 
   /**
    * @throws AtlasInsecureUrlError when the base URL is `http://` to a host that is not loopback and
@@ -128,6 +141,11 @@ export class AtlasClient {
           errorFromResponse(response, this.#context('POST', tokenPath, { attempt: 1, elapsedMs: 0 })),
       });
     }
+  }
+
+  /** The last answer Atlas gave (any status, token requests included), or `undefined` before any. */
+  get lastAnswer(): AtlasAnswer | undefined {
+    return this.#lastAnswer;
   }
 
   /** Counters since the client was created: a snapshot. */
@@ -411,6 +429,12 @@ export class AtlasClient {
           };
         }
         config.logger.debug('Atlas request', { method: request.method, path, status: response.status });
+        this.#lastAnswer = {
+          status: response.status,
+          date: headerText(response.headers.date),
+          contentType: headerText(response.headers['content-type']),
+          receivedAt: config.clock.now(),
+        };
         if (response.status === 429) {
           this.#counts.rateLimited += 1;
         }
@@ -457,6 +481,10 @@ export class AtlasClient {
       nowMs: this.#config.clock.now(),
     };
   }
+}
+
+function headerText(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value[0] : value;
 }
 
 function readQuery(options: AtlasReadOptions): URLSearchParams {
