@@ -7,6 +7,7 @@ import { registerFetchCommand } from './commands/fetch.js';
 import { registerRulesCommand } from './commands/rules.js';
 import { registerRunCommand } from './commands/run.js';
 import { registerSimulateCommand } from './commands/simulate.js';
+import { registerStatusCommand } from './commands/status.js';
 import { CommandFailed, ExitCode } from './errors.js';
 import { exitCodeFor } from './exit-codes.js';
 
@@ -23,6 +24,7 @@ export function buildProgram(): Command {
   registerBackfillCommand(program);
   registerDemoCommand(program);
   registerCheckCommand(program);
+  registerStatusCommand(program);
   return program;
 }
 
