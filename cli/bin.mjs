@@ -4,6 +4,9 @@
 import { register } from 'tsx/esm/api';
 
 register();
+// A reader that closes the pipe early (`| head`) ends the command quietly, whatever it was printing.
+const { endQuietlyOnClosedPipe } = await import('./closed-pipe.ts');
+endQuietlyOnClosedPipe({ streams: [process.stdout, process.stderr], exit: (code) => process.exit(code) });
 // Before any AWS client exists: the SDK's eight-line Node version warning becomes one line, once.
 const { quietNodeSupportWarning } = await import('./node-support-notice.ts');
 quietNodeSupportWarning({ write: (text) => process.stderr.write(text) });

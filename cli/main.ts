@@ -1,11 +1,13 @@
 import { Command, CommanderError } from 'commander';
 import { AtlasInsecureUrlError } from '../shared/atlas/index.js';
 import { registerBackfillCommand } from './commands/backfill.js';
+import { registerCheckCommand } from './commands/check.js';
 import { registerDemoCommand } from './commands/demo.js';
 import { registerFetchCommand } from './commands/fetch.js';
 import { registerRulesCommand } from './commands/rules.js';
 import { registerRunCommand } from './commands/run.js';
 import { registerSimulateCommand } from './commands/simulate.js';
+import { registerStatusCommand } from './commands/status.js';
 import { CommandFailed, ExitCode } from './errors.js';
 import { exitCodeFor } from './exit-codes.js';
 
@@ -21,6 +23,8 @@ export function buildProgram(): Command {
   registerRunCommand(program);
   registerBackfillCommand(program);
   registerDemoCommand(program);
+  registerCheckCommand(program);
+  registerStatusCommand(program);
   return program;
 }
 

@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import {
   AtlasClient,
+  type AtlasEvent,
   type AtlasEventFilter,
   type AtlasList,
   formatAtlasDate,
@@ -15,6 +16,7 @@ import {
 } from '../atlas-options.js';
 import { durationArgument, formatDuration } from '../duration-option.js';
 import { CommandFailed, ExitCode, UsageError } from '../errors.js';
+import { collectIds } from '../run-options.js';
 
 /** Options every `fetch` subcommand takes. */
 interface FetchCommonOptions extends AtlasCommandOptions {
@@ -26,8 +28,9 @@ interface FetchCommonOptions extends AtlasCommandOptions {
 const DEFAULT_FETCH_TIMEOUT_MS = 10 * 60_000;
 
 interface FetchEventsOptions extends FetchCommonOptions {
-  project?: string;
-  org?: string;
+  project?: string[];
+  org?: string[];
+  allProjects?: boolean;
   since?: string;
   until?: string;
   type?: string[];
@@ -73,9 +76,20 @@ export function registerFetchCommand(program: Command, io?: FetchCommandIo): voi
   addFetchOptions(
     fetch
       .command('events')
-      .description('Print the events of a project or an organization, one JSON object per line.')
-      .option('--project <id>', 'project (group) id')
-      .option('--org <id>', 'organization id')
+      .description(
+        'Print the events of projects and organizations, one JSON object per line; from several, merged newest first.',
+      )
+      .option(
+        '--project <ids...>',
+        'project (group) ids; repeat the flag or separate ids with commas',
+        collectIds('--project'),
+      )
+      .option(
+        '--org <ids...>',
+        'organization ids; repeat the flag or separate ids with commas',
+        collectIds('--org'),
+      )
+      .option('--all-projects', 'also read every project of each --org')
       .option(
         '--since <iso>',
         'only events created at or after this instant (ISO-8601, e.g. 2024-05-01T00:00:00Z)',
@@ -91,11 +105,13 @@ export function registerFetchCommand(program: Command, io?: FetchCommandIo): voi
   ).action(async (options: FetchEventsOptions) => {
     const filter = eventFilter(options);
     await withClient(options, streams(), async (client, output, signal) => {
-      const list =
-        options.project !== undefined
-          ? client.listProjectEvents(options.project, { ...filter, signal })
-          : client.listOrgEvents(options.org ?? '', { ...filter, signal });
-      await printList(list, output, 'events');
+      const lists = await eventLists(client, options, { ...filter, signal });
+      const [only] = lists;
+      if (lists.length === 1 && only !== undefined) {
+        await printList(only, output, 'events');
+      } else {
+        await printMerged(lists, output, 'events');
+      }
     });
   });
 
@@ -142,8 +158,11 @@ function collect(value: string, previous: string[] | undefined): string[] {
 }
 
 function eventFilter(options: FetchEventsOptions): AtlasEventFilter {
-  if ((options.project === undefined) === (options.org === undefined)) {
-    throw new UsageError('fetch events needs exactly one of --project <id> and --org <id>');
+  if (options.project === undefined && options.org === undefined) {
+    throw new UsageError('fetch events needs --project <id> or --org <id> (either may be repeated)');
+  }
+  if (options.allProjects && options.org === undefined) {
+    throw new UsageError('--all-projects reads the projects of each --org: give at least one --org <id>');
   }
   const filter: AtlasEventFilter = {};
   if (options.since !== undefined) {
@@ -159,6 +178,66 @@ function eventFilter(options: FetchEventsOptions): AtlasEventFilter {
     filter.includeRaw = true;
   }
   return filter;
+}
+
+/**
+ * One event list per source: each `--org` (its org events), each `--project`, then with
+ * `--all-projects` every project of each org that was not named already, in that order, each once.
+ */
+async function eventLists(
+  client: AtlasClient,
+  options: FetchEventsOptions,
+  filter: AtlasEventFilter & { signal: AbortSignal },
+): Promise<Array<AtlasList<AtlasEvent>>> {
+  const orgIds = [...new Set(options.org ?? [])];
+  const projectIds = new Set(options.project ?? []);
+  if (options.allProjects) {
+    for (const orgId of orgIds) {
+      for await (const project of client.listOrgProjects(orgId, { signal: filter.signal })) {
+        projectIds.add(project.id);
+      }
+    }
+  }
+  return [
+    ...orgIds.map((orgId) => client.listOrgEvents(orgId, filter)),
+    ...[...projectIds].map((projectId) => client.listProjectEvents(projectId, filter)),
+  ];
+}
+
+/**
+ * Reads every list, then prints their items merged newest first (by `created`, then `id`): the order
+ * Atlas itself sends one list in. Holds the items in memory: narrow with --since/--until.
+ */
+async function printMerged(
+  lists: ReadonlyArray<AtlasList<AtlasEvent>>,
+  output: ListOutput,
+  noun: string,
+): Promise<void> {
+  const events: Array<{ event: AtlasEvent; time: number }> = [];
+  let pages = 0;
+  for (const list of lists) {
+    for await (const page of list.pages()) {
+      pages += 1;
+      for (const event of page.items) events.push({ event, time: createdTime(event) });
+      output.progress.update(pages, events.length, noun);
+    }
+  }
+  events.sort((a, b) => b.time - a.time || compareIds(b.event, a.event));
+  for (const { event } of events) {
+    if (!(await output.lines.write(event))) return;
+  }
+}
+
+/** `created` in milliseconds; an event without a readable one sorts last (oldest). */
+function createdTime(event: AtlasEvent): number {
+  const time = typeof event.created === 'string' ? Date.parse(event.created) : Number.NaN;
+  return Number.isNaN(time) ? Number.NEGATIVE_INFINITY : time;
+}
+
+function compareIds(a: AtlasEvent, b: AtlasEvent): number {
+  const x = typeof a.id === 'string' ? a.id : '';
+  const y = typeof b.id === 'string' ? b.id : '';
+  return x < y ? -1 : x > y ? 1 : 0;
 }
 
 /** Where the command reports how far it has got: stderr when it is a terminal, nowhere otherwise. */

@@ -44,6 +44,18 @@ export interface AtlasClientStats {
   tokenFetches: number;
 }
 
+/** What the client last heard from Atlas, whatever the status: for a preflight's report. */
+export interface AtlasAnswer {
+  /** HTTP status. */
+  readonly status: number;
+  /** The `Date` header as sent, if any. */
+  readonly date: string | undefined;
+  /** The `Content-Type` header as sent, if any: on v2, the API version that answered. */
+  readonly contentType: string | undefined;
+  /** When the answer arrived, on the client's clock (milliseconds since the epoch). */
+  readonly receivedAt: number;
+}
+
 /** Options of the single-event reads. */
 export interface AtlasReadOptions {
   /** Ask for the event's `raw` document. */
@@ -81,6 +93,7 @@ export class AtlasClient {
   readonly #counts = { requests: 0, authRoundTrips: 0, retries: 0, rateLimited: 0 };
   readonly #serverClock: ServerClock;
   readonly #pacer: RateLimitPacer;
+  #lastAnswer: AtlasAnswer | undefined;
 
   /**
    * @throws AtlasInsecureUrlError when the base URL is `http://` to a host that is not loopback and
@@ -134,6 +147,11 @@ export class AtlasClient {
           errorFromResponse(response, this.#context('POST', tokenPath, { attempt: 1, elapsedMs: 0 })),
       });
     }
+  }
+
+  /** The last answer Atlas gave (any status, token requests included), or `undefined` before any. */
+  get lastAnswer(): AtlasAnswer | undefined {
+    return this.#lastAnswer;
   }
 
   /** Counters since the client was created: a snapshot. */
@@ -430,6 +448,12 @@ export class AtlasClient {
         // A 429 is the retry policy's (Retry-After); pacing works from the answers that got through.
         if (response.status < 400) this.#pacer.observe(request.path, response.headers);
         config.logger.debug('Atlas request', { method: request.method, path, status: response.status });
+        this.#lastAnswer = {
+          status: response.status,
+          date: headerText(response.headers.date),
+          contentType: headerText(response.headers['content-type']),
+          receivedAt: config.clock.now(),
+        };
         if (response.status === 429) {
           this.#counts.rateLimited += 1;
         }
@@ -476,6 +500,10 @@ export class AtlasClient {
       nowMs: this.#config.clock.now(),
     };
   }
+}
+
+function headerText(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value[0] : value;
 }
 
 function readQuery(options: AtlasReadOptions): URLSearchParams {

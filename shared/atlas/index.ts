@@ -1,4 +1,9 @@
-export { AtlasClient, type AtlasClientStats, type AtlasReadOptions } from './atlas-client.js';
+export {
+  type AtlasAnswer,
+  AtlasClient,
+  type AtlasClientStats,
+  type AtlasReadOptions,
+} from './atlas-client.js';
 export { AtlasList, type AtlasPage } from './atlas-list.js';
 export {
   ATLAS_FLAVORS,
@@ -53,6 +58,7 @@ export {
 export type { HttpResponse } from './http-exchange.js';
 export { maskPrivateKey } from './response-shapes.js';
 export { DEFAULT_RETRY_POLICY, type RetryPolicy } from './retry-policy.js';
+export { parseServerDate } from './server-date.js';
 export {
   ServiceAccountTokenProvider,
   type ServiceAccountTokenProviderOptions,

@@ -162,6 +162,8 @@ class SourceRun {
   #committed: { watermark: number; seenIds: Iterable<string> } | undefined;
   /** An inventory snapshot stored this tick whose time the cursor does not carry yet. */
   #inventoryTakenAt: number | undefined;
+  /** Alerts published that a commit or release has already recorded with the store. */
+  #alertsRecorded = 0;
   /**
    * Where the first walk of a source without a cursor starts evaluating: committed as its cursor if
    * the walk commits no window (or never starts), so that the next tick starts there again.
@@ -524,6 +526,28 @@ class SourceRun {
     return outcome.reason !== 'deadline' && outcome.reason !== 'aborted';
   }
 
+  /** What the store records of the turn with a commit or a release: alerts sent, and the error if any. */
+  #turnRecord(): { alertsSent?: number; error?: { code: string; message: string } } {
+    const alertsSent = this.#alertsUnrecorded();
+    const error = this.#turnError();
+    return { ...(alertsSent > 0 ? { alertsSent } : {}), ...(error === undefined ? {} : { error }) };
+  }
+
+  /** Alerts published since the store last heard of them: recorded with the next commit or release. */
+  #alertsUnrecorded(): number {
+    const published = Object.values(this.#outcome.alerts.published).reduce((sum, count) => sum + count, 0);
+    const unrecorded = published - this.#alertsRecorded;
+    this.#alertsRecorded = published;
+    return unrecorded;
+  }
+
+  /** The failure the store records as the source's last error, when the turn failed. */
+  #turnError(): { code: string; message: string } | undefined {
+    const { status, errorCode, message } = this.#outcome;
+    if (status !== 'failed') return undefined;
+    return { code: errorCode ?? 'UNEXPECTED_ERROR', message: message ?? 'the source failed' };
+  }
+
   async #commit(watermark: number, seenIds: string[], release: boolean, polled = true): Promise<void> {
     const lease = this.#lease;
     if (lease === undefined) {
@@ -538,6 +562,7 @@ class SourceRun {
       release,
       polled,
       ...(this.#inventoryTakenAt === undefined ? {} : { inventoryTakenAt: this.#inventoryTakenAt }),
+      ...this.#turnRecord(),
     });
     this.#inventoryTakenAt = undefined;
     this.#committed = { watermark, seenIds };
@@ -565,7 +590,7 @@ class SourceRun {
       } else if (this.#inventoryTakenAt !== undefined && committed !== undefined) {
         await this.#commit(committed.watermark, [...committed.seenIds], true, polled);
       } else {
-        await store.releaseLease({ lease, polled });
+        await store.releaseLease({ lease, polled, ...this.#turnRecord() });
       }
     } catch (error) {
       logger.warn('could not free the lease of a source; it lapses by itself', {

@@ -14,6 +14,9 @@ import {
   QueryCommand,
   type QueryCommandInput,
   type QueryCommandOutput,
+  ScanCommand,
+  type ScanCommandInput,
+  type ScanCommandOutput,
   type TransactWriteItem,
   TransactWriteItemsCommand,
   UpdateItemCommand,
@@ -30,6 +33,7 @@ type StateCommand =
   | GetItemCommand
   | PutItemCommand
   | QueryCommand
+  | ScanCommand
   | TransactWriteItemsCommand
   | UpdateItemCommand;
 type WithoutTable<T> = Omit<T, 'TableName'>;
@@ -73,6 +77,11 @@ export class DynamoDbRequester {
   query(input: WithoutTable<QueryCommandInput>): Promise<QueryCommandOutput> {
     const command = new QueryCommand({ ...input, TableName: this.tableName });
     return this.#send('Query', command, () => this.#client.send(command));
+  }
+
+  scan(input: WithoutTable<ScanCommandInput>): Promise<ScanCommandOutput> {
+    const command = new ScanCommand({ ...input, TableName: this.tableName });
+    return this.#send('Scan', command, () => this.#client.send(command));
   }
 
   /**

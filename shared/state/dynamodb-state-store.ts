@@ -4,6 +4,7 @@ import { mapWithConcurrency } from '../bounded-concurrency.js';
 import { type Clock, systemClock } from '../clock.js';
 import { type Logger, silentLogger } from '../logger.js';
 import type { CounterIncrementOptions } from '../rules/counter-store.js';
+import { type AlertHour, addAlertHours, formatAlertHours, parseAlertHours } from './alert-hours.js';
 import {
   type AlertBatchContext,
   claimAlertBatch,
@@ -35,6 +36,7 @@ import {
   type StateRetention,
 } from './retention.js';
 import { SEEN_ID_BYTES, SeenIdSet } from './seen-id-set.js';
+import { MAX_ERROR_MESSAGE_CHARS, sourceReport } from './source-report.js';
 import type {
   AcquireLeaseOptions,
   AlertClaimOptions,
@@ -50,7 +52,9 @@ import type {
   ReleaseLeaseOptions,
   RenewLeaseOptions,
   SourceCursor,
+  SourceErrorInput,
   SourceLease,
+  SourceReport,
   SourceTimes,
   StateStore,
   StateStoreStats,
@@ -148,6 +152,8 @@ export class DynamoDbStateStore implements StateStore {
    * the replaced chunks then expire through TTL.
    */
   readonly #spills = new WeakMap<SourceLease, SeenSpill>();
+  /** Each held lease's hourly alert counts, as read with the lease: a commit adds to them. By token. */
+  readonly #alertHours = new Map<string, AlertHour[]>();
   /** Counter sets seen full: an increment they cannot take costs no request. */
   readonly #fullCounters = new FullCounters();
   /** Sources this instance has seen a cursor of: {@link createMissingCursors} skips them. */
@@ -216,6 +222,7 @@ export class DynamoDbStateStore implements StateStore {
     }
     const spill = spillOf(item);
     if (spill !== undefined) this.#spills.set(lease, spill);
+    this.#alertHours.set(lease.token, parseAlertHours(readString(item, 'alertHours')));
     const cursor = await this.#cursorOf(item, key, spill);
     if (cursor !== undefined) this.#withCursor.add(options.source);
     return { acquired: true, lease, cursor };
@@ -275,6 +282,7 @@ export class DynamoDbStateStore implements StateStore {
     if (options.polled ?? true) set.polledAt = numberValue(now);
     const release = options.release ?? true;
     if (release) remove.push('leaseToken', 'leaseOwner', 'leaseExpiresAt');
+    const hours = this.#turnRecord(set, remove, options, now);
 
     try {
       await this.#requester.updateItem({
@@ -291,6 +299,8 @@ export class DynamoDbStateStore implements StateStore {
     }
 
     this.#withCursor.add(lease.source);
+    if (release) this.#alertHours.delete(lease.token);
+    else if (hours !== undefined) this.#alertHours.set(lease.token, hours);
     const replaced = this.#spills.get(lease);
     if (release || spill === undefined) this.#spills.delete(lease);
     else this.#spills.set(lease, spill);
@@ -376,28 +386,103 @@ export class DynamoDbStateStore implements StateStore {
 
   async releaseLease(options: ReleaseLeaseOptions): Promise<boolean> {
     this.#spills.delete(options.lease);
+    const now = this.#clock.now();
+    const set: Record<string, AttributeValue> = {};
+    const remove = ['leaseToken', 'leaseOwner', 'leaseExpiresAt'];
+    if (options.polled ?? false) set.polledAt = numberValue(now);
+    // A release without an error leaves a recorded one alone: only a commit is a turn that went well.
+    if (options.error !== undefined || (options.alertsSent ?? 0) > 0) this.#turnRecord(set, [], options, now);
+    this.#alertHours.delete(options.lease.token);
     try {
-      const polled = options.polled ?? false;
       await this.#requester.updateItem({
         Key: keyOf(stateKeys.source(options.lease.source)),
-        UpdateExpression: `${polled ? 'SET #polledAt = :now ' : ''}REMOVE #leaseToken, #leaseOwner, #leaseExpiresAt`,
+        UpdateExpression: updateExpression(set, remove),
         ConditionExpression: '#leaseToken = :token',
-        ExpressionAttributeNames: sourceNames(
-          'leaseToken',
-          'leaseOwner',
-          'leaseExpiresAt',
-          ...(polled ? ['polledAt'] : []),
-        ),
-        ExpressionAttributeValues: {
-          ':token': stringValue(options.lease.token),
-          ...(polled ? { ':now': numberValue(this.#clock.now()) } : {}),
-        },
+        ExpressionAttributeNames: sourceNames('leaseToken', ...Object.keys(set), ...remove),
+        ExpressionAttributeValues: { ...placeholderValues(set), ':token': stringValue(options.lease.token) },
       });
       return true;
     } catch (error) {
       if (conditionFailure(error) === undefined) throw error;
       return false;
     }
+  }
+
+  /**
+   * Adds a turn's outcome to a source item's update: the alerts it sent to the hourly counts read
+   * with the lease, and its error (or, without one, the removal of the last). Returns the new counts.
+   */
+  #turnRecord(
+    set: Record<string, AttributeValue>,
+    remove: string[],
+    options: { lease: SourceLease; alertsSent?: number; error?: SourceErrorInput },
+    now: number,
+  ): AlertHour[] | undefined {
+    let hours: AlertHour[] | undefined;
+    const sent = options.alertsSent ?? 0;
+    if (sent > 0) {
+      hours = addAlertHours(this.#alertHours.get(options.lease.token) ?? [], now, sent);
+      set.alertHours = stringValue(formatAlertHours(hours));
+    }
+    if (options.error === undefined) {
+      remove.push('lastErrorAt', 'lastErrorCode', 'lastErrorMessage');
+    } else {
+      set.lastErrorAt = numberValue(now);
+      set.lastErrorCode = stringValue(options.error.code);
+      set.lastErrorMessage = stringValue(options.error.message.slice(0, MAX_ERROR_MESSAGE_CHARS));
+    }
+    return hours;
+  }
+
+  /**
+   * A `Scan` of the table for source items (paged, projected to what a report shows): the table
+   * holds alerts, counters and inventory too, so it reads them all; for a person, never a tick.
+   */
+  async listSourceReports(): Promise<SourceReport[]> {
+    const now = this.#clock.now();
+    const reports: SourceReport[] = [];
+    let start: Item | undefined;
+    do {
+      const output = await this.#requester.scan({
+        FilterExpression: '#sk = :cursor',
+        ProjectionExpression:
+          '#source, #watermark, #polledAt, #leaseOwner, #leaseExpiresAt, #lastErrorAt, #lastErrorCode, #lastErrorMessage, #alertHours',
+        ExpressionAttributeNames: sourceNames(
+          'sk',
+          'source',
+          'watermark',
+          'polledAt',
+          'leaseOwner',
+          'leaseExpiresAt',
+          'lastErrorAt',
+          'lastErrorCode',
+          'lastErrorMessage',
+          'alertHours',
+        ),
+        ExpressionAttributeValues: { ':cursor': stringValue('CURSOR') },
+        ...(start === undefined ? {} : { ExclusiveStartKey: start }),
+      });
+      for (const item of output.Items ?? []) {
+        const source = readString(item, 'source');
+        if (source === undefined) continue;
+        reports.push(
+          sourceReport({
+            source,
+            watermark: readNumber(item, 'watermark'),
+            polledAt: readNumber(item, 'polledAt'),
+            leaseOwner: readString(item, 'leaseOwner'),
+            leaseExpiresAt: readNumber(item, 'leaseExpiresAt'),
+            lastErrorAt: readNumber(item, 'lastErrorAt'),
+            lastErrorCode: readString(item, 'lastErrorCode'),
+            lastErrorMessage: readString(item, 'lastErrorMessage'),
+            alertHours: parseAlertHours(readString(item, 'alertHours')),
+            now,
+          }),
+        );
+      }
+      start = output.LastEvaluatedKey;
+    } while (start !== undefined);
+    return reports.sort((a, b) => (a.source < b.source ? -1 : a.source > b.source ? 1 : 0));
   }
 
   async claimAlert(options: ClaimAlertOptions): Promise<AlertClaimResult> {
@@ -753,7 +838,9 @@ function updateExpression(set: Record<string, AttributeValue>, remove: readonly 
     .map((name) => `#${name} = :${name}`)
     .join(', ');
   const removeClause = remove.map((name) => `#${name}`).join(', ');
-  return `SET ${setClause}${removeClause === '' ? '' : ` REMOVE ${removeClause}`}`;
+  return [setClause === '' ? '' : `SET ${setClause}`, removeClause === '' ? '' : `REMOVE ${removeClause}`]
+    .filter((clause) => clause !== '')
+    .join(' ');
 }
 
 function placeholderValues(set: Record<string, AttributeValue>): Record<string, AttributeValue> {

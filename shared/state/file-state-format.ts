@@ -13,6 +13,9 @@ const hexId = z.string().regex(/^[0-9a-f]{24}$/);
 const sourceRecord = z.strictObject({
   source: z.string(),
   polledAt: z.number().optional(),
+  lastError: z.strictObject({ at: z.number(), code: z.string(), message: z.string() }).optional(),
+  /** Alerts sent by the hour: `[hourStartMs, count]` pairs, the last 25 hours at most. */
+  alertHours: z.array(z.tuple([z.number(), z.number()])).optional(),
   lease: z.strictObject({ owner: z.string(), token: z.string(), expiresAt: z.number() }).optional(),
   cursor: z
     .strictObject({

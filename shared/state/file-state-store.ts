@@ -4,6 +4,7 @@ import { dirname, resolve } from 'node:path';
 import { type Clock, systemClock } from '../clock.js';
 import { type Logger, silentLogger } from '../logger.js';
 import type { CounterIncrementOptions } from '../rules/counter-store.js';
+import { type AlertHour, addAlertHours } from './alert-hours.js';
 import { writeFileAtomic } from './atomic-file.js';
 import { LeaseLostError, StateFileCorruptError, StateStoreClosedError } from './errors.js';
 import { isExpired, ttlSeconds } from './expiry.js';
@@ -17,6 +18,7 @@ import {
   type StateRetention,
 } from './retention.js';
 import { SeenIdSet } from './seen-id-set.js';
+import { MAX_ERROR_MESSAGE_CHARS, sourceReport } from './source-report.js';
 import type {
   AcquireLeaseOptions,
   AlertClaimOptions,
@@ -32,7 +34,10 @@ import type {
   ReleaseLeaseOptions,
   RenewLeaseOptions,
   SourceCursor,
+  SourceError,
+  SourceErrorInput,
   SourceLease,
+  SourceReport,
   SourceTimes,
   StateStore,
   StateStoreStats,
@@ -51,6 +56,8 @@ export interface FileStateStoreOptions extends StateRetention {
 interface SourceRecord {
   /** When a worker last took the lease, in milliseconds since the epoch. */
   polledAt?: number;
+  lastError?: SourceError;
+  alertHours?: AlertHour[];
   lease?: { owner: string; token: string; expiresAt: number };
   cursor?: { watermark: number; seenIds: SeenIdSet; inventoryTakenAt?: number };
 }
@@ -207,7 +214,51 @@ export class FileStateStore implements StateStore {
     };
     if (options.polled ?? true) record.polledAt = this.#clock.now();
     if (options.release ?? true) delete record.lease;
+    this.#recordTurn(record, options);
     await this.#persist();
+  }
+
+  /** A turn's alerts added to the hourly counts; its error recorded, or without one the last cleared. */
+  #recordTurn(record: SourceRecord, options: { alertsSent?: number; error?: SourceErrorInput }): void {
+    const now = this.#clock.now();
+    const sent = options.alertsSent ?? 0;
+    if (sent > 0) record.alertHours = addAlertHours(record.alertHours ?? [], now, sent);
+    if (options.error === undefined) delete record.lastError;
+    else
+      record.lastError = {
+        at: now,
+        code: options.error.code,
+        message: options.error.message.slice(0, MAX_ERROR_MESSAGE_CHARS),
+      };
+  }
+
+  async listSourceReports(): Promise<SourceReport[]> {
+    this.#count('listSourceReports');
+    this.#assertOpen();
+    return reportsOf(
+      [...this.#sources].map(([source, record]) => ({ source, ...record })),
+      this.#clock.now(),
+    );
+  }
+
+  /**
+   * The reports of a state file read without its lock, so a running `run --every` that holds it
+   * need not stop: the file is always replaced whole (atomic rename), so a reader sees one state.
+   * A missing file has no sources.
+   *
+   * @throws StateFileCorruptError when the file is not a state file this program wrote.
+   * @example
+   * ```ts
+   * const reports = await FileStateStore.readSourceReports({ path: '.atlas-audit-alerts/state.json' });
+   * ```
+   */
+  static async readSourceReports(options: { path: string; clock?: Clock }): Promise<SourceReport[]> {
+    const document = await loadDocument(resolve(options.path));
+    const now = (options.clock ?? systemClock).now();
+    return reportsOf(
+      document.sources.map((record) => ({ ...sourceFromDocument(record), source: record.source })),
+      now,
+    );
   }
 
   async readSourceTimes(options: ReadSourceTimesOptions): Promise<Map<string, SourceTimes>> {
@@ -248,6 +299,8 @@ export class FileStateStore implements StateStore {
     if (record?.lease?.token !== options.lease.token) return false;
     delete record.lease;
     if (options.polled ?? false) record.polledAt = this.#clock.now();
+    // A release without an error leaves a recorded one alone: only a commit is a turn that went well.
+    if (options.error !== undefined || (options.alertsSent ?? 0) > 0) this.#recordTurn(record, options);
     await this.#persist();
     return true;
   }
@@ -474,6 +527,10 @@ export class FileStateStore implements StateStore {
       sources: [...this.#sources].map(([source, record]) => ({
         source,
         ...(record.polledAt === undefined ? {} : { polledAt: record.polledAt }),
+        ...(record.lastError === undefined ? {} : { lastError: record.lastError }),
+        ...(record.alertHours === undefined
+          ? {}
+          : { alertHours: record.alertHours.map(({ hour, count }): [number, number] => [hour, count]) }),
         ...(record.lease === undefined ? {} : { lease: record.lease }),
         ...(record.cursor === undefined
           ? {}
@@ -551,6 +608,10 @@ async function loadDocument(path: string): Promise<FileStateDocument> {
 function sourceFromDocument(record: FileStateDocument['sources'][number]): SourceRecord {
   const result: SourceRecord = {};
   if (record.polledAt !== undefined) result.polledAt = record.polledAt;
+  if (record.lastError !== undefined) result.lastError = record.lastError;
+  if (record.alertHours !== undefined) {
+    result.alertHours = record.alertHours.map(([hour, count]) => ({ hour, count }));
+  }
   if (record.lease !== undefined) result.lease = record.lease;
   if (record.cursor !== undefined) {
     const { watermark, seenIds, inventoryTakenAt } = record.cursor;
@@ -561,6 +622,25 @@ function sourceFromDocument(record: FileStateDocument['sources'][number]): Sourc
     };
   }
   return result;
+}
+
+function reportsOf(records: ReadonlyArray<SourceRecord & { source: string }>, now: number): SourceReport[] {
+  return records
+    .map((record) =>
+      sourceReport({
+        source: record.source,
+        watermark: record.cursor?.watermark,
+        polledAt: record.polledAt,
+        leaseOwner: record.lease?.owner,
+        leaseExpiresAt: record.lease?.expiresAt,
+        lastErrorAt: record.lastError?.at,
+        lastErrorCode: record.lastError?.code,
+        lastErrorMessage: record.lastError?.message,
+        alertHours: record.alertHours ?? [],
+        now,
+      }),
+    )
+    .sort((a, b) => (a.source < b.source ? -1 : a.source > b.source ? 1 : 0));
 }
 
 function alertFromDocument(record: Omit<FileStateDocument['alerts'][number], 'fingerprint'>): AlertRecord {

@@ -110,6 +110,15 @@ export interface StateStore extends CounterStore {
    */
   releaseAlertClaim(options: AlertClaimOptions): Promise<void>;
 
+  /**
+   * What an operator sees of every source the store has a record of (`atlas-audit-alerts status`):
+   * watermark, last poll, live lease, last error and alerts sent in the last day. For a person, not
+   * a tick: DynamoDB reads it with a `Scan` of the source items.
+   *
+   * @throws StateStoreRequestError when the store cannot be reached.
+   */
+  listSourceReports(): Promise<SourceReport[]>;
+
   /** The organization's last inventory snapshot, or `undefined` when there is none (or it expired). */
   readInventory(options: ReadInventoryOptions): Promise<InventorySnapshot | undefined>;
 
@@ -202,6 +211,43 @@ export interface CommitCursorOptions {
    * (cut short by the deadline) started, so the source keeps its place at the front of the next tick.
    */
   polled?: boolean;
+  /** Alerts published for the source since the lease was taken or last committed: added to its day's count. */
+  alertsSent?: number;
+  /**
+   * Why the source's turn failed, recorded as its last error in the same write. Absent: the turn
+   * went well, and a recorded error is cleared.
+   */
+  error?: SourceErrorInput;
+}
+
+/** What a source's failed turn records (never a credential: messages are the tick's own). */
+export interface SourceErrorInput {
+  /** Atlas's `errorCode`, or the error's own `code`. */
+  readonly code: string;
+  /** What happened and what to do. */
+  readonly message: string;
+}
+
+/** A source's last error, as recorded. */
+export interface SourceError extends SourceErrorInput {
+  /** When it was recorded, in milliseconds since the epoch. */
+  readonly at: number;
+}
+
+/** What `status` shows of one source. */
+export interface SourceReport {
+  /** `org:<id>` or `project:<id>`. */
+  readonly source: string;
+  /** The committed watermark, in milliseconds since the epoch; absent without a cursor. */
+  readonly watermark?: number;
+  /** When a worker last finished a turn on it; absent if never. */
+  readonly polledAt?: number;
+  /** The lease, when one is live. */
+  readonly lease?: { readonly owner: string; readonly expiresAt: number };
+  /** The error of the last turn, when it failed (cleared by the next turn that succeeds). */
+  readonly lastError?: SourceError;
+  /** Alerts published for the source in the last 24 hours (by the hour: up to an hour more). */
+  readonly alertsLastDay: number;
 }
 
 export interface ReadSourceTimesOptions {
@@ -229,6 +275,10 @@ export interface ReleaseLeaseOptions {
    * short by the deadline before any progress keeps its place at the front.
    */
   polled?: boolean;
+  /** Alerts published for the source since the lease was taken or last committed. */
+  alertsSent?: number;
+  /** Why the turn failed, recorded as the source's last error in the same write. */
+  error?: SourceErrorInput;
 }
 
 export interface ClaimAlertOptions {

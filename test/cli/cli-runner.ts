@@ -34,3 +34,29 @@ export function runCli(args: readonly string[], env: Record<string, string> = {}
     child.on('close', (status) => resolve({ status, stdout, stderr }));
   });
 }
+
+/**
+ * Runs the CLI with its stdout pipe closed by the reader before the command writes anything (the
+ * command takes a second to start), as `| head -0` would: every write then fails with EPIPE.
+ */
+export function runCliClosingStdout(
+  args: readonly string[],
+  env: Record<string, string> = {},
+): Promise<{ status: number | null; stderr: string }> {
+  const inherited = Object.fromEntries(
+    Object.entries(process.env).filter(([name]) => !name.startsWith('MONGODB_ATLAS_')),
+  );
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [bin, ...args], {
+      env: { ...inherited, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    child.stdout.destroy();
+    let stderr = '';
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
+      stderr += chunk;
+    });
+    child.on('error', reject);
+    child.on('close', (status) => resolve({ status, stderr }));
+  });
+}

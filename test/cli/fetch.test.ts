@@ -295,8 +295,13 @@ describe('fetch exit codes', () => {
   });
 
   it.each([
-    ['neither --org nor --project', ['events'], DIGEST_ENV, /exactly one of --project <id> and --org <id>/],
-    ['both --org and --project', ['events', '--org', ORG, '--project', GROUP], DIGEST_ENV, /exactly one/],
+    ['neither --org nor --project', ['events'], DIGEST_ENV, /needs --project <id> or --org <id>/],
+    [
+      'an --org that is not an Atlas id',
+      ['events', '--org', 'acme'],
+      DIGEST_ENV,
+      /"acme" is not an Atlas id/,
+    ],
     [
       'a --since without a time zone',
       ['events', '--org', ORG, '--since', '2024-05-01T00:00:00'],

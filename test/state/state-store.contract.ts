@@ -451,6 +451,97 @@ export function describeStateStoreContract(name: string, createStore: CreateCont
     });
   });
 
+  describe(`${name}: source reports`, () => {
+    it('reports watermark, last poll, live lease, last error and alerts of the last day', async () => {
+      // Prepare: a source that sent alerts over two days, then failed; one that is leased now.
+      const { store, clock } = await setUp(createStore);
+      const [healthy, failing, leased] = [unique('org'), unique('project'), unique('project')];
+      const start = clock.now();
+      await store.commitCursor({
+        lease: (await acquire(store, healthy)).lease,
+        watermark: 1_000,
+        seenIds: [],
+        alertsSent: 5,
+      });
+      clock.advance(DAY + 2 * 60 * MINUTE);
+      await store.commitCursor({
+        lease: (await acquire(store, healthy)).lease,
+        watermark: 2_000,
+        seenIds: [],
+        alertsSent: 2,
+      });
+      const half = (await acquire(store, healthy)).lease;
+      await store.commitCursor({ lease: half, watermark: 3_000, seenIds: [], alertsSent: 1, release: false });
+      await store.commitCursor({ lease: half, watermark: 4_000, seenIds: [], alertsSent: 1 });
+      await store.commitCursor({
+        lease: (await acquire(store, failing)).lease,
+        watermark: 9_000,
+        seenIds: [],
+      });
+      clock.advance(MINUTE);
+      const failedAt = clock.now();
+      await store.releaseLease({
+        lease: (await acquire(store, failing)).lease,
+        polled: true,
+        alertsSent: 3,
+        error: {
+          code: 'IP_ADDRESS_NOT_ON_ACCESS_LIST',
+          message: 'Atlas answered 403 IP_ADDRESS_NOT_ON_ACCESS_LIST',
+        },
+      });
+      await acquire(store, leased, 'host-b:4242');
+
+      // Act
+      const reports = new Map((await store.listSourceReports()).map((report) => [report.source, report]));
+
+      // Assess
+      expect(reports.get(healthy)).toEqual({
+        source: healthy,
+        watermark: 4_000,
+        polledAt: start + DAY + 2 * 60 * MINUTE,
+        alertsLastDay: 4,
+      });
+      expect(reports.get(failing)).toEqual({
+        source: failing,
+        watermark: 9_000,
+        polledAt: failedAt,
+        lastError: {
+          at: failedAt,
+          code: 'IP_ADDRESS_NOT_ON_ACCESS_LIST',
+          message: 'Atlas answered 403 IP_ADDRESS_NOT_ON_ACCESS_LIST',
+        },
+        alertsLastDay: 3,
+      });
+      expect(reports.get(leased)).toEqual({
+        source: leased,
+        lease: { owner: 'host-b:4242', expiresAt: failedAt + 5 * MINUTE },
+        alertsLastDay: 0,
+      });
+    });
+
+    it('clears the last error on the next commit, keeps it on a release without one, and hides a lapsed lease', async () => {
+      // Prepare
+      const { store, clock } = await setUp(createStore);
+      const source = unique('org');
+      const error = { code: 'ATLAS_NETWORK', message: 'no answer' };
+      await store.releaseLease({ lease: (await acquire(store, source)).lease, error });
+      await store.releaseLease({ lease: (await acquire(store, source)).lease, polled: true });
+      const kept = (await store.listSourceReports()).find((report) => report.source === source);
+      await store.commitCursor({ lease: (await acquire(store, source)).lease, watermark: 5, seenIds: [] });
+      await acquire(store, source, 'gone-worker', MINUTE);
+      clock.advance(2 * MINUTE);
+
+      // Act
+      const cleared = (await store.listSourceReports()).find((report) => report.source === source);
+
+      // Assess
+      expect(kept?.lastError).toMatchObject(error);
+      expect(cleared?.lastError).toBeUndefined();
+      expect(cleared?.lease).toBeUndefined();
+      expect(cleared?.watermark).toBe(5);
+    });
+  });
+
   describe(`${name}: alert records in batches`, () => {
     it('claims more alerts than one transaction holds, telling apart sent, in progress and expired claims', async () => {
       // Prepare: among 150 alerts, one sent, one claimed by another worker now, one claimed long ago.

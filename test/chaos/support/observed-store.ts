@@ -15,6 +15,7 @@ import type {
   ReleaseLeaseOptions,
   RenewLeaseOptions,
   SourceLease,
+  SourceReport,
   SourceTimes,
   StateStore,
   StateStoreStats,
@@ -91,6 +92,10 @@ export class ObservedStore implements StateStore {
 
   readSourceTimes(options: ReadSourceTimesOptions): Promise<Map<string, SourceTimes>> {
     return this.#call(() => this.#inner.readSourceTimes(options));
+  }
+
+  listSourceReports(): Promise<SourceReport[]> {
+    return this.#call(() => this.#inner.listSourceReports());
   }
 
   releaseLease(options: ReleaseLeaseOptions): Promise<boolean> {

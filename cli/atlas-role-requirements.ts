@@ -1,0 +1,32 @@
+/**
+ * The least Atlas role each call of the poller needs, as the `x-rolesRequirements` of the GET
+ * operations in the official v2 OpenAPI document say (the v1.0 and Ops Manager APIs ask the same):
+ * what `check` probes, and what its failures tell the user to grant.
+ */
+export const ATLAS_ROLE_REQUIREMENTS = {
+  /** Org events: `GET /orgs/{orgId}/events`. */
+  orgEvents: { role: 'Organization Member', call: 'GET /orgs/{orgId}/events', purpose: 'org events' },
+  /** Inventory: `GET /orgs/{orgId}/apiKeys`. */
+  apiKeys: { role: 'Organization Member', call: 'GET /orgs/{orgId}/apiKeys', purpose: 'API key inventory' },
+  /** Inventory: `GET /orgs/{orgId}/apiKeys/{apiUserId}/accessList`. */
+  apiKeyAccessList: {
+    role: 'Organization Member',
+    call: 'GET /orgs/{orgId}/apiKeys/{apiUserId}/accessList',
+    purpose: 'API key access lists',
+  },
+  /** Project discovery (`allProjectsOfOrgs`): `GET /orgs/{orgId}/groups`. */
+  orgProjects: {
+    role: 'Organization Member',
+    call: 'GET /orgs/{orgId}/groups',
+    purpose: 'project discovery',
+  },
+  /** Project events: `GET /groups/{groupId}/events`. */
+  projectEvents: {
+    role: 'Project Read Only',
+    call: 'GET /groups/{groupId}/events',
+    purpose: 'project events',
+  },
+} as const satisfies Record<string, { role: string; call: string; purpose: string }>;
+
+/** The name of one of {@link ATLAS_ROLE_REQUIREMENTS}. */
+export type AtlasCallName = keyof typeof ATLAS_ROLE_REQUIREMENTS;

@@ -1,0 +1,340 @@
+import {
+  type AtlasAnswer,
+  AtlasAuthError,
+  type AtlasClient,
+  AtlasError,
+  AtlasForbiddenError,
+  AtlasNotFoundError,
+  AtlasVersionError,
+  parseServerDate,
+} from '../shared/atlas/index.js';
+import { mapWithConcurrency } from '../shared/bounded-concurrency.js';
+import type { PollerConfig } from '../shared/poll/index.js';
+import { ATLAS_ROLE_REQUIREMENTS, type AtlasCallName } from './atlas-role-requirements.js';
+
+/** How a check came out. `warn` never fails the command; `skip` is a check an earlier failure made moot. */
+export type CheckStatus = 'ok' | 'warn' | 'fail' | 'skip';
+
+/** One line of the preflight. */
+export interface CheckResult {
+  /** `atlas`, `credentials`, `egress`, `access`, `clock`. */
+  readonly check: 'atlas' | 'credentials' | 'egress' | 'access' | 'clock';
+  readonly status: CheckStatus;
+  /** What was checked: `atlas-v2 API`, `org 5f4e… events`... */
+  readonly subject: string;
+  /** What was found, and on a failure what to do. */
+  readonly message: string;
+  /** The role the call needs (access checks). */
+  readonly role?: string;
+  /** The call made (access checks), with its placeholders. */
+  readonly call?: string;
+  /** The address Atlas saw and refused (egress). */
+  readonly address?: string;
+  /** Local clock minus Atlas's, in milliseconds (clock). */
+  readonly skewMs?: number;
+}
+
+/** Options of {@link runPreflight}. */
+export interface RunPreflightOptions {
+  /** A client with the credentials and flavour to check; the caller closes it. */
+  client: AtlasClient;
+  /** The sources and Atlas settings to check. */
+  config: PollerConfig;
+  /** What the credentials are, for the report: an API key (HTTP Digest) or a service account. */
+  credentialsKind: 'digest' | 'service-account';
+  /** Aborts every call (the command's deadline). */
+  signal: AbortSignal;
+}
+
+/** One call that proves a role on one org or project. */
+interface Probe {
+  readonly call: AtlasCallName;
+  /** `org <id>` or `project <id>`. */
+  readonly scope: string;
+  /** Makes the call; returns a note on what it found (`2 API keys`), and follow-up probes. */
+  readonly run: (signal: AbortSignal) => Promise<{ note: string; next?: Probe[] }>;
+}
+
+/** Probes run at once after the first. */
+const PROBE_CONCURRENCY = 4;
+
+/**
+ * The skew is the client's clock (when the last answer arrived) against the answer's `Date` header.
+ *
+ * Checks that the configured Atlas answers, accepts the credentials, accepts calls from this
+ * machine's address, and grants every role the configured sources need (org events, API key
+ * inventory, project discovery, project events), then measures the local clock against Atlas's
+ * `Date` header. Makes one small call per org, project and inventory list (`itemsPerPage=1`, first
+ * page only). The first call runs alone: when it shows refused credentials, a refused address or an
+ * API that does not answer, every other check is skipped rather than failing the same way.
+ *
+ * Never throws for Atlas's answers: each becomes a result. Throws the signal's reason when aborted.
+ *
+ * @example
+ * ```ts
+ * const results = await runPreflight({ client, config: settings.config, clock: systemClock });
+ * const failed = results.some((result) => result.status === 'fail');
+ * ```
+ */
+export async function runPreflight(options: RunPreflightOptions): Promise<CheckResult[]> {
+  const { client, config, signal } = options;
+  const probes = initialProbes(client, config);
+  const outcomes: Array<{ probe: Probe; error?: unknown; note?: string }> = [];
+  const runOne = async (probe: Probe): Promise<Probe[]> => {
+    try {
+      const { note, next } = await probe.run(signal);
+      outcomes.push({ probe, note });
+      return next ?? [];
+    } catch (error) {
+      if (signal.aborted) throw signal.reason;
+      outcomes.push({ probe, error });
+      return [];
+    }
+  };
+  const [first, ...rest] = probes;
+  let blocked: CheckResult[] = [];
+  if (first !== undefined) {
+    const next = await runOne(first);
+    const firstError = outcomes[0]?.error;
+    blocked = blockingResults(options, firstError);
+    if (blocked.length === 0) {
+      let queue = [...next, ...rest];
+      while (queue.length > 0) {
+        const followUps = await mapWithConcurrency(queue, PROBE_CONCURRENCY, runOne);
+        queue = followUps.flat();
+      }
+    }
+  }
+  if (blocked.length > 0) {
+    const reason = blocked.find((result) => result.status === 'fail')?.check ?? 'atlas';
+    return [
+      ...blocked,
+      ...probes.map((probe) => ({
+        ...accessFields(probe),
+        status: 'skip' as const,
+        message: `not checked: the ${reason} check failed`,
+      })),
+    ];
+  }
+  return [
+    apiResult(client, config, undefined),
+    credentialsResult(options.credentialsKind),
+    {
+      check: 'egress',
+      status: 'ok',
+      subject: 'egress address',
+      message: 'Atlas accepts calls from this machine',
+    },
+    ...outcomes.map(({ probe, error, note }) => accessResult(probe, error, note)),
+    clockResult(client.lastAnswer, config),
+  ];
+}
+
+function initialProbes(client: AtlasClient, config: PollerConfig): Probe[] {
+  const { orgIds, projectIds, allProjectsOfOrgs } = config.sources;
+  const configured = new Set(projectIds);
+  const probes: Probe[] = [];
+  const projectProbe = (projectId: string): Probe => ({
+    call: 'projectEvents',
+    scope: `project ${projectId}`,
+    run: async (signal) =>
+      firstPageNote(client.listProjectEvents(projectId, { itemsPerPage: 1, signal }), 'event'),
+  });
+  for (const orgId of orgIds) {
+    probes.push({
+      call: 'orgEvents',
+      scope: `org ${orgId}`,
+      run: async (signal) => firstPageNote(client.listOrgEvents(orgId, { itemsPerPage: 1, signal }), 'event'),
+    });
+    probes.push({
+      call: 'apiKeys',
+      scope: `org ${orgId}`,
+      run: async (signal) => {
+        const page = await firstPage(client.listApiKeys(orgId, { itemsPerPage: 1, signal }));
+        const key = page?.items[0];
+        const next: Probe[] =
+          key === undefined
+            ? []
+            : [
+                {
+                  call: 'apiKeyAccessList',
+                  scope: `org ${orgId}`,
+                  run: async (innerSignal) =>
+                    firstPageNote(
+                      client.listApiKeyAccessList(orgId, key.id, { itemsPerPage: 1, signal: innerSignal }),
+                      'entry',
+                    ),
+                },
+              ];
+        return { note: countNote(page?.totalCount ?? 0, 'API key'), next };
+      },
+    });
+    if (allProjectsOfOrgs) {
+      probes.push({
+        call: 'orgProjects',
+        scope: `org ${orgId}`,
+        run: async (signal) => {
+          const projects = await client.listOrgProjects(orgId, { signal }).toArray();
+          const fresh = projects.map((project) => project.id).filter((id) => !configured.has(id));
+          for (const id of fresh) configured.add(id);
+          return { note: countNote(projects.length, 'project'), next: fresh.map(projectProbe) };
+        },
+      });
+    }
+  }
+  for (const projectId of projectIds) probes.push(projectProbe(projectId));
+  return probes;
+}
+
+async function firstPage<T>(list: { pages(): AsyncGenerator<T> }): Promise<T | undefined> {
+  for await (const page of list.pages()) return page;
+  return undefined;
+}
+
+async function firstPageNote(
+  list: { pages(): AsyncGenerator<{ totalCount: number | undefined }> },
+  noun: string,
+): Promise<{ note: string }> {
+  const page = await firstPage(list);
+  return { note: countNote(page?.totalCount ?? 0, noun) };
+}
+
+function countNote(count: number, noun: string): string {
+  return `${count} ${noun}${count === 1 ? '' : noun.endsWith('y') ? '' : 's'}`.replace(/entrys$/, 'entries');
+}
+
+/**
+ * The results that stop the preflight after its first call: refused credentials, a refused address,
+ * or an API that does not answer as the flavour expects. Empty when the first call got through (or
+ * failed only for its own org or project).
+ */
+function blockingResults(options: RunPreflightOptions, error: unknown): CheckResult[] {
+  const { client, config } = options;
+  if (!(error instanceof AtlasError)) return [];
+  if (error instanceof AtlasAuthError) {
+    return [apiResult(client, config, undefined), credentialsResult(options.credentialsKind, error)];
+  }
+  if (error instanceof AtlasForbiddenError && error.errorCode === 'IP_ADDRESS_NOT_ON_ACCESS_LIST') {
+    const address = refusedAddress(error.message);
+    const who = address === undefined ? "this machine's address" : address;
+    return [
+      apiResult(client, config, undefined),
+      credentialsResult(options.credentialsKind),
+      {
+        check: 'egress',
+        status: 'fail',
+        subject: 'egress address',
+        message:
+          `Atlas refuses calls from ${who} (403 IP_ADDRESS_NOT_ON_ACCESS_LIST): add ${address ?? 'it'} to the ` +
+          "access list of the API key or service account (Organization > Access Manager > API Keys > Edit > Access List), or run from an address on it; the Lambda's own egress address is the NAT gateway's Elastic IP of its network",
+        ...(address === undefined ? {} : { address }),
+      },
+    ];
+  }
+  if (
+    error instanceof AtlasVersionError ||
+    (error.status === undefined && !(error instanceof AtlasForbiddenError)) ||
+    (error.status !== undefined && error.status >= 500)
+  ) {
+    return [apiResult(client, config, error)];
+  }
+  return [];
+}
+
+/** The address in Atlas's detail: `IP address 203.0.113.7 is not allowed to access this resource.` */
+function refusedAddress(message: string): string | undefined {
+  const match = /IP address ([0-9A-Fa-f:.]+[0-9A-Fa-f])/.exec(message);
+  return match?.[1];
+}
+
+function apiResult(client: AtlasClient, config: PollerConfig, error: AtlasError | undefined): CheckResult {
+  const { flavor, baseUrl } = config.atlas;
+  const subject = `${flavor} API at ${baseUrl}`;
+  if (error !== undefined) {
+    return { check: 'atlas', status: 'fail', subject, message: error.message };
+  }
+  const contentType = client.lastAnswer?.contentType ?? '';
+  const version = /application\/vnd\.atlas\.(\d{4}-\d{2}-\d{2})\+json/.exec(contentType)?.[1];
+  return {
+    check: 'atlas',
+    status: 'ok',
+    subject,
+    message: version === undefined ? 'answers' : `answers with API version ${version}`,
+  };
+}
+
+function credentialsResult(
+  kind: RunPreflightOptions['credentialsKind'],
+  error?: AtlasAuthError,
+): CheckResult {
+  const base = { check: 'credentials', subject: 'credentials' } as const;
+  if (error === undefined) {
+    const what = kind === 'digest' ? 'the API key (HTTP Digest)' : 'the service account (OAuth 2.0)';
+    return { ...base, status: 'ok', message: `Atlas accepts ${what}` };
+  }
+  return { ...base, status: 'fail', message: error.message };
+}
+
+function accessFields(probe: Probe): Pick<CheckResult, 'check' | 'subject' | 'role' | 'call'> {
+  const requirement = ATLAS_ROLE_REQUIREMENTS[probe.call];
+  return {
+    check: 'access',
+    subject: `${probe.scope} ${requirement.purpose}`,
+    role: requirement.role,
+    call: requirement.call,
+  };
+}
+
+function accessResult(probe: Probe, error: unknown, note: string | undefined): CheckResult {
+  const fields = accessFields(probe);
+  const role = fields.role ?? '';
+  if (error === undefined) {
+    return { ...fields, status: 'ok', message: `readable (${role}): ${note ?? ''}` };
+  }
+  if (error instanceof AtlasForbiddenError) {
+    return {
+      ...fields,
+      status: 'fail',
+      message: `refused (403${error.errorCode === undefined ? '' : ` ${error.errorCode}`}): give the API key or service account ${role} or higher on ${probe.scope}`,
+    };
+  }
+  if (error instanceof AtlasNotFoundError) {
+    return {
+      ...fields,
+      status: 'fail',
+      message: `Atlas does not know ${probe.scope} (404${error.errorCode === undefined ? '' : ` ${error.errorCode}`}): check the id, and the --base-url and --flavor it lives under`,
+    };
+  }
+  return { ...fields, status: 'fail', message: error instanceof Error ? error.message : String(error) };
+}
+
+/**
+ * The local clock against Atlas's `Date` header (whole seconds, so a skew under a second reads 0).
+ * A skew beyond the window's lag is a warning: the poller reads Atlas's clock for its windows, but
+ * logs and `--since` times on this machine are then off by as much.
+ */
+function clockResult(answer: AtlasAnswer | undefined, config: PollerConfig): CheckResult {
+  const base = { check: 'clock', subject: 'clock' } as const;
+  const serverDate = parseServerDate(answer?.date);
+  if (answer === undefined || serverDate === undefined) {
+    return { ...base, status: 'warn', message: 'Atlas sent no readable Date header: skew not measured' };
+  }
+  const skewMs = answer.receivedAt - serverDate.getTime();
+  // The header has whole seconds: anything under a second of skew is noise.
+  const shown = Math.abs(skewMs) < 1_000 ? 0 : skewMs;
+  const seconds = Math.abs(shown) / 1_000;
+  const where =
+    shown === 0
+      ? 'within a second of Atlas'
+      : `${seconds.toFixed(0)} s ${shown > 0 ? 'ahead of' : 'behind'} Atlas`;
+  const lagMs = config.timing.lagSeconds * 1_000;
+  if (Math.abs(shown) > Math.max(lagMs, 1_000) + 1_000) {
+    return {
+      ...base,
+      status: 'warn',
+      message: `this machine's clock is ${where}, more than the ${config.timing.lagSeconds} s lag: set it from NTP (timedatectl set-ntp true)`,
+      skewMs: shown,
+    };
+  }
+  return { ...base, status: 'ok', message: `this machine's clock is ${where}`, skewMs: shown };
+}

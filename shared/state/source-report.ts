@@ -1,0 +1,47 @@
+import { type AlertHour, alertsInLastDay } from './alert-hours.js';
+import type { SourceReport } from './state-store.js';
+
+/** The longest last-error message a store keeps: enough for the tick's one-line messages. */
+export const MAX_ERROR_MESSAGE_CHARS = 1_000;
+
+/** A source's record as either store holds it, flattened. */
+export interface StoredSourceFields {
+  source: string;
+  watermark: number | undefined;
+  polledAt: number | undefined;
+  leaseOwner: string | undefined;
+  leaseExpiresAt: number | undefined;
+  lastErrorAt: number | undefined;
+  lastErrorCode: string | undefined;
+  lastErrorMessage: string | undefined;
+  alertHours: readonly AlertHour[];
+  /** The store's clock: a lease past its expiry is not shown, alerts are counted back from it. */
+  now: number;
+}
+
+/**
+ * What `status` shows of a stored source: the lease only while it is live, the last error only when
+ * all its parts are there, alerts summed over the last day.
+ *
+ * @example
+ * ```ts
+ * sourceReport({ source: 'org:5f4e3d2c1b0a998877665544', watermark: 1, polledAt: 2, leaseOwner: undefined,
+ *   leaseExpiresAt: undefined, lastErrorAt: undefined, lastErrorCode: undefined, lastErrorMessage: undefined,
+ *   alertHours: [], now: 3 }).alertsLastDay; // 0
+ * ```
+ */
+export function sourceReport(fields: StoredSourceFields): SourceReport {
+  const { leaseOwner, leaseExpiresAt, lastErrorAt, lastErrorCode, lastErrorMessage } = fields;
+  return {
+    source: fields.source,
+    ...(fields.watermark === undefined ? {} : { watermark: fields.watermark }),
+    ...(fields.polledAt === undefined ? {} : { polledAt: fields.polledAt }),
+    ...(leaseOwner !== undefined && leaseExpiresAt !== undefined && leaseExpiresAt > fields.now
+      ? { lease: { owner: leaseOwner, expiresAt: leaseExpiresAt } }
+      : {}),
+    ...(lastErrorAt !== undefined && lastErrorCode !== undefined && lastErrorMessage !== undefined
+      ? { lastError: { at: lastErrorAt, code: lastErrorCode, message: lastErrorMessage } }
+      : {}),
+    alertsLastDay: alertsInLastDay(fields.alertHours, fields.now),
+  };
+}

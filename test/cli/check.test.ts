@@ -1,0 +1,207 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { registerCheckCommand } from '../../cli/commands/check.js';
+import { runPreflight } from '../../cli/preflight-checks.js';
+import { AtlasClient } from '../../shared/atlas/index.js';
+import { systemClock } from '../../shared/clock.js';
+import { pollerConfigSchema } from '../../shared/poll/index.js';
+import { type AtlasSimulator, startSimulator } from '../../simulator/index.js';
+import { type RunPollCommandOptions, runPollCommand as runCommand } from './poll-command-harness.js';
+
+/** In the default seed: Acme Corp, and keys with the roles each case needs (throwaway values). */
+const ORG = '64b5c9e2f1a3d40012ab3c01';
+const PROJECT_D11 = '64b5ca17f1a3d40012ab3d11';
+const PROJECT_D13 = '64b5ca17f1a3d40012ab3d13';
+/** Organization Owner on ORG, access list 0.0.0.0/0. */
+const OWNER_KEY = { publicKey: 'qkzvbgyt', privateKey: 'fake-private-key-ci-automation' };
+/** Project Read Only on PROJECT_D13 only, access list 127.0.0.1. */
+const PROJECT_ONLY_KEY = { publicKey: 'mvpluqwa', privateKey: 'fake-private-key-analytics' };
+/** Organization Member on ORG, access list 198.51.100.17 only. */
+const REMOTE_KEY = { publicKey: 'rtfcjdse', privateKey: 'fake-private-key-payments-deployer' };
+
+function envOf(key: { publicKey: string; privateKey: string }): Record<string, string> {
+  return { MONGODB_ATLAS_PUBLIC_API_KEY: key.publicKey, MONGODB_ATLAS_PRIVATE_API_KEY: key.privateKey };
+}
+
+function runCheck(
+  args: readonly string[],
+  options: Omit<RunPollCommandOptions, 'register' | 'cwd'>,
+): ReturnType<typeof runCommand> {
+  return runCommand(['check', ...args], { ...options, cwd: process.cwd(), register: registerCheckCommand });
+}
+
+interface JsonCheck {
+  check: string;
+  status: string;
+  subject: string;
+  message: string;
+  role?: string;
+  address?: string;
+  skewMs?: number;
+}
+
+let sim: AtlasSimulator;
+let guarded: AtlasSimulator;
+
+beforeAll(async () => {
+  sim = await startSimulator();
+  guarded = await startSimulator({ enforceAccessList: true });
+});
+
+afterAll(async () => {
+  await sim.stop();
+  await guarded.stop();
+});
+
+describe('check', () => {
+  it('passes every check for a key with the roles the sources need, discovered projects included', async () => {
+    const result = await runCheck(['--base-url', sim.baseUrl, '--org', ORG, '--all-projects'], {
+      env: envOf(OWNER_KEY),
+    });
+
+    expect(result.code, result.stderr).toBe(0);
+    const lines = result.stdout.trimEnd().split('\n');
+    expect(lines[0]).toMatch(
+      /^ok {3}atlas-v2 API at http:\/\/127\.0\.0\.1:\d+: answers with API version 2023-01-01$/,
+    );
+    expect(lines).toContain('ok   credentials: Atlas accepts the API key (HTTP Digest)');
+    expect(lines).toContain('ok   egress address: Atlas accepts calls from this machine');
+    expect(lines.filter((line) => line.startsWith(`ok   org ${ORG}`))).toHaveLength(4);
+    const projects = sim.projects.filter((project) => project.orgId === ORG);
+    for (const project of projects) {
+      expect(
+        lines.some((line) =>
+          line.startsWith(`ok   project ${project.id} project events: readable (Project Read Only)`),
+        ),
+      ).toBe(true);
+    }
+    expect(lines.at(-2)).toMatch(/^ok {3}clock: this machine's clock is /);
+    expect(lines.at(-1)).toBe(`ready: ${lines.length - 1} ok, 0 warnings, 0 failed, 0 skipped`);
+  });
+
+  it('fails the access check of a role the key lacks, names the role, and checks the rest', async () => {
+    const result = await runCheck(
+      ['--base-url', sim.baseUrl, '--org', ORG, '--project', PROJECT_D13, '--project', PROJECT_D11, '--json'],
+      { env: envOf(PROJECT_ONLY_KEY) },
+    );
+
+    expect(result.code).toBe(1);
+    const report = JSON.parse(result.stdout) as { ready: boolean; checks: JsonCheck[] };
+    expect(report.ready).toBe(false);
+    const bySubject = new Map(report.checks.map((check) => [check.subject, check]));
+    expect(bySubject.get(`org ${ORG} org events`)).toMatchObject({
+      status: 'fail',
+      role: 'Organization Member',
+      message: expect.stringContaining(
+        `give the API key or service account Organization Member or higher on org ${ORG}`,
+      ),
+    });
+    expect(bySubject.get(`org ${ORG} API key inventory`)?.status).toBe('fail');
+    expect(bySubject.get(`project ${PROJECT_D13} project events`)?.status).toBe('ok');
+    expect(bySubject.get(`project ${PROJECT_D11} project events`)).toMatchObject({
+      status: 'fail',
+      role: 'Project Read Only',
+    });
+    expect(bySubject.get('credentials')?.status).toBe('ok');
+  });
+
+  it('names the refused egress address and skips the checks it makes moot', async () => {
+    const result = await runCheck(['--base-url', guarded.baseUrl, '--org', ORG, '--project', PROJECT_D11], {
+      env: envOf(REMOTE_KEY),
+    });
+
+    expect(result.code).toBe(1);
+    const lines = result.stdout.trimEnd().split('\n');
+    expect(lines).toContain('ok   credentials: Atlas accepts the API key (HTTP Digest)');
+    const egress = lines.find((line) => line.startsWith('FAIL egress address:'));
+    expect(egress).toContain(
+      'Atlas refuses calls from 127.0.0.1 (403 IP_ADDRESS_NOT_ON_ACCESS_LIST): add 127.0.0.1 to the access list',
+    );
+    expect(lines.filter((line) => line.startsWith('skip '))).toHaveLength(3);
+    expect(lines.at(-1)).toBe('not ready: 2 ok, 0 warnings, 1 failed, 3 skipped');
+  });
+
+  it('passes the egress check where the key’s access list holds the address', async () => {
+    const result = await runCheck(['--base-url', guarded.baseUrl, '--project', PROJECT_D13, '--json'], {
+      env: envOf(PROJECT_ONLY_KEY),
+    });
+
+    expect(result.code).toBe(0);
+    const report = JSON.parse(result.stdout) as { ready: boolean; checks: JsonCheck[] };
+    expect(report.checks.find((check) => check.check === 'egress')?.status).toBe('ok');
+  });
+
+  it('fails the credentials check for a refused key and skips the rest', async () => {
+    const result = await runCheck(['--base-url', sim.baseUrl, '--org', ORG], {
+      env: envOf({ publicKey: OWNER_KEY.publicKey, privateKey: 'fake-wrong-private-key' }),
+    });
+
+    expect(result.code).toBe(1);
+    expect(result.stdout).toMatch(/^FAIL credentials: Atlas answered 401/m);
+    expect(result.stdout).not.toContain('fake-wrong-private-key');
+    expect(result.stdout).toMatch(
+      /^skip org 64b5c9e2f1a3d40012ab3c01 org events: not checked: the credentials check failed$/m,
+    );
+  });
+
+  it('fails the API check when the base URL serves no such API version', async () => {
+    const retired = await startSimulator({ retiredApiVersions: ['2023-01-01'] });
+    try {
+      const result = await runCheck(['--base-url', retired.baseUrl, '--org', ORG, '--max-attempts', '1'], {
+        env: envOf(OWNER_KEY),
+      });
+
+      expect(result.code).toBe(1);
+      expect(result.stdout).toMatch(/^FAIL atlas-v2 API at .*410/m);
+    } finally {
+      await retired.stop();
+    }
+  });
+
+  it('accepts a service account and says so', async () => {
+    const account = sim.serviceAccount;
+    if (account === undefined) throw new Error('the default seed has a service account');
+    const result = await runCheck(['--base-url', sim.baseUrl, '--org', ORG], {
+      env: { MONGODB_ATLAS_CLIENT_ID: account.clientId, MONGODB_ATLAS_CLIENT_SECRET: account.clientSecret },
+    });
+
+    expect(result.stdout).toContain('ok   credentials: Atlas accepts the service account (OAuth 2.0)');
+    expect(result.code).toBe(0);
+  });
+
+  it('reads the ops-manager flavour, which names no API version', async () => {
+    const result = await runCheck(['--base-url', sim.baseUrl, '--flavor', 'ops-manager', '--org', ORG], {
+      env: envOf(OWNER_KEY),
+    });
+
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(/^ok {3}ops-manager API at http:\/\/127\.0\.0\.1:\d+: answers$/m);
+  });
+});
+
+describe('runPreflight', () => {
+  it('warns of a clock ahead of Atlas by more than the lag', async () => {
+    const client = new AtlasClient({
+      baseUrl: sim.baseUrl,
+      credentials: { kind: 'digest', ...OWNER_KEY },
+      clock: { now: () => systemClock.now() + 120_000, sleep: systemClock.sleep },
+    });
+    try {
+      const results = await runPreflight({
+        client,
+        config: pollerConfigSchema.parse({ atlas: { baseUrl: sim.baseUrl }, sources: { orgIds: [ORG] } }),
+        credentialsKind: 'digest',
+        signal: new AbortController().signal,
+      });
+
+      const clock = results.find((result) => result.check === 'clock');
+      expect(clock?.status).toBe('warn');
+      // The Date header has whole seconds: the skew is 120 s give or take one.
+      expect(Math.abs((clock?.skewMs ?? 0) - 120_000)).toBeLessThanOrEqual(1_000);
+      expect(clock?.message).toMatch(
+        /^this machine's clock is 1(19|20|21) s ahead of Atlas, more than the 30 s lag/,
+      );
+    } finally {
+      await client.close();
+    }
+  });
+});
