@@ -103,3 +103,47 @@ export function secondTickEvents(options: SecondTickEventsOptions): DemoEvent[] 
     },
   ];
 }
+
+/** An inventory change the demo makes between its ticks: no event reports it, the inventory does. */
+export interface DemoInventoryChange {
+  /** The organization name, for display. */
+  where: string;
+  what: string;
+  why: string;
+}
+
+/**
+ * Gives the default seed's `terraform` service account the `ORG_OWNER` role in its organization, as
+ * an administrator would in the Atlas UI, so the second tick's inventory reports a service account
+ * given an owner role.
+ *
+ * @throws CommandFailed when the simulator does not hold the default seed's organization.
+ * @example
+ * ```ts
+ * const change = makeInventoryChange(sim);
+ * ```
+ */
+export function makeInventoryChange(sim: AtlasSimulator): DemoInventoryChange {
+  const org = sim.orgs.find((candidate) => candidate.name === 'Acme Corp');
+  if (org === undefined) {
+    throw new CommandFailed(
+      "the demo needs the default seed's organization Acme Corp: start the simulator with the default seed",
+    );
+  }
+  sim.putServiceAccount({
+    clientId: 'mdb_sa_id_64b5cd01f1a3d40012ab4002',
+    clientSecret: 'mdb_sa_sk_fake-client-secret-terraform',
+    name: 'terraform',
+    description: 'Applies the Terraform plans of the platform team',
+    roles: [
+      { orgId: org.id, roleName: 'ORG_MEMBER' },
+      { orgId: org.id, roleName: 'ORG_OWNER' },
+    ],
+    accessList: [{ cidrBlock: '192.0.2.0/28', created: '2025-02-03T09:30:00Z' }],
+  });
+  return {
+    where: org.name,
+    what: 'service account terraform given ORG_OWNER',
+    why: 'no event says so: the inventory snapshot finds it',
+  };
+}

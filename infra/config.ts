@@ -1,6 +1,11 @@
 import { z } from 'zod';
 import { SEVERITIES } from '../shared/notify/alert.js';
-import { atlasFlavorSchema, sourcesSchema, timingSchema } from '../shared/poll/poller-config.js';
+import {
+  atlasFlavorSchema,
+  inventorySettingsSchema,
+  sourcesSchema,
+  timingSchema,
+} from '../shared/poll/poller-config.js';
 import { describeSettingIssue } from '../shared/poll/setting-issues.js';
 import { DeployConfigError, type DeployConfigProblem } from './errors.js';
 import { fanOutSettingsSchema } from './fan-out-settings.js';
@@ -110,6 +115,8 @@ export const deploySettingsSchema = z.strictObject({
         .default(5),
     })
     .prefault({}),
+  /** Inventory snapshots: `baselineFindings: false` stores first snapshots without alerts. */
+  inventory: inventorySettingsSchema.prefault({}),
   /** How many sources one tick polls at once. */
   concurrency: z.number().int().min(1).max(32).default(4),
   alerts: z

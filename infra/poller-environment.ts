@@ -82,6 +82,7 @@ function pollerSettings(config: DeployConfig): Omit<PollerConfig, keyof PollerRe
     atlas: config.atlas,
     sources: config.sources,
     timing,
+    inventory: config.inventory,
     concurrency: config.concurrency,
   };
 }

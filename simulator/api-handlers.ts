@@ -1,6 +1,7 @@
 import type { AtlasLink } from '../shared/atlas/types.js';
 import { ApiProblem, problems } from './api-problem.js';
 import type { EventLog, StoredEvent } from './event-log.js';
+import { isKnownEventType } from './known-event-types.js';
 import {
   type EventFilters,
   type PageParams,
@@ -11,6 +12,7 @@ import {
 import { rawDocument } from './raw-document.js';
 import { canReadProject, isOrgMember } from './role-policy.js';
 import type { RouteMatch } from './routes.js';
+import type { SeedProjectAccessListEntry } from './seed-schema.js';
 import type { OrgRecord, Principal, ProjectRecord, SimulatorData } from './simulator-data.js';
 
 /** A successful answer, its JSON body already encoded; `list` tells the writer how to envelope it. */
@@ -149,6 +151,29 @@ function matches(event: StoredEvent, filters: EventFilters): boolean {
   );
 }
 
+/**
+ * Atlas answers 400 for an `eventType` or `excludedEventType` it does not know for the scope (a
+ * project type asked of an organization, a misspelt name). Known: the types of the official catalog
+ * for that scope, and any type the simulator itself holds in the scope's log (tests seed their own).
+ */
+function checkEventTypes(
+  filters: EventFilters,
+  scope: 'project' | 'organization',
+  log: EventLog,
+): ApiProblem | undefined {
+  for (const [name, values] of [
+    ['eventType', filters.eventTypes],
+    ['excludedEventType', filters.excludedEventTypes],
+  ] as const) {
+    for (const value of values ?? []) {
+      if (!isKnownEventType(value, scope) && !log.hasType(value)) {
+        return problems.invalidEventType(name, value, scope);
+      }
+    }
+  }
+  return undefined;
+}
+
 interface EventScopeView {
   readonly log: EventLog;
   /** `/groups/{id}/events` or `/orgs/{id}/events`, below the prefix. */
@@ -162,6 +187,8 @@ function listEvents(request: ApiRequest, scope: EventScopeView, projectFilters: 
   if (page instanceof ApiProblem) return page;
   const filters = parseEventFilters(request.query, { projectFilters });
   if (filters instanceof ApiProblem) return filters;
+  const unknownType = checkEventTypes(filters, projectFilters ? 'project' : 'organization', scope.log);
+  if (unknownType !== undefined) return unknownType;
   const includeRaw = parseBooleanParam(request.query, 'includeRaw', false);
   if (includeRaw instanceof ApiProblem) return includeRaw;
   const { start, end } = scope.log.window(filters.minMs, filters.maxMs);
@@ -304,5 +331,60 @@ export function handleApiRequest(request: ApiRequest): ApiReply {
         links: selfLink(base + encodeURIComponent(entry.ipAddress ?? entry.cidrBlock)),
       }));
     }
+    case 'listServiceAccounts': {
+      const org = memberOrg(request);
+      if (org instanceof ApiProblem) return org;
+      return paginate(request, data.serviceAccountsOf(org.id), (account) => ({
+        clientId: account.id,
+        createdAt: account.createdAt,
+        description: account.desc,
+        name: account.displayName ?? account.id,
+        roles: account.roles.flatMap((role) =>
+          'orgId' in role && role.orgId === org.id ? [role.roleName] : [],
+        ),
+        // Atlas lists each secret with only its last characters; the simulator never serves them.
+        secrets: [],
+      }));
+    }
+    case 'listServiceAccountAccessList': {
+      const org = memberOrg(request);
+      if (org instanceof ApiProblem) return org;
+      const clientId = route.params.clientId ?? '';
+      const account = data.serviceAccountsOf(org.id).find((candidate) => candidate.id === clientId);
+      if (account === undefined) return problems.serviceAccountNotFound(clientId);
+      return paginate(request, account.accessList, (entry) => ({
+        cidrBlock: entry.cidrBlock,
+        createdAt: entry.created,
+        ipAddress: entry.ipAddress,
+        ...(entry.lastUsed === undefined ? {} : { lastUsedAt: entry.lastUsed }),
+        ...(entry.lastUsedAddress === undefined ? {} : { lastUsedAddress: entry.lastUsedAddress }),
+        requestCount: entry.count,
+      }));
+    }
+    case 'listProjectAccessList': {
+      const project = readableProject(request);
+      if (project instanceof ApiProblem) return project;
+      const base = `${request.origin}${request.prefix}/groups/${project.id}/accessList/`;
+      return paginate(request, project.accessList, (entry) => ({
+        ...projectEntryAddress(entry),
+        comment: entry.comment ?? '',
+        groupId: project.id,
+        links: selfLink(
+          base + encodeURIComponent(entry.awsSecurityGroup ?? entry.cidrBlock ?? entry.ipAddress ?? ''),
+        ),
+      }));
+    }
   }
+}
+
+/** A project entry's address fields as Atlas lists them: an address also shows as its /32 or /128. */
+function projectEntryAddress(entry: SeedProjectAccessListEntry): Record<string, string> {
+  if (entry.awsSecurityGroup !== undefined) return { awsSecurityGroup: entry.awsSecurityGroup };
+  if (entry.ipAddress !== undefined) {
+    return {
+      cidrBlock: `${entry.ipAddress}/${entry.ipAddress.includes(':') ? 128 : 32}`,
+      ipAddress: entry.ipAddress,
+    };
+  }
+  return { cidrBlock: entry.cidrBlock ?? '' };
 }

@@ -96,6 +96,25 @@ export const problems = {
       detail: `No API Key with ID ${id} exists.`,
       parameters: [id],
     }),
+  serviceAccountNotFound: (clientId: string): ApiProblem =>
+    new ApiProblem({
+      status: 404,
+      errorCode: 'SERVICE_ACCOUNT_NOT_FOUND',
+      detail: `No Service Account with client ID ${clientId} exists.`,
+      parameters: [clientId],
+    }),
+  /**
+   * An `eventType` (or `excludedEventType`) Atlas does not know for the scope: 400 with the code the
+   * OpenAPI document gives every Bad Request (`VALIDATION_ERROR`).
+   */
+  invalidEventType: (name: string, value: string, scope: 'project' | 'organization'): ApiProblem =>
+    new ApiProblem({
+      status: 400,
+      errorCode: 'VALIDATION_ERROR',
+      detail: `An invalid enumeration value ${value} was specified for ${name}: it is not an event type of ${scope === 'project' ? 'a project' : 'an organization'}.`,
+      parameters: [name, value],
+      fields: [{ field: name, description: `${value} is not a ${scope} event type` }],
+    }),
   resourceNotFound: (path: string): ApiProblem =>
     new ApiProblem({
       status: 404,

@@ -45,6 +45,7 @@ function firstIndex(length: number, predicate: (index: number) => boolean): numb
 export class EventLog {
   private readonly items: StoredEvent[] = [];
   private readonly byId = new Map<string, StoredEvent>();
+  private readonly types = new Set<string>();
 
   /** How many events the log holds. */
   get size(): number {
@@ -54,6 +55,11 @@ export class EventLog {
   /** Whether an event with this id is stored. */
   has(id: string): boolean {
     return this.byId.has(id);
+  }
+
+  /** Whether some stored event has this `eventTypeName`. */
+  hasType(eventTypeName: string): boolean {
+    return this.types.has(eventTypeName);
   }
 
   /** The event with this id, if stored. */
@@ -68,7 +74,10 @@ export class EventLog {
 
   /** Stores events whose ids the caller has checked are new: one by one when few, else sorted once. */
   insert(events: readonly StoredEvent[]): void {
-    for (const event of events) this.byId.set(event.id, event);
+    for (const event of events) {
+      this.byId.set(event.id, event);
+      this.types.add(event.eventTypeName);
+    }
     if (events.length < 64) {
       for (const event of events) {
         const index = firstIndex(this.items.length, (i) => isAfter(this.items[i] as StoredEvent, event));

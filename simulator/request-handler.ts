@@ -54,6 +54,19 @@ const GATEWAY_BODIES = {
 
 const FIRST_API_VERSION = '2023-01-01';
 
+/** The first (and only) API version of the v2 service-account resources. */
+const SERVICE_ACCOUNTS_VERSION = '2024-08-05';
+
+/** Routes that exist only on Atlas v2, from {@link SERVICE_ACCOUNTS_VERSION}. */
+const SERVICE_ACCOUNT_ROUTES: ReadonlySet<string> = new Set([
+  'listServiceAccounts',
+  'listServiceAccountAccessList',
+]);
+
+/** What `RateLimit-Limit` announces: requests per principal and minute, as Atlas's token buckets count. */
+export const SIMULATOR_RATE_LIMIT = 100;
+const RATE_WINDOW_MS = 60_000;
+
 /**
  * The API version a v2 request asks for in `Accept` (`application/vnd.atlas.YYYY-MM-DD+json`), if
  * it names a real date no earlier than the first version.
@@ -107,6 +120,26 @@ export function createRequestHandler(
       path: req.url?.split('?')[0],
       status: response.status,
     });
+  };
+
+  const rateWindows = new Map<string, { start: number; used: number }>();
+  /**
+   * `RateLimit-Limit` and `RateLimit-Remaining` as the OpenAPI document declares them on every
+   * answer: the caller's budget in the current minute. The simulator only announces it; 429s come
+   * from the fault plan.
+   */
+  const rateLimitHeaders = (caller: string): Record<string, string> => {
+    const now = clock.now();
+    let window = rateWindows.get(caller);
+    if (window === undefined || now - window.start >= RATE_WINDOW_MS) {
+      window = { start: now, used: 0 };
+      rateWindows.set(caller, window);
+    }
+    window.used += 1;
+    return {
+      'RateLimit-Limit': String(SIMULATOR_RATE_LIMIT),
+      'RateLimit-Remaining': String(Math.max(0, SIMULATOR_RATE_LIMIT - window.used)),
+    };
   };
 
   const sendProblem = (
@@ -247,9 +280,17 @@ export function createRequestHandler(
       return;
     }
     let contentType = 'application/json';
+    if (route !== undefined && SERVICE_ACCOUNT_ROUTES.has(route.name) && split.generation !== 'atlas-v2') {
+      // Ops Manager and the legacy Atlas API have no service accounts.
+      sendProblem(req, res, problems.resourceNotFound(pathname), shape);
+      return;
+    }
     if (split.generation === 'atlas-v2') {
       const version = requestedVersion(req.headers.accept);
-      if (version === undefined) {
+      if (
+        version === undefined ||
+        (route !== undefined && SERVICE_ACCOUNT_ROUTES.has(route.name) && version < SERVICE_ACCOUNTS_VERSION)
+      ) {
         sendProblem(req, res, problems.notAcceptable(), shape);
         return;
       }
@@ -310,14 +351,19 @@ export function createRequestHandler(
     }
     const truncate = fault?.kind === 'truncatedBody';
     if (truncate) counters.fault('truncatedBody');
-    send(req, res, {
-      status: reply.status,
-      body: reply.body,
-      contentType,
-      envelope: shape.envelope ? (reply.list ? 'list' : 'single') : undefined,
-      pretty: shape.pretty,
-      truncate,
-    });
+    send(
+      req,
+      res,
+      {
+        status: reply.status,
+        body: reply.body,
+        contentType,
+        envelope: shape.envelope ? (reply.list ? 'list' : 'single') : undefined,
+        pretty: shape.pretty,
+        truncate,
+      },
+      { ...commonHeaders, ...rateLimitHeaders(`${auth.principal.kind}:${auth.principal.id}`) },
+    );
   };
 
   return (req, res) => {

@@ -18,7 +18,10 @@ export type RouteName =
   | 'getOrgEvent'
   | 'listApiKeys'
   | 'listAccessList'
-  | 'listOrgProjects';
+  | 'listOrgProjects'
+  | 'listServiceAccounts'
+  | 'listServiceAccountAccessList'
+  | 'listProjectAccessList';
 
 /** Path parameters a route captures, decoded. */
 export interface RouteParams {
@@ -26,6 +29,7 @@ export interface RouteParams {
   orgId?: string;
   eventId?: string;
   apiUserId?: string;
+  clientId?: string;
 }
 
 export interface RouteMatch {
@@ -89,7 +93,27 @@ export function matchRoute(rest: string): RouteMatch | undefined {
     }
     return undefined;
   }
+  if (collection === 'groups' && sub === 'accessList' && length === 4) {
+    return {
+      name: 'listProjectAccessList',
+      pattern: '/groups/{groupId}/accessList',
+      params: { groupId: id },
+    };
+  }
   if (collection !== 'orgs') return undefined;
+  if (sub === 'serviceAccounts') {
+    if (length === 4) {
+      return { name: 'listServiceAccounts', pattern: '/orgs/{orgId}/serviceAccounts', params: { orgId: id } };
+    }
+    if (length === 6 && leaf === 'accessList' && subId !== undefined && subId !== '') {
+      return {
+        name: 'listServiceAccountAccessList',
+        pattern: '/orgs/{orgId}/serviceAccounts/{clientId}/accessList',
+        params: { orgId: id, clientId: subId },
+      };
+    }
+    return undefined;
+  }
   if (sub === 'events') {
     if (length === 4)
       return { name: 'listOrgEvents', pattern: '/orgs/{orgId}/events', params: { orgId: id } };

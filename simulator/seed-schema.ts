@@ -41,6 +41,30 @@ const accessListEntrySchema = z
     message: 'needs a cidrBlock or an ipAddress',
   });
 
+/** One entry of a project's IP access list: an address, a CIDR block or an AWS security group. */
+const projectAccessListEntrySchema = z
+  .strictObject({
+    cidrBlock: z
+      .string()
+      .refine((value) => ipaddr.isValidCIDR(value), 'must be a CIDR block such as 203.0.113.0/24')
+      .optional(),
+    ipAddress: z
+      .string()
+      .refine((value) => ipaddr.isValid(value), 'must be an IPv4 or IPv6 address')
+      .optional(),
+    awsSecurityGroup: z
+      .string()
+      .regex(/^sg-[0-9a-f]+$/, 'must be a security group id such as sg-0123abcd')
+      .optional(),
+    comment: z.string().max(80).optional(),
+  })
+  .refine(
+    (entry) =>
+      [entry.cidrBlock, entry.ipAddress, entry.awsSecurityGroup].filter((value) => value !== undefined)
+        .length === 1,
+    { message: 'needs exactly one of cidrBlock, ipAddress and awsSecurityGroup' },
+  );
+
 const apiKeySchema = z.strictObject({
   id: atlasId,
   desc: z.string(),
@@ -100,6 +124,8 @@ const projectSchema = z.strictObject({
   orgId: atlasId,
   created: isoDateTime.optional(),
   clusterCount: z.number().int().min(0).default(0),
+  /** The project's IP access list (`GET /groups/{groupId}/accessList`). */
+  accessList: z.array(projectAccessListEntrySchema).default([]),
   events: z.array(seedEventSchema).default([]),
 });
 
@@ -232,3 +258,5 @@ export type SeedEvent = ValidSeed['orgs'][number]['events'][number];
 export type SeedRole = ValidSeed['apiKeys'][number]['roles'][number];
 /** One access-list entry of an API key or a service account. */
 export type SeedAccessListEntry = ValidSeed['apiKeys'][number]['accessList'][number];
+/** One entry of a project's IP access list. */
+export type SeedProjectAccessListEntry = ValidSeed['projects'][number]['accessList'][number];

@@ -3,7 +3,13 @@ import type { AtlasEvent } from '../shared/atlas/types.js';
 import { SimulatorEventError } from './errors.js';
 import { EventLog, type StoredEvent } from './event-log.js';
 import type { ObjectIdGenerator } from './object-id.js';
-import type { SeedAccessListEntry, SeedEvent, SeedRole, ValidSeed } from './seed-schema.js';
+import type {
+  SeedAccessListEntry,
+  SeedEvent,
+  SeedProjectAccessListEntry,
+  SeedRole,
+  ValidSeed,
+} from './seed-schema.js';
 
 /** Where an event belongs: a project (`groupId`) or an organization (`orgId`). */
 export type EventScope = { groupId: string } | { orgId: string };
@@ -23,6 +29,8 @@ export interface ProjectRecord {
   readonly orgId: string;
   readonly created: string;
   readonly clusterCount: number;
+  /** The project's IP access list; replaced by `setProjectAccessList`. */
+  accessList: readonly SeedProjectAccessListEntry[];
   readonly log: EventLog;
 }
 
@@ -39,6 +47,10 @@ export interface AccessListRecord {
 
 /** Who can call the API: an API key (digest) or a service account (OAuth bearer tokens). */
 export interface Principal {
+  /** A service account's name (its `clientId` is `id`). */
+  readonly displayName?: string;
+  /** When a service account was created, ISO-8601. */
+  readonly createdAt?: string;
   readonly kind: 'apiKey' | 'serviceAccount';
   /** The API key's id, or the service account's client id. */
   readonly id: string;
@@ -124,6 +136,7 @@ export class SimulatorData {
         orgId: project.orgId,
         created: project.created ?? started,
         clusterCount: project.clusterCount,
+        accessList: project.accessList,
         log: new EventLog(),
       });
     }
@@ -138,15 +151,7 @@ export class SimulatorData {
       });
     }
     for (const account of seed.serviceAccounts) {
-      this.serviceAccounts.set(account.clientId, {
-        kind: 'serviceAccount',
-        id: account.clientId,
-        name: account.clientId,
-        secret: account.clientSecret,
-        desc: account.description ?? account.name,
-        roles: account.roles,
-        accessList: account.accessList.map((entry) => toAccessListRecord(entry, started)),
-      });
+      this.putServiceAccount({ ...account, accessList: account.accessList, createdAt: started });
     }
     const startSecond = Math.floor(this.startedAt / 1000) * 1000;
     const resolve = (events: readonly SeedEvent[]): NewEvent[] =>
@@ -189,6 +194,43 @@ export class SimulatorData {
     return principal;
   }
 
+  /**
+   * Adds a service account, or replaces the one with the same client id (its roles, access list and
+   * description): what a change made in the Atlas UI looks like to the inventory.
+   */
+  putServiceAccount(account: {
+    clientId: string;
+    clientSecret: string;
+    name: string;
+    description?: string | undefined;
+    roles: readonly SeedRole[];
+    accessList: readonly SeedAccessListEntry[];
+    createdAt?: string;
+  }): Principal {
+    const existing = this.serviceAccounts.get(account.clientId);
+    const created = account.createdAt ?? existing?.createdAt ?? formatAtlasDate(this.startedAt);
+    const principal: Principal = {
+      kind: 'serviceAccount',
+      id: account.clientId,
+      name: account.clientId,
+      displayName: account.name,
+      createdAt: created,
+      secret: account.clientSecret,
+      desc: account.description ?? account.name,
+      roles: account.roles,
+      accessList: account.accessList.map((entry) => toAccessListRecord(entry, created)),
+    };
+    this.serviceAccounts.set(account.clientId, principal);
+    return principal;
+  }
+
+  /** The service accounts that hold a role in the organization. */
+  serviceAccountsOf(orgId: string): Principal[] {
+    return [...this.serviceAccounts.values()].filter((account) =>
+      account.roles.some((role) => 'orgId' in role && role.orgId === orgId),
+    );
+  }
+
   /** The API keys that hold a role in the organization or in one of its projects. */
   apiKeysOf(orgId: string): Principal[] {
     return this.apiKeys.filter((key) =>
@@ -206,6 +248,7 @@ export class SimulatorData {
       orgId: options.orgId,
       created: formatAtlasDate(this.startedAt),
       clusterCount: 0,
+      accessList: [],
       log: new EventLog(),
     };
     this.projects.set(project.id, project);

@@ -6,7 +6,7 @@ import { type Clock, systemClock } from '../shared/clock.js';
 import { type Logger, silentLogger } from '../shared/logger.js';
 import { Authenticator } from './authenticator.js';
 import type { DigestAlgorithm } from './digest-response.js';
-import { SimulatorOptionsError, SimulatorStartError } from './errors.js';
+import { SimulatorEventError, SimulatorOptionsError, SimulatorStartError } from './errors.js';
 import { type GeneratedEvents, type GenerateEventsOptions, generateEvents } from './event-generator.js';
 import type { StoredEvent } from './event-log.js';
 import { FaultInjector } from './fault-injector.js';
@@ -17,7 +17,7 @@ import { createObjectIdGenerator } from './object-id.js';
 import { RequestCounters, type SimulatorCounters } from './request-counters.js';
 import { createRequestHandler } from './request-handler.js';
 import { resolveSeed } from './seed-loader.js';
-import type { SeedData } from './seed-schema.js';
+import type { SeedAccessListEntry, SeedData, SeedProjectAccessListEntry, SeedRole } from './seed-schema.js';
 import { type EventScope, type NewEvent, SimulatorData } from './simulator-data.js';
 
 /** How to start the simulator. Every option has a default suited to tests. */
@@ -60,6 +60,16 @@ export interface SimulatorOptions {
   logger?: Logger;
 }
 
+/** A service account as tests put it into a running simulator (throwaway values only). */
+export interface SimulatorServiceAccount {
+  clientId: string;
+  clientSecret: string;
+  name: string;
+  description?: string;
+  roles: readonly SeedRole[];
+  accessList: readonly SeedAccessListEntry[];
+}
+
 /** A running simulator. */
 export interface AtlasSimulator {
   /** `http://127.0.0.1:PORT`: the host part of every API base URL. */
@@ -87,6 +97,15 @@ export interface AtlasSimulator {
   addEvent(scope: EventScope, event: NewEvent): AtlasEvent;
   /** Adds several events to one scope at once, all or none. */
   addEvents(scope: EventScope, events: readonly NewEvent[]): AtlasEvent[];
+  /**
+   * Adds a service account or replaces the one with the same client id (roles, access list, name):
+   * an inventory change as an administrator would make it. Roles are `{ orgId, roleName }`.
+   */
+  putServiceAccount(account: SimulatorServiceAccount): void;
+  /** Deletes a service account; returns whether it existed. */
+  removeServiceAccount(clientId: string): boolean;
+  /** Replaces a project's IP access list. Throws `SimulatorEventError` for an unknown project. */
+  setProjectAccessList(groupId: string, entries: readonly SeedProjectAccessListEntry[]): void;
   /** Adds many generated project events quickly and reproducibly (benchmarks). */
   generateEvents(options: GenerateEventsOptions): GeneratedEvents;
   /** Replaces the fault plan (its schedule and PRNG start over); no argument removes all faults. */
@@ -257,6 +276,19 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<At
     },
     setUnauthenticatedAccess(enabled) {
       unauthenticatedAccess = enabled;
+    },
+    putServiceAccount(account) {
+      data.putServiceAccount(account);
+    },
+    removeServiceAccount(clientId) {
+      return data.serviceAccounts.delete(clientId);
+    },
+    setProjectAccessList(groupId, entries) {
+      const project = data.projects.get(groupId);
+      if (project === undefined) {
+        throw new SimulatorEventError(`No project ${groupId} in the simulator: use one of its projectIds.`);
+      }
+      project.accessList = entries.map((entry) => ({ ...entry }));
     },
     expireNonces() {
       nonces.expireAll();

@@ -6,7 +6,7 @@ import { pollerConfigSchema, runTick, type TickSummary } from '../../shared/poll
 import { type AtlasSimulator, startSimulator } from '../../simulator/index.js';
 import { AdvancingClock } from '../demo-clock.js';
 import { DemoNotifier } from '../demo-notifier.js';
-import { secondTickEvents } from '../demo-scenario.js';
+import { makeInventoryChange, secondTickEvents } from '../demo-scenario.js';
 import { CommandFailed, ExitCode } from '../errors.js';
 import { type LocalPoll, openLocalPoll } from '../local-dependencies.js';
 import { type CommandOutput, type PollCommandIo, processCommandIo } from '../poll-command-io.js';
@@ -117,6 +117,10 @@ async function runDemo({ stdout, stderr, full }: RunDemoOptions): Promise<void> 
     for (const { where, event, why } of added) {
       stdout.write(`  ${where.padEnd(15)} ${String(event.eventTypeName).padEnd(31)} ${why}\n`);
     }
+    const change = makeInventoryChange(sim);
+    stdout.write(
+      `  and one change without an event:\n  ${change.where.padEnd(15)} ${change.what}: ${change.why}\n`,
+    );
 
     stdout.write(
       heading(
@@ -156,6 +160,8 @@ function demoSettings(sim: AtlasSimulator, statePath: string): RunSettings {
     config: pollerConfigSchema.parse({
       atlas: { baseUrl: sim.baseUrl, flavor: 'atlas-v2' },
       sources: { orgIds: [...sim.orgIds], allProjectsOfOrgs: true },
+      // Every tick takes an inventory, so the second one finds the change made between them.
+      timing: { inventoryIntervalSeconds: TICK_INTERVAL_MS / 1000 },
     }),
     atlas: {
       baseUrl: sim.baseUrl,
@@ -191,7 +197,7 @@ function closing(first: TickSummary, second: TickSummary, added: number): string
     '',
     `Tick 2 read ${second.totals.eventsFetched} events, the overlap included, and found ${second.totals.eventsNew} new: ${alertsSecond} ${
       alertsSecond === 1 ? 'alert' : 'alerts'
-    } for the ${added} events Atlas showed since tick 1, and none of tick 1's ${publishedCount(first.totals.alerts)} again.`,
+    } for the ${added} events Atlas showed since tick 1 and the change the inventory found, and none of tick 1's ${publishedCount(first.totals.alerts)} again.`,
     'Next: poll your own organization with `atlas-audit-alerts run --help`, tune rules with `atlas-audit-alerts rules test`.',
     '',
   ].join('\n');

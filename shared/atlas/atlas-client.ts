@@ -1,7 +1,12 @@
 import { Agent, type Dispatcher } from 'undici';
 import { pathId, resourceOfLink } from './api-paths.js';
 import { AtlasList, type FetchedPage, type PageRequest } from './atlas-list.js';
-import { type AtlasClientOptions, type ResolvedClientConfig, resolveClientConfig } from './client-options.js';
+import {
+  type AtlasClientOptions,
+  type ResolvedClientConfig,
+  resolveClientConfig,
+  SERVICE_ACCOUNTS_V2_ACCEPT,
+} from './client-options.js';
 import { createDigestAuthInterceptor } from './digest-interceptor.js';
 import { AtlasError } from './errors.js';
 import { type AtlasEventFilter, type AtlasListOptions, eventListQuery, listQuery } from './event-filter.js';
@@ -20,6 +25,7 @@ import {
   readEvent,
   readListPage,
   readProject,
+  readServiceAccount,
   type Shape,
   unwrapEnvelope,
 } from './response-shapes.js';
@@ -28,7 +34,14 @@ import { parseRetryAfter, RETRYABLE_STATUSES } from './retry-policy.js';
 import { SecretRedactor } from './secret-redactor.js';
 import { ServerClock } from './server-clock.js';
 import { ServiceAccountTokenProvider } from './service-account-token-provider.js';
-import type { AtlasAccessListEntry, AtlasApiKey, AtlasEvent, AtlasProject } from './types.js';
+import type {
+  AtlasAccessListEntry,
+  AtlasApiKey,
+  AtlasEvent,
+  AtlasProject,
+  AtlasProjectAccessListEntry,
+  AtlasServiceAccount,
+} from './types.js';
 
 /** Counters since the client was created, for metrics and tests. */
 export interface AtlasClientStats {
@@ -246,6 +259,57 @@ export class AtlasClient {
   }
 
   /**
+   * The service accounts of an organization (`GET /orgs/{orgId}/serviceAccounts`), without their
+   * secrets. On Atlas v2 it asks for the resource's own version (2024-08-05). Ops Manager and the
+   * legacy Atlas API have no such resource: they answer 404 (AtlasNotFoundError). Throws as
+   * {@link listProjectEvents}.
+   */
+  listServiceAccounts(orgId: string, options: AtlasListOptions = {}): AtlasList<AtlasServiceAccount> {
+    return this.#list(
+      `/orgs/${pathId('orgId', orgId)}/serviceAccounts`,
+      listQuery(options),
+      readServiceAccount,
+      options.signal,
+      this.#serviceAccountsAccept(),
+    );
+  }
+
+  /**
+   * The access list of one service account (`GET /orgs/{orgId}/serviceAccounts/{clientId}/accessList`),
+   * with the same version as {@link listServiceAccounts}. Throws as {@link listProjectEvents}.
+   */
+  listServiceAccountAccessList(
+    orgId: string,
+    clientId: string,
+    options: AtlasListOptions = {},
+  ): AtlasList<AtlasAccessListEntry> {
+    const path = `/orgs/${pathId('orgId', orgId)}/serviceAccounts/${pathId('clientId', clientId)}/accessList`;
+    return this.#list(
+      path,
+      listQuery(options),
+      readAccessListEntry,
+      options.signal,
+      this.#serviceAccountsAccept(),
+    );
+  }
+
+  /**
+   * A project's IP access list (`GET /groups/{groupId}/accessList`): who may connect to its clusters.
+   * Throws as {@link listProjectEvents}.
+   */
+  listProjectAccessList(
+    groupId: string,
+    options: AtlasListOptions = {},
+  ): AtlasList<AtlasProjectAccessListEntry> {
+    return this.#list(
+      `/groups/${pathId('groupId', groupId)}/accessList`,
+      listQuery(options),
+      readAccessListEntry,
+      options.signal,
+    );
+  }
+
+  /**
    * The projects of an organization (`GET /orgs/{orgId}/groups`). Throws as {@link listProjectEvents}.
    */
   listOrgProjects(orgId: string, options: AtlasListOptions = {}): AtlasList<AtlasProject> {
@@ -262,11 +326,17 @@ export class AtlasClient {
     await this.#agent.close();
   }
 
+  /** The `Accept` header of the service-account resources: their own version on v2. */
+  #serviceAccountsAccept(): string {
+    return this.#config.flavor === 'atlas-v2' ? SERVICE_ACCOUNTS_V2_ACCEPT : this.#config.accept;
+  }
+
   #list<T>(
     path: string,
     query: URLSearchParams,
     readItem: (value: unknown) => Shape<T>,
     signal: AbortSignal | undefined,
+    accept: string = this.#config.accept,
   ): AtlasList<T> {
     const readPage = (body: unknown): Shape<FetchedPage<T>> => {
       const page = readListPage(body);
@@ -291,7 +361,8 @@ export class AtlasClient {
     return new AtlasList<T>({
       first: { path, query },
       apiPrefix: this.#config.apiPrefix,
-      fetchPage: (request: PageRequest) => this.#getJson(request.path, request.query, readPage, signal),
+      fetchPage: (request: PageRequest) =>
+        this.#getJson(request.path, request.query, readPage, signal, accept),
     });
   }
 
@@ -301,11 +372,12 @@ export class AtlasClient {
     query: URLSearchParams,
     read: (body: unknown) => Shape<T>,
     signal: AbortSignal | undefined,
+    accept: string = this.#config.accept,
   ): Promise<T> {
     const path = `${this.#config.apiPrefix}${resource}`;
     const search = query.toString();
     const headers: Record<string, string> = {
-      accept: this.#config.accept,
+      accept,
       'user-agent': this.#config.userAgent,
     };
     const request: HttpRequest = {

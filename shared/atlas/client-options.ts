@@ -22,6 +22,12 @@ export const FLAVOR_ACCEPT: Readonly<Record<AtlasFlavor, string>> = Object.freez
   'atlas-v2': 'application/vnd.atlas.2023-01-01+json',
 });
 
+/**
+ * The `Accept` header of the v2 service-account resources: their first and only version is
+ * 2024-08-05 (`listOrgServiceAccounts` in the OpenAPI document); 2023-01-01 does not serve them.
+ */
+export const SERVICE_ACCOUNTS_V2_ACCEPT = 'application/vnd.atlas.2024-08-05+json';
+
 /** An API key (HTTP Digest) or a service account (OAuth 2.0 client credentials). */
 export type AtlasCredentials =
   | { kind: 'digest'; publicKey: string; privateKey: string }

@@ -2,7 +2,14 @@
  * Narrowing of Atlas's JSON (parsed into `unknown`) to the shapes the client hands out. Each reader
  * returns the value, or a short description of what is wrong for the error message.
  */
-import type { AtlasAccessListEntry, AtlasApiKey, AtlasEvent, AtlasLink, AtlasProject } from './types.js';
+import type {
+  AtlasAccessListEntry,
+  AtlasApiKey,
+  AtlasEvent,
+  AtlasLink,
+  AtlasProject,
+  AtlasServiceAccount,
+} from './types.js';
 
 /** A reader's verdict: the value, or what was wrong with the body. */
 export type Shape<T> = { ok: true; value: T } | { ok: false; problem: string };
@@ -106,6 +113,29 @@ export function readAccessListEntry(value: unknown): Shape<AtlasAccessListEntry>
   return isRecord(value)
     ? { ok: true, value: value as AtlasAccessListEntry }
     : { ok: false, problem: 'an access-list entry that is not an object' };
+}
+
+/**
+ * Reads a service account: an object with a string `clientId`. Its `secrets` are dropped here, and
+ * roles that are not strings are left out.
+ *
+ * @example
+ * ```ts
+ * readServiceAccount({ clientId: 'mdb_sa_id_…', roles: ['ORG_OWNER'], secrets: [{}] }); // no secrets
+ * ```
+ */
+export function readServiceAccount(value: unknown): Shape<AtlasServiceAccount> {
+  if (!isRecord(value) || typeof value.clientId !== 'string') {
+    return { ok: false, problem: 'a service account without a string clientId' };
+  }
+  const { secrets: _secrets, ...account } = value;
+  const roles = Array.isArray(account.roles)
+    ? account.roles.filter((role): role is string => typeof role === 'string')
+    : undefined;
+  return {
+    ok: true,
+    value: { ...account, clientId: value.clientId, ...(roles === undefined ? {} : { roles }) },
+  };
 }
 
 /**

@@ -100,6 +100,31 @@ export interface AtlasAccessListEntry {
   [key: string]: unknown;
 }
 
+/**
+ * An organization's service account (`GET /orgs/{orgId}/serviceAccounts`): its organization roles
+ * are plain role names. The client drops `secrets`, so no secret, masked or not, travels further.
+ */
+export interface AtlasServiceAccount {
+  clientId: string;
+  name?: string;
+  description?: string;
+  createdAt?: string;
+  roles?: string[];
+  [key: string]: unknown;
+}
+
+/** One entry of a project's IP access list (`GET /groups/{groupId}/accessList`). */
+export interface AtlasProjectAccessListEntry {
+  cidrBlock?: string;
+  ipAddress?: string | null;
+  awsSecurityGroup?: string;
+  comment?: string;
+  deleteAfterDate?: string;
+  groupId?: string;
+  links?: AtlasLink[];
+  [key: string]: unknown;
+}
+
 /** A project, as the org projects list (`/orgs/{orgId}/groups`) returns it. */
 export interface AtlasProject {
   id: string;

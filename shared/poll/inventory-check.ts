@@ -1,14 +1,22 @@
 import type { AtlasClient } from '../atlas/atlas-client.js';
+import { AtlasNotFoundError } from '../atlas/errors.js';
 import { mapWithConcurrency } from '../bounded-concurrency.js';
 import type { Logger } from '../logger.js';
 import type { Notifier } from '../notify/notifier.js';
 import type { RuleEngine } from '../rules/engine.js';
 import type { RuleEvaluationError } from '../rules/errors.js';
 import { buildInventoryEvent } from '../rules/inventory-events.js';
-import type { InventoryApiKeyEntry, InventorySnapshot } from '../state/inventory-snapshot.js';
+import {
+  describeInventoryScope,
+  type InventoryApiKeyEntry,
+  type InventoryScope,
+  type InventoryServiceAccountEntry,
+  type InventorySnapshot,
+} from '../state/inventory-snapshot.js';
 import type { StateStore } from '../state/state-store.js';
-import { type Delivery, deliverAlerts, emptyAlertCounts } from './alert-delivery.js';
+import { type Delivery, deliverAlerts } from './alert-delivery.js';
 import { diffInventory } from './inventory-diff.js';
+import { baselineFindings } from './inventory-findings.js';
 import type { AlertCounts } from './tick-types.js';
 
 /** Options of {@link checkInventory}. */
@@ -18,50 +26,152 @@ export interface CheckInventoryOptions {
   engine: RuleEngine;
   notifier: Notifier;
   logger: Logger;
-  orgId: string;
+  /**
+   * Whose inventory: `{ orgId }` snapshots the organization's API keys and service accounts with
+   * their access lists, `{ groupId }` the project's IP access list.
+   */
+  scope: InventoryScope;
   /** The snapshot's time, in milliseconds since the epoch. */
   now: number;
   /** Access lists read at once. */
   concurrency: number;
   claimMs: number;
   signal: AbortSignal;
+  /**
+   * Raise baseline findings (what is already wrong) from the parts of a snapshot no earlier snapshot
+   * held. Default `true`; `false` stores them silently as the baseline.
+   */
+  baselineFindings?: boolean;
   /** Told of each rule that fails on an inventory event (see `RuleEngine.evaluate`). */
   onRuleError?: (failure: RuleEvaluationError) => void;
 }
 
 /** What one inventory check did. */
 export interface InventoryCheck {
+  /** `baseline`: the first snapshot of the source; `compared`: compared with the stored one. */
   status: 'baseline' | 'compared' | 'undelivered';
   apiKeys: number;
+  /** Service accounts in the snapshot; undefined when not read (a project, or a deployment without them). */
+  serviceAccounts?: number;
+  /** Entries of the project's IP access list; undefined for an organization. */
+  projectEntries?: number;
+  /** Differences from the stored snapshot, each one synthetic `INVENTORY_*` event. */
   changes: number;
+  /** Baseline findings raised (see `baselineFindings`). */
+  findings: number;
+  /** Resources the deployment does not have (it answered 404), skipped this time. */
+  skipped: string[];
   alerts: AlertCounts;
   /** When the status is `undelivered`: the delivery that left alerts behind. */
   delivery?: Delivery;
 }
 
 /**
- * Snapshots an organization's API keys and each key's access list, compares the snapshot with the
- * stored one, and sends every difference through the rules as a synthetic `INVENTORY_*` event, on
- * the same claim, publish and mark path as Atlas events. The first snapshot of an organization is
- * stored as the baseline without alerts.
+ * Snapshots an inventory, compares it with the stored one, and sends every difference through the
+ * rules as a synthetic `INVENTORY_*` event, on the same claim, publish and mark path as Atlas
+ * events. An organization's inventory is its API keys and service accounts with each one's access
+ * list; a project's is its IP access list. Service accounts exist only on Atlas: a deployment that
+ * answers 404 for them (Ops Manager, the legacy API) is skipped with one log line, never an error.
+ *
+ * The first snapshot of a source, and a part of a snapshot no earlier one held, raise baseline
+ * findings (`baselineFindings`): one alert for each thing already wrong, marked `preExisting`; after
+ * that only changes alert. `baselineFindings: false` stores the first snapshot silently.
  *
  * The new snapshot is stored only once every alert of the comparison is settled: until then the
  * next check compares with the same old snapshot, finds the same differences, builds events with the
  * same ids (they derive from the change and the old snapshot's time), and so raises the same alerts,
  * whose records stop those already delivered from going out twice. A snapshot is stored even when
- * nothing changed, so it never expires under a quiet organization. `privateKey` is never kept.
+ * nothing changed, so it never expires under a quiet source. `privateKey` and service-account
+ * secrets are never kept.
  *
  * @throws The Atlas client's errors (an API key without the rights to list keys gets
  *   AtlasForbiddenError), RuleStateError, and StateStoreError.
  *
  * @example
  * ```ts
- * const check = await checkInventory({ atlas, store, engine, notifier, logger, orgId, now: clock.now(),
- *   concurrency: 4, claimMs: 300_000, signal });
+ * const check = await checkInventory({ atlas, store, engine, notifier, logger, scope: { orgId },
+ *   now: clock.now(), concurrency: 4, claimMs: 300_000, signal });
  * ```
  */
 export async function checkInventory(options: CheckInventoryOptions): Promise<InventoryCheck> {
-  const { atlas, store, orgId, signal } = options;
+  const { store, scope } = options;
+  const skipped: string[] = [];
+  const current = await readSnapshot(options, skipped);
+  const previous = await store.readInventory(scope);
+  const parts = {
+    apiKeys: previous === undefined && scope.orgId !== undefined,
+    serviceAccounts: current.serviceAccounts !== undefined && previous?.serviceAccounts === undefined,
+    projectAccessList: current.projectAccessList !== undefined && previous?.projectAccessList === undefined,
+  };
+  const findings = options.baselineFindings === false ? [] : baselineFindings(current, parts);
+  const changes = previous === undefined ? [] : diffInventory({ previous, current });
+  const context = {
+    ...(scope.orgId === undefined ? {} : { orgId: scope.orgId }),
+    ...(scope.groupId === undefined ? {} : { groupId: scope.groupId }),
+    snapshotAt: current.takenAt,
+  };
+  const events = [
+    ...findings.map((change) => buildInventoryEvent(change, { ...context, preExisting: true })),
+    ...changes.map((change) =>
+      buildInventoryEvent(change, { ...context, previousSnapshotAt: previous?.takenAt }),
+    ),
+  ];
+  const counts = {
+    status: previous === undefined ? ('baseline' as const) : ('compared' as const),
+    apiKeys: current.apiKeys.length,
+    ...(current.serviceAccounts === undefined ? {} : { serviceAccounts: current.serviceAccounts.length }),
+    ...(current.projectAccessList === undefined ? {} : { projectEntries: current.projectAccessList.length }),
+    changes: changes.length,
+    findings: findings.length,
+    skipped,
+  };
+  const alerts =
+    events.length === 0 ? [] : await options.engine.evaluate(events, { onRuleError: options.onRuleError });
+  const delivery = await deliverAlerts({
+    alerts,
+    store,
+    notifier: options.notifier,
+    claimMs: options.claimMs,
+    signal: options.signal,
+    logger: options.logger,
+    source: scope.orgId === undefined ? `project:${scope.groupId}` : `org:${scope.orgId}`,
+  });
+  if (!delivery.settled) {
+    return { ...counts, status: 'undelivered', alerts: delivery.counts, delivery };
+  }
+  await store.writeInventory({ snapshot: current });
+  if (previous === undefined) {
+    options.logger.info('inventory baseline stored', {
+      scope: describeInventoryScope(scope),
+      apiKeys: counts.apiKeys,
+      serviceAccounts: counts.serviceAccounts,
+      projectEntries: counts.projectEntries,
+      findings: findings.length,
+    });
+  }
+  return { ...counts, alerts: delivery.counts };
+}
+
+/** Reads the inventory of the scope from Atlas, noting in `skipped` each resource it answered 404 for. */
+async function readSnapshot(options: CheckInventoryOptions, skipped: string[]): Promise<InventorySnapshot> {
+  const { atlas, scope, signal, logger } = options;
+  const takenAt = options.now;
+  if (scope.groupId !== undefined) {
+    const path = `/groups/${scope.groupId}/accessList`;
+    const projectAccessList = await unlessMissing(
+      () => atlas.listProjectAccessList(scope.groupId, { signal }).toArray(),
+      path,
+      skipped,
+      logger,
+    );
+    return {
+      groupId: scope.groupId,
+      takenAt,
+      apiKeys: [],
+      ...(projectAccessList === undefined ? {} : { projectAccessList }),
+    };
+  }
+  const orgId = scope.orgId;
   const keys = await atlas.listApiKeys(orgId, { signal }).toArray();
   const apiKeys = await mapWithConcurrency(
     keys,
@@ -71,37 +181,47 @@ export async function checkInventory(options: CheckInventoryOptions): Promise<In
       accessList: await atlas.listApiKeyAccessList(orgId, apiKey.id, { signal }).toArray(),
     }),
   );
-  const current: InventorySnapshot = { orgId, takenAt: options.now, apiKeys };
-  const previous = await store.readInventory({ orgId });
-  if (previous === undefined) {
-    await store.writeInventory({ snapshot: current });
-    options.logger.info('inventory baseline stored', { orgId, apiKeys: apiKeys.length });
-    return { status: 'baseline', apiKeys: apiKeys.length, changes: 0, alerts: emptyAlertCounts() };
-  }
-  const changes = diffInventory({ previous, current });
-  const events = changes.map((change) =>
-    buildInventoryEvent(change, { orgId, snapshotAt: current.takenAt, previousSnapshotAt: previous.takenAt }),
+  const accounts = await unlessMissing(
+    () => atlas.listServiceAccounts(orgId, { signal }).toArray(),
+    `/orgs/${orgId}/serviceAccounts`,
+    skipped,
+    logger,
   );
-  const alerts =
-    events.length === 0 ? [] : await options.engine.evaluate(events, { onRuleError: options.onRuleError });
-  const delivery = await deliverAlerts({
-    alerts,
-    store,
-    notifier: options.notifier,
-    claimMs: options.claimMs,
-    signal,
-    logger: options.logger,
-    source: `org:${orgId}`,
-  });
-  if (!delivery.settled) {
-    return {
-      status: 'undelivered',
-      apiKeys: apiKeys.length,
-      changes: changes.length,
-      alerts: delivery.counts,
-      delivery,
-    };
+  const serviceAccounts =
+    accounts === undefined
+      ? undefined
+      : await mapWithConcurrency(
+          accounts,
+          options.concurrency,
+          async (serviceAccount): Promise<InventoryServiceAccountEntry> => ({
+            serviceAccount,
+            accessList: await atlas
+              .listServiceAccountAccessList(orgId, serviceAccount.clientId, { signal })
+              .toArray(),
+          }),
+        );
+  return { orgId, takenAt, apiKeys, ...(serviceAccounts === undefined ? {} : { serviceAccounts }) };
+}
+
+/**
+ * Runs `read`, or, when the deployment answers 404 for the resource (Ops Manager has no service
+ * accounts), logs one line and returns `undefined`: a resource the deployment lacks is not an error.
+ */
+async function unlessMissing<T>(
+  read: () => Promise<T>,
+  path: string,
+  skipped: string[],
+  logger: Logger,
+): Promise<T | undefined> {
+  try {
+    return await read();
+  } catch (error) {
+    if (!(error instanceof AtlasNotFoundError)) throw error;
+    skipped.push(path);
+    logger.info('inventory resource not available on this deployment; skipped', {
+      path,
+      errorCode: error.errorCode,
+    });
+    return undefined;
   }
-  await store.writeInventory({ snapshot: current });
-  return { status: 'compared', apiKeys: apiKeys.length, changes: changes.length, alerts: delivery.counts };
 }

@@ -30,7 +30,10 @@ export const timingSchema = z.strictObject({
     .min(0)
     .max(90 * 86_400)
     .default(3_600),
-  /** How often each org's API keys and access lists are snapshotted. */
+  /**
+   * How often each org's API keys and service accounts, and each project's IP access list, are
+   * snapshotted.
+   */
   inventoryIntervalSeconds: z.number().int().min(60).max(86_400).default(3_600),
   /** No new work starts when less than this remains of the invocation's time. */
   deadlineMarginSeconds: z.number().int().min(1).max(600).default(20),
@@ -41,6 +44,15 @@ export const timingSchema = z.strictObject({
     .min(60)
     .max(30 * 86_400)
     .optional(),
+});
+
+/** Inventory snapshots (see docs/inventory.md). */
+export const inventorySettingsSchema = z.strictObject({
+  /**
+   * Alert once on what the first snapshot of a source finds already wrong (a project open to
+   * 0.0.0.0/0, an owner key without an access list). `false` stores it silently as the baseline.
+   */
+  baselineFindings: z.boolean().default(true),
 });
 
 /**
@@ -57,6 +69,8 @@ export const pollerConfigSchema = z.strictObject({
     .prefault({}),
   sources: sourcesSchema.prefault({}),
   timing: timingSchema.prefault({}),
+  /** Inventory snapshots (see docs/inventory.md). */
+  inventory: inventorySettingsSchema.prefault({}),
   /** How many sources are polled at once. */
   concurrency: z.number().int().min(1).max(32).default(4),
   /**

@@ -122,6 +122,7 @@ export async function runTick(deps: TickDependencies, options: TickOptions): Pro
       lagMs: timing.lagSeconds * SECOND_MS,
       initialLookbackMs: timing.initialLookbackSeconds * SECOND_MS,
       inventoryIntervalMs: timing.inventoryIntervalSeconds * SECOND_MS,
+      baselineFindings: config.inventory.baselineFindings,
       maxWindowMs: (timing.maxWindowSeconds ?? DEFAULT_MAX_WINDOW_SECONDS) * SECOND_MS,
       maxEventsPerWindow: config.maxEventsPerWindow ?? DEFAULT_MAX_EVENTS_PER_WINDOW,
       concurrency: config.concurrency,

@@ -43,6 +43,8 @@ export interface SourcePollContext {
   lagMs: number;
   initialLookbackMs: number;
   inventoryIntervalMs: number;
+  /** Raise baseline findings from first snapshots (`inventory.baselineFindings`). */
+  baselineFindings: boolean;
   maxWindowMs: number;
   maxEventsPerWindow: number;
   /** Access lists read at once during an inventory. */
@@ -87,7 +89,7 @@ class WalkStopped {
 }
 
 /**
- * Polls one source for one tick: lease, cursor, inventory when due (org sources), then the walk
+ * Polls one source for one tick: lease, cursor, inventory when due, then the walk
  * window by window, each committed once its alerts are settled, and the lease freed in the last
  * commit (or released when the walk stops early). Never throws: every failure is in the outcome.
  *
@@ -205,7 +207,7 @@ class SourceRun {
   async execute(): Promise<void> {
     const outcome = this.#outcome;
     try {
-      if (this.#source.kind === 'org') await this.#inventory();
+      await this.#inventory();
       await this.#walk();
     } catch (error) {
       if (error instanceof WalkStopped) {
@@ -450,7 +452,7 @@ class SourceRun {
     const context = this.#context;
     const now = context.clock.now();
     const takenAt = this.#cursor?.inventoryTakenAt;
-    const base: Omit<InventoryOutcome, 'status'> = { apiKeys: 0, changes: 0 };
+    const base: Omit<InventoryOutcome, 'status'> = { apiKeys: 0, changes: 0, findings: 0 };
     if (takenAt !== undefined && now - takenAt < context.inventoryIntervalMs) {
       this.#outcome.inventory = { ...base, status: 'not-due' };
       return;
@@ -467,15 +469,23 @@ class SourceRun {
         engine: context.engine,
         notifier: context.notifier,
         logger: context.logger,
-        orgId: this.#source.id,
+        scope: this.#source.kind === 'org' ? { orgId: this.#source.id } : { groupId: this.#source.id },
         now,
+        baselineFindings: context.baselineFindings,
         concurrency: context.concurrency,
         claimMs: context.claimMs,
         signal: context.budget.signal,
         onRuleError: this.#onRuleError,
       });
       addAlertCounts(this.#outcome.alerts, check.alerts);
-      const counts = { apiKeys: check.apiKeys, changes: check.changes };
+      const counts = {
+        apiKeys: check.apiKeys,
+        changes: check.changes,
+        findings: check.findings,
+        ...(check.serviceAccounts === undefined ? {} : { serviceAccounts: check.serviceAccounts }),
+        ...(check.projectEntries === undefined ? {} : { projectEntries: check.projectEntries }),
+        ...(check.skipped.length === 0 ? {} : { skipped: check.skipped }),
+      };
       if (check.status !== 'undelivered') {
         this.#inventoryTakenAt = now;
         this.#outcome.inventory = { ...counts, status: check.status };
@@ -506,7 +516,7 @@ class SourceRun {
         message: failure.message,
         ...(failure.httpStatus === undefined ? {} : { httpStatus: failure.httpStatus }),
       };
-      context.logger.warn('inventory check failed; the events of the organization are still polled', {
+      context.logger.warn('inventory check failed; the events of the source are still polled', {
         source: this.#source.name,
         errorCode: failure.errorCode,
         httpStatus: failure.httpStatus,

@@ -126,11 +126,11 @@ export interface AlertCounts {
   alreadySent: number;
 }
 
-/** How the inventory of an organization went this tick. */
+/** How the inventory of an organization (API keys, service accounts) or a project (IP access list) went this tick. */
 export interface InventoryOutcome {
   status: /** Not due yet (`timing.inventoryIntervalSeconds`). */
     | 'not-due'
-    /** First snapshot of the organization: stored as the baseline, no alerts. */
+    /** First snapshot of the source: stored as the baseline; only baseline findings alert. */
     | 'baseline'
     /** Compared with the stored snapshot; `changes` differences went through the rules. */
     | 'compared'
@@ -138,10 +138,18 @@ export interface InventoryOutcome {
     | 'cut-short'
     /** Atlas or the store failed (`errorCode`, `message`), or an alert of it was not delivered. */
     | 'failed';
-  /** API keys in the snapshot. */
+  /** API keys in the snapshot (0 for a project). */
   apiKeys: number;
+  /** Service accounts in the snapshot, when read. */
+  serviceAccounts?: number;
+  /** Entries of the project's IP access list, when read. */
+  projectEntries?: number;
   /** Differences from the stored snapshot, each one synthetic `INVENTORY_*` event. */
   changes: number;
+  /** Baseline findings raised: things already wrong in a first snapshot, marked `preExisting`. */
+  findings: number;
+  /** Resources the deployment answered 404 for (Ops Manager has no service accounts), skipped. */
+  skipped?: string[];
   errorCode?: string;
   message?: string;
   /** HTTP status of the Atlas answer that failed the inventory, if any. */
@@ -184,7 +192,7 @@ export interface SourceOutcome {
   alerts: AlertCounts;
   /** The source's watermark after the tick, when its cursor was read. */
   watermark?: number;
-  /** The org's inventory (org sources only). */
+  /** The source's inventory: the org's keys and service accounts, or the project's access list. */
   inventory?: InventoryOutcome;
   durationMs: number;
 }

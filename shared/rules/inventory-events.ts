@@ -1,24 +1,38 @@
 import { createHash } from 'node:crypto';
-import type { AtlasAccessListEntry, AtlasApiKey, AtlasEvent } from '../atlas/types.js';
+import type { AtlasApiKey, AtlasEvent } from '../atlas/types.js';
 import { parseEventTime } from './event-time.js';
 
 /**
- * Synthetic events for changes found by comparing snapshots of an organization's API keys and their
- * access lists. They go through the same rules as Atlas events, so a change is caught even where
- * Atlas has no event type for it or its event was missed. Their shape follows Atlas events: the key
- * in `apiKeyId` and `targetPublicKey`, an access-list entry in `accessListEntry` (as the API names the
- * entry of the key an event targets), plus `source: "inventory"`.
+ * Synthetic events for changes found by comparing inventory snapshots: an organization's API keys
+ * and service accounts with their access lists, and a project's IP access list. They go through the
+ * same rules as Atlas events, so a change is caught even where Atlas has no event type for it or its
+ * event was missed. Their shape follows Atlas events: a key in `apiKeyId` and `targetPublicKey`, an
+ * access-list entry in `accessListEntry` (as the API names the entry of the key an event targets),
+ * plus `source: "inventory"`. An event of the first snapshot (a baseline finding: something already
+ * wrong when the tool was deployed) carries `preExisting: true`.
  */
 export const INVENTORY_EVENT_TYPES = {
   apiKeyAdded: 'INVENTORY_API_KEY_ADDED',
   apiKeyRemoved: 'INVENTORY_API_KEY_REMOVED',
   apiKeyRolesChanged: 'INVENTORY_API_KEY_ROLES_CHANGED',
   apiKeyOwnerRoleGranted: 'INVENTORY_API_KEY_OWNER_ROLE_GRANTED',
+  apiKeyWithoutAccessList: 'INVENTORY_API_KEY_WITHOUT_ACCESS_LIST',
   accessListEntryAdded: 'INVENTORY_ACCESS_LIST_ENTRY_ADDED',
   accessListEntryRemoved: 'INVENTORY_ACCESS_LIST_ENTRY_REMOVED',
+  serviceAccountAdded: 'INVENTORY_SERVICE_ACCOUNT_ADDED',
+  serviceAccountRemoved: 'INVENTORY_SERVICE_ACCOUNT_REMOVED',
+  serviceAccountRolesChanged: 'INVENTORY_SERVICE_ACCOUNT_ROLES_CHANGED',
+  serviceAccountOwnerRoleGranted: 'INVENTORY_SERVICE_ACCOUNT_OWNER_ROLE_GRANTED',
+  serviceAccountWithoutAccessList: 'INVENTORY_SERVICE_ACCOUNT_WITHOUT_ACCESS_LIST',
+  serviceAccountAccessListEntryAdded: 'INVENTORY_SERVICE_ACCOUNT_ACCESS_LIST_ENTRY_ADDED',
+  serviceAccountAccessListEntryRemoved: 'INVENTORY_SERVICE_ACCOUNT_ACCESS_LIST_ENTRY_REMOVED',
+  projectAccessListEntryAdded: 'INVENTORY_PROJECT_ACCESS_LIST_ENTRY_ADDED',
+  projectAccessListEntryRemoved: 'INVENTORY_PROJECT_ACCESS_LIST_ENTRY_REMOVED',
 } as const;
 
 export type InventoryEventType = (typeof INVENTORY_EVENT_TYPES)[keyof typeof INVENTORY_EVENT_TYPES];
+
+type Types = typeof INVENTORY_EVENT_TYPES;
 
 /** The `source` of every inventory event; Atlas events have none. */
 export const INVENTORY_SOURCE = 'inventory';
@@ -26,21 +40,40 @@ export const INVENTORY_SOURCE = 'inventory';
 /** Roles that own an organization or a project. */
 export const OWNER_ROLE_NAMES: readonly string[] = ['ORG_OWNER', 'GROUP_OWNER'];
 
-/** A role of an API key: exactly one of `orgId` and `groupId`. */
+/** A role of an API key or a service account: exactly one of `orgId` and `groupId`. */
 export interface InventoryRole {
   roleName: string;
   orgId?: string;
   groupId?: string;
 }
 
+type LooseRoles =
+  | readonly { roleName?: string | undefined; orgId?: string | undefined; groupId?: string | undefined }[]
+  | undefined;
+
 /** What an inventory event says about the key; never its private key. */
 export interface InventoryApiKey {
   id: string;
   publicKey?: string | undefined;
   desc?: string | undefined;
-  roles?:
-    | readonly { roleName?: string | undefined; orgId?: string | undefined; groupId?: string | undefined }[]
-    | undefined;
+  roles?: LooseRoles;
+}
+
+/** What an inventory event says about a service account; never its secrets. */
+export interface InventoryServiceAccount {
+  clientId: string;
+  name?: string | undefined;
+  description?: string | undefined;
+  roles?: LooseRoles;
+}
+
+/** An access-list entry as a change carries it. */
+export interface InventoryEntry {
+  cidrBlock?: string | null | undefined;
+  ipAddress?: string | null | undefined;
+  /** Project access lists only: an AWS security group instead of an address. */
+  awsSecurityGroup?: string | undefined;
+  comment?: string | undefined;
 }
 
 interface InventoryEventBase extends AtlasEvent {
@@ -50,84 +83,188 @@ interface InventoryEventBase extends AtlasEvent {
   created: string;
   eventTypeName: InventoryEventType;
   source: typeof INVENTORY_SOURCE;
-  orgId: string;
-  /** The API key changed. */
+  /** The organization, for an organization's inventory. */
+  orgId?: string;
+  /** The project, for a project's access list. */
+  groupId?: string;
+  /** The snapshot the change was measured against, ISO-8601 UTC; absent for a baseline finding. */
+  previousSnapshotAt?: string;
+  /** Present (true) on a baseline finding: the first snapshot found it, so it predates the tool. */
+  preExisting?: true;
+  /** Words for titles and summaries: {@link PRE_EXISTING_FINDING} or {@link NEW_FINDING}. */
+  finding: string;
+}
+
+interface ApiKeyFields {
   apiKeyId: string;
   targetPublicKey?: string;
   apiKeyDescription?: string;
-  /** The snapshot the change was measured against, ISO-8601 UTC; absent for the first comparison. */
-  previousSnapshotAt?: string;
 }
 
-export interface InventoryApiKeyAddedEvent extends InventoryEventBase {
-  eventTypeName: typeof INVENTORY_EVENT_TYPES.apiKeyAdded;
-  roles: InventoryRole[];
+interface ServiceAccountFields {
+  serviceAccountClientId: string;
+  serviceAccountName?: string;
+  serviceAccountDescription?: string;
 }
 
-export interface InventoryApiKeyRemovedEvent extends InventoryEventBase {
-  eventTypeName: typeof INVENTORY_EVENT_TYPES.apiKeyRemoved;
-  rolesBefore: InventoryRole[];
+interface EntryFields {
+  /** The entry: its CIDR block, else its IP address, else its AWS security group. */
+  accessListEntry: string;
+  cidrBlock?: string;
+  ipAddress?: string;
+  awsSecurityGroup?: string;
+  comment?: string;
 }
 
-export interface InventoryApiKeyRolesChangedEvent extends InventoryEventBase {
-  eventTypeName:
-    | typeof INVENTORY_EVENT_TYPES.apiKeyRolesChanged
-    | typeof INVENTORY_EVENT_TYPES.apiKeyOwnerRoleGranted;
+interface RoleChangeFields {
   rolesBefore: InventoryRole[];
   rolesAfter: InventoryRole[];
   rolesAdded: InventoryRole[];
   rolesRemoved: InventoryRole[];
 }
 
-export interface InventoryAccessListEntryEvent extends InventoryEventBase {
-  eventTypeName:
-    | typeof INVENTORY_EVENT_TYPES.accessListEntryAdded
-    | typeof INVENTORY_EVENT_TYPES.accessListEntryRemoved;
-  /** The entry: its CIDR block, else its IP address (a bare address is a /32 or /128). */
-  accessListEntry: string;
-  cidrBlock?: string;
-  ipAddress?: string;
-}
+export type InventoryApiKeyAddedEvent = InventoryEventBase &
+  ApiKeyFields & {
+    eventTypeName: Types['apiKeyAdded'];
+    roles: InventoryRole[];
+  };
+
+export type InventoryApiKeyRemovedEvent = InventoryEventBase &
+  ApiKeyFields & {
+    eventTypeName: Types['apiKeyRemoved'];
+    rolesBefore: InventoryRole[];
+  };
+
+export type InventoryApiKeyRolesChangedEvent = InventoryEventBase &
+  ApiKeyFields &
+  RoleChangeFields & {
+    eventTypeName: Types['apiKeyRolesChanged'] | Types['apiKeyOwnerRoleGranted'];
+  };
+
+export type InventoryAccessListEntryEvent = InventoryEventBase &
+  ApiKeyFields &
+  EntryFields & {
+    eventTypeName: Types['accessListEntryAdded'] | Types['accessListEntryRemoved'];
+  };
+
+export type InventoryServiceAccountAddedEvent = InventoryEventBase &
+  ServiceAccountFields & {
+    eventTypeName: Types['serviceAccountAdded'];
+    roles: InventoryRole[];
+  };
+
+export type InventoryServiceAccountRemovedEvent = InventoryEventBase &
+  ServiceAccountFields & {
+    eventTypeName: Types['serviceAccountRemoved'];
+    rolesBefore: InventoryRole[];
+  };
+
+export type InventoryServiceAccountRolesChangedEvent = InventoryEventBase &
+  ServiceAccountFields &
+  RoleChangeFields & {
+    eventTypeName: Types['serviceAccountRolesChanged'] | Types['serviceAccountOwnerRoleGranted'];
+  };
+
+export type InventoryServiceAccountEntryEvent = InventoryEventBase &
+  ServiceAccountFields &
+  EntryFields & {
+    eventTypeName:
+      | Types['serviceAccountAccessListEntryAdded']
+      | Types['serviceAccountAccessListEntryRemoved'];
+  };
+
+/** A key or a service account that anyone holding its credentials can use from any address. */
+export type InventoryWithoutAccessListEvent = InventoryEventBase &
+  Partial<ApiKeyFields> &
+  Partial<ServiceAccountFields> & {
+    eventTypeName: Types['apiKeyWithoutAccessList'] | Types['serviceAccountWithoutAccessList'];
+    roles: InventoryRole[];
+    /** Whether it owns an organization or a project: what makes the missing access list critical. */
+    holdsOwnerRole: boolean;
+  };
+
+export type InventoryProjectEntryEvent = InventoryEventBase &
+  EntryFields & {
+    eventTypeName: Types['projectAccessListEntryAdded'] | Types['projectAccessListEntryRemoved'];
+    groupId: string;
+  };
 
 export type InventoryEvent =
   | InventoryApiKeyAddedEvent
   | InventoryApiKeyRemovedEvent
   | InventoryApiKeyRolesChangedEvent
-  | InventoryAccessListEntryEvent;
+  | InventoryAccessListEntryEvent
+  | InventoryServiceAccountAddedEvent
+  | InventoryServiceAccountRemovedEvent
+  | InventoryServiceAccountRolesChangedEvent
+  | InventoryServiceAccountEntryEvent
+  | InventoryWithoutAccessListEvent
+  | InventoryProjectEntryEvent;
 
 /**
- * A change found between two snapshots. When a key gains `ORG_OWNER` or `GROUP_OWNER`, report both
- * `INVENTORY_API_KEY_ROLES_CHANGED` and `INVENTORY_API_KEY_OWNER_ROLE_GRANTED`; when a new key already
- * holds an owner role, both `INVENTORY_API_KEY_ADDED` and `INVENTORY_API_KEY_OWNER_ROLE_GRANTED` (with
- * no roles before). The default rules alert once for each case, at the owner grant's severity.
+ * A change found between two snapshots (or, for a baseline finding, in the first one). When a key
+ * or account gains `ORG_OWNER` or `GROUP_OWNER`, report both the roles change and the owner grant;
+ * when a new one already holds an owner role, both the addition and the owner grant (with no roles
+ * before). The default rules alert once for each case, at the owner grant's severity.
  * `ownerRolesGranted` tells whether a change grants one.
  */
 export type InventoryChange =
-  | { type: typeof INVENTORY_EVENT_TYPES.apiKeyAdded; apiKey: InventoryApiKey }
-  | { type: typeof INVENTORY_EVENT_TYPES.apiKeyRemoved; apiKey: InventoryApiKey }
   | {
-      type:
-        | typeof INVENTORY_EVENT_TYPES.apiKeyRolesChanged
-        | typeof INVENTORY_EVENT_TYPES.apiKeyOwnerRoleGranted;
+      type: Types['apiKeyAdded'] | Types['apiKeyRemoved'] | Types['apiKeyWithoutAccessList'];
+      apiKey: InventoryApiKey;
+    }
+  | {
+      type: Types['apiKeyRolesChanged'] | Types['apiKeyOwnerRoleGranted'];
       /** The key as it is now. */
       apiKey: InventoryApiKey;
       rolesBefore: InventoryApiKey['roles'];
     }
   | {
-      type:
-        | typeof INVENTORY_EVENT_TYPES.accessListEntryAdded
-        | typeof INVENTORY_EVENT_TYPES.accessListEntryRemoved;
+      type: Types['accessListEntryAdded'] | Types['accessListEntryRemoved'];
       apiKey: InventoryApiKey;
-      entry: Pick<AtlasAccessListEntry, 'cidrBlock' | 'ipAddress'>;
+      entry: InventoryEntry;
+    }
+  | {
+      type:
+        | Types['serviceAccountAdded']
+        | Types['serviceAccountRemoved']
+        | Types['serviceAccountWithoutAccessList'];
+      serviceAccount: InventoryServiceAccount;
+    }
+  | {
+      type: Types['serviceAccountRolesChanged'] | Types['serviceAccountOwnerRoleGranted'];
+      /** The account as it is now. */
+      serviceAccount: InventoryServiceAccount;
+      rolesBefore: InventoryServiceAccount['roles'];
+    }
+  | {
+      type: Types['serviceAccountAccessListEntryAdded'] | Types['serviceAccountAccessListEntryRemoved'];
+      serviceAccount: InventoryServiceAccount;
+      entry: InventoryEntry;
+    }
+  | {
+      type: Types['projectAccessListEntryAdded'] | Types['projectAccessListEntryRemoved'];
+      groupId: string;
+      entry: InventoryEntry;
     };
 
 export interface InventoryEventContext {
-  orgId: string;
+  /** The organization whose inventory it is (absent for a project's access list). */
+  orgId?: string | undefined;
+  /** The project whose access list it is. */
+  groupId?: string | undefined;
   /** When the snapshot showing the change was taken: milliseconds since the epoch or ISO-8601. */
   snapshotAt: number | string;
   /** When the snapshot it is compared with was taken, if there was one. */
   previousSnapshotAt?: number | string | undefined;
+  /** The change is a baseline finding of the first snapshot (see `preExisting`). */
+  preExisting?: boolean | undefined;
 }
+
+/** The `finding` words of a baseline finding. */
+export const PRE_EXISTING_FINDING = 'pre-existing, found by the first inventory';
+/** The `finding` words of a change between two snapshots. */
+export const NEW_FINDING = 'new since the last inventory';
 
 /**
  * Builds the synthetic event for one inventory change. Its `id` is a hash of the change and of the
@@ -135,7 +272,7 @@ export interface InventoryEventContext {
  * stored the new one) yields the same id, which the poller drops as already seen.
  *
  * @throws {RangeError} when `snapshotAt` is not a valid time, or an access-list entry has neither a
- *   CIDR block nor an IP address.
+ *   CIDR block, an IP address nor a security group.
  * @example
  * ```ts
  * const event = buildInventoryEvent(
@@ -150,19 +287,32 @@ export function buildInventoryEvent(change: InventoryChange, context: InventoryE
     context.previousSnapshotAt === undefined
       ? undefined
       : isoTime(context.previousSnapshotAt, 'previousSnapshotAt');
+  const preExisting = context.preExisting === true;
   const base = {
     created,
-    source: INVENTORY_SOURCE,
-    orgId: context.orgId,
-    apiKeyId: change.apiKey.id,
-    ...(change.apiKey.publicKey === undefined ? {} : { targetPublicKey: change.apiKey.publicKey }),
-    ...(change.apiKey.desc === undefined ? {} : { apiKeyDescription: change.apiKey.desc }),
+    source: INVENTORY_SOURCE as typeof INVENTORY_SOURCE,
+    ...(context.orgId === undefined ? {} : { orgId: context.orgId }),
+    ...(context.groupId === undefined ? {} : { groupId: context.groupId }),
     ...(previousSnapshotAt === undefined ? {} : { previousSnapshotAt }),
-  } as const;
+    ...(preExisting ? { preExisting: true as const } : {}),
+    finding: preExisting ? PRE_EXISTING_FINDING : NEW_FINDING,
+  };
+  const subject =
+    'apiKey' in change
+      ? change.apiKey.id
+      : 'serviceAccount' in change
+        ? `sa:${change.serviceAccount.clientId}`
+        : `group:${change.groupId}`;
   const idOf = (detail: unknown): string =>
     `inv-${createHash('sha256')
       .update(
-        JSON.stringify([change.type, context.orgId, change.apiKey.id, detail, previousSnapshotAt ?? null]),
+        JSON.stringify([
+          change.type,
+          context.orgId ?? context.groupId ?? '',
+          subject,
+          detail,
+          previousSnapshotAt ?? null,
+        ]),
       )
       .digest('hex')
       .slice(0, 32)}`;
@@ -170,48 +320,157 @@ export function buildInventoryEvent(change: InventoryChange, context: InventoryE
   switch (change.type) {
     case INVENTORY_EVENT_TYPES.apiKeyAdded: {
       const roles = normaliseRoles(change.apiKey.roles);
-      return { ...base, id: idOf(roles.map(roleKey)), eventTypeName: change.type, roles };
+      return {
+        ...base,
+        ...keyFields(change.apiKey),
+        id: idOf(roles.map(roleKey)),
+        eventTypeName: change.type,
+        roles,
+      };
     }
     case INVENTORY_EVENT_TYPES.apiKeyRemoved: {
       const rolesBefore = normaliseRoles(change.apiKey.roles);
-      return { ...base, id: idOf(rolesBefore.map(roleKey)), eventTypeName: change.type, rolesBefore };
+      return {
+        ...base,
+        ...keyFields(change.apiKey),
+        id: idOf(rolesBefore.map(roleKey)),
+        eventTypeName: change.type,
+        rolesBefore,
+      };
     }
     case INVENTORY_EVENT_TYPES.apiKeyRolesChanged:
     case INVENTORY_EVENT_TYPES.apiKeyOwnerRoleGranted: {
-      const rolesBefore = normaliseRoles(change.rolesBefore);
-      const rolesAfter = normaliseRoles(change.apiKey.roles);
-      const before = new Set(rolesBefore.map(roleKey));
-      const after = new Set(rolesAfter.map(roleKey));
-      return {
-        ...base,
-        id: idOf([[...before], [...after]]),
-        eventTypeName: change.type,
-        rolesBefore,
-        rolesAfter,
-        rolesAdded: rolesAfter.filter((role) => !before.has(roleKey(role))),
-        rolesRemoved: rolesBefore.filter((role) => !after.has(roleKey(role))),
-      };
+      const { keys, ...roles } = roleChange(change.rolesBefore, change.apiKey.roles);
+      return { ...base, ...keyFields(change.apiKey), ...roles, id: idOf(keys), eventTypeName: change.type };
     }
     case INVENTORY_EVENT_TYPES.accessListEntryAdded:
     case INVENTORY_EVENT_TYPES.accessListEntryRemoved: {
-      const cidrBlock = nonEmpty(change.entry.cidrBlock);
-      const ipAddress = nonEmpty(change.entry.ipAddress);
-      const accessListEntry = cidrBlock ?? ipAddress;
-      if (accessListEntry === undefined) {
-        throw new RangeError(
-          `Access-list entry of API key ${change.apiKey.id} has neither cidrBlock nor ipAddress: pass the entry as the API lists it`,
-        );
-      }
+      const entry = entryFields(change.entry, `API key ${change.apiKey.id}`);
       return {
         ...base,
-        id: idOf(accessListEntry),
+        ...keyFields(change.apiKey),
+        ...entry,
+        id: idOf(entry.accessListEntry),
         eventTypeName: change.type,
-        accessListEntry,
-        ...(cidrBlock === undefined ? {} : { cidrBlock }),
-        ...(ipAddress === undefined ? {} : { ipAddress }),
+      };
+    }
+    case INVENTORY_EVENT_TYPES.serviceAccountAdded: {
+      const roles = normaliseRoles(change.serviceAccount.roles);
+      return {
+        ...base,
+        ...accountFields(change.serviceAccount),
+        id: idOf(roles.map(roleKey)),
+        eventTypeName: change.type,
+        roles,
+      };
+    }
+    case INVENTORY_EVENT_TYPES.serviceAccountRemoved: {
+      const rolesBefore = normaliseRoles(change.serviceAccount.roles);
+      return {
+        ...base,
+        ...accountFields(change.serviceAccount),
+        id: idOf(rolesBefore.map(roleKey)),
+        eventTypeName: change.type,
+        rolesBefore,
+      };
+    }
+    case INVENTORY_EVENT_TYPES.serviceAccountRolesChanged:
+    case INVENTORY_EVENT_TYPES.serviceAccountOwnerRoleGranted: {
+      const { keys, ...roles } = roleChange(change.rolesBefore, change.serviceAccount.roles);
+      return {
+        ...base,
+        ...accountFields(change.serviceAccount),
+        ...roles,
+        id: idOf(keys),
+        eventTypeName: change.type,
+      };
+    }
+    case INVENTORY_EVENT_TYPES.serviceAccountAccessListEntryAdded:
+    case INVENTORY_EVENT_TYPES.serviceAccountAccessListEntryRemoved: {
+      const entry = entryFields(change.entry, `service account ${change.serviceAccount.clientId}`);
+      return {
+        ...base,
+        ...accountFields(change.serviceAccount),
+        ...entry,
+        id: idOf(entry.accessListEntry),
+        eventTypeName: change.type,
+      };
+    }
+    case INVENTORY_EVENT_TYPES.apiKeyWithoutAccessList:
+    case INVENTORY_EVENT_TYPES.serviceAccountWithoutAccessList: {
+      const holder = 'apiKey' in change ? change.apiKey : change.serviceAccount;
+      const roles = normaliseRoles(holder.roles);
+      return {
+        ...base,
+        ...('apiKey' in change ? keyFields(change.apiKey) : accountFields(change.serviceAccount)),
+        id: idOf(roles.map(roleKey)),
+        eventTypeName: change.type,
+        roles,
+        holdsOwnerRole: roles.some((role) => OWNER_ROLE_NAMES.includes(role.roleName)),
+      };
+    }
+    case INVENTORY_EVENT_TYPES.projectAccessListEntryAdded:
+    case INVENTORY_EVENT_TYPES.projectAccessListEntryRemoved: {
+      const entry = entryFields(change.entry, `project ${change.groupId}`);
+      return {
+        ...base,
+        ...entry,
+        groupId: change.groupId,
+        id: idOf(entry.accessListEntry),
+        eventTypeName: change.type,
       };
     }
   }
+}
+
+function keyFields(apiKey: InventoryApiKey): ApiKeyFields {
+  return {
+    apiKeyId: apiKey.id,
+    ...(apiKey.publicKey === undefined ? {} : { targetPublicKey: apiKey.publicKey }),
+    ...(apiKey.desc === undefined ? {} : { apiKeyDescription: apiKey.desc }),
+  };
+}
+
+function accountFields(account: InventoryServiceAccount): ServiceAccountFields {
+  return {
+    serviceAccountClientId: account.clientId,
+    ...(account.name === undefined ? {} : { serviceAccountName: account.name }),
+    ...(account.description === undefined ? {} : { serviceAccountDescription: account.description }),
+  };
+}
+
+function roleChange(before: LooseRoles, after: LooseRoles): RoleChangeFields & { keys: string[][] } {
+  const rolesBefore = normaliseRoles(before);
+  const rolesAfter = normaliseRoles(after);
+  const had = new Set(rolesBefore.map(roleKey));
+  const has = new Set(rolesAfter.map(roleKey));
+  return {
+    rolesBefore,
+    rolesAfter,
+    rolesAdded: rolesAfter.filter((role) => !had.has(roleKey(role))),
+    rolesRemoved: rolesBefore.filter((role) => !has.has(roleKey(role))),
+    keys: [[...had], [...has]],
+  };
+}
+
+function entryFields(entry: InventoryEntry, owner: string): EntryFields {
+  const cidrBlock = nonEmpty(entry.cidrBlock);
+  const ipAddress = nonEmpty(entry.ipAddress);
+  const awsSecurityGroup = nonEmpty(entry.awsSecurityGroup);
+  const comment = nonEmpty(entry.comment);
+  const accessListEntry = cidrBlock ?? ipAddress ?? awsSecurityGroup;
+  if (accessListEntry === undefined) {
+    throw new RangeError(
+      `Access-list entry of ${owner} has neither cidrBlock, ipAddress nor awsSecurityGroup: pass the entry as the API lists it`,
+    );
+  }
+  return {
+    accessListEntry,
+    ...(cidrBlock === undefined ? {} : { cidrBlock }),
+    ...(ipAddress === undefined ? {} : { ipAddress }),
+    ...(awsSecurityGroup === undefined ? {} : { awsSecurityGroup }),
+    ...(comment === undefined ? {} : { comment }),
+  };
 }
 
 /**
@@ -224,8 +483,8 @@ export function buildInventoryEvent(change: InventoryChange, context: InventoryE
  * ```
  */
 export function ownerRolesGranted(
-  before: AtlasApiKey['roles'] | InventoryApiKey['roles'],
-  after: AtlasApiKey['roles'] | InventoryApiKey['roles'],
+  before: AtlasApiKey['roles'] | LooseRoles,
+  after: AtlasApiKey['roles'] | LooseRoles,
 ): InventoryRole[] {
   const had = new Set(normaliseRoles(before).map(roleKey));
   return normaliseRoles(after).filter(
@@ -233,7 +492,7 @@ export function ownerRolesGranted(
   );
 }
 
-function normaliseRoles(roles: InventoryApiKey['roles'] | AtlasApiKey['roles']): InventoryRole[] {
+function normaliseRoles(roles: LooseRoles | AtlasApiKey['roles']): InventoryRole[] {
   const seen = new Set<string>();
   const result: InventoryRole[] = [];
   for (const role of roles ?? []) {

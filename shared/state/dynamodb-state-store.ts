@@ -28,7 +28,7 @@ import { LeaseLostError, StateConflictError, StateStoreRequestError } from './er
 import { DAY_MS, isExpired, nowSeconds, ttlSeconds } from './expiry.js';
 import { FullCounters } from './full-counters.js';
 import { decodeInventory, encodeInventory } from './inventory-codec.js';
-import type { InventorySnapshot } from './inventory-snapshot.js';
+import { type InventorySnapshot, inventoryKeyOf } from './inventory-snapshot.js';
 import {
   counterTtlSeconds,
   type ResolvedRetention,
@@ -683,7 +683,7 @@ export class DynamoDbStateStore implements StateStore {
   }
 
   async readInventory(options: ReadInventoryOptions): Promise<InventorySnapshot | undefined> {
-    const key = stateKeys.inventory(options.orgId);
+    const key = stateKeys.inventory(inventoryKeyOf(options));
     const output = await this.#requester.getItem({ Key: keyOf(key), ConsistentRead: true });
     const item = output.Item;
     if (item === undefined || isExpired(readNumber(item, 'expiresAt'), this.#clock.now())) return undefined;
@@ -713,7 +713,7 @@ export class DynamoDbStateStore implements StateStore {
   async writeInventory(options: WriteInventoryOptions): Promise<boolean> {
     const { snapshot } = options;
     const now = this.#clock.now();
-    const key = stateKeys.inventory(snapshot.orgId);
+    const key = stateKeys.inventory(inventoryKeyOf(snapshot));
     const expiresAt = ttlSeconds(now + this.#retention.inventoryRetentionMs);
     const bytes = await encodeInventory(snapshot);
     const [head = new Uint8Array(), ...rest] = splitBytes(bytes, this.#maxInventoryBytesPerItem);
@@ -731,7 +731,8 @@ export class DynamoDbStateStore implements StateStore {
       const output = await this.#requester.putItem({
         Item: {
           ...keyOf(key),
-          orgId: stringValue(snapshot.orgId),
+          ...(snapshot.orgId === undefined ? {} : { orgId: stringValue(snapshot.orgId) }),
+          ...(snapshot.groupId === undefined ? {} : { groupId: stringValue(snapshot.groupId) }),
           takenAt: numberValue(snapshot.takenAt),
           keyCount: numberValue(snapshot.apiKeys.length),
           encoding: stringValue('gzip-json'),

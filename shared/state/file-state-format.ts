@@ -43,6 +43,7 @@ const counterRecord = z.strictObject({
 });
 
 const inventoryRecord = z.strictObject({
+  /** The inventory's key: an organization id, or `group:` and a project id (see `inventoryKeyOf`). */
   orgId: z.string(),
   /** Checked again, and stripped of any `privateKey`, when read. */
   snapshot: z.unknown(),

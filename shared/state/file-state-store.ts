@@ -10,7 +10,13 @@ import { LeaseLostError, StateFileCorruptError, StateStoreClosedError } from './
 import { isExpired, ttlSeconds } from './expiry.js';
 import { acquireFileLock, type FileLock } from './file-lock.js';
 import { FILE_STATE_VERSION, type FileStateDocument, fileStateSchema } from './file-state-format.js';
-import { type InventorySnapshot, parseInventorySnapshot, withoutPrivateKeys } from './inventory-snapshot.js';
+import {
+  describeInventoryScope,
+  type InventorySnapshot,
+  inventoryKeyOf,
+  parseInventorySnapshot,
+  withoutPrivateKeys,
+} from './inventory-snapshot.js';
 import {
   counterTtlSeconds,
   type ResolvedRetention,
@@ -378,9 +384,12 @@ export class FileStateStore implements StateStore {
   async readInventory(options: ReadInventoryOptions): Promise<InventorySnapshot | undefined> {
     this.#count('readInventory');
     this.#assertOpen();
-    const record = this.#inventories.get(options.orgId);
+    const record = this.#inventories.get(inventoryKeyOf(options));
     if (record === undefined || isExpired(record.expiresAt, this.#clock.now())) return undefined;
-    return parseInventorySnapshot(record.snapshot, `state file ${this.path} (org ${options.orgId})`);
+    return parseInventorySnapshot(
+      record.snapshot,
+      `state file ${this.path} (${describeInventoryScope(options)})`,
+    );
   }
 
   async writeInventory(options: WriteInventoryOptions): Promise<boolean> {
@@ -388,7 +397,7 @@ export class FileStateStore implements StateStore {
     this.#assertOpen();
     const now = this.#clock.now();
     const { snapshot } = options;
-    const existing = this.#inventories.get(snapshot.orgId);
+    const existing = this.#inventories.get(inventoryKeyOf(snapshot));
     if (
       existing !== undefined &&
       !isExpired(existing.expiresAt, now) &&
@@ -396,7 +405,7 @@ export class FileStateStore implements StateStore {
     ) {
       return false;
     }
-    this.#inventories.set(snapshot.orgId, {
+    this.#inventories.set(inventoryKeyOf(snapshot), {
       snapshot: structuredClone(withoutPrivateKeys(snapshot)),
       expiresAt: ttlSeconds(now + this.#retention.inventoryRetentionMs),
     });

@@ -1,5 +1,10 @@
 import * as z from 'zod';
-import type { AtlasAccessListEntry, AtlasApiKey } from '../atlas/types.js';
+import type {
+  AtlasAccessListEntry,
+  AtlasApiKey,
+  AtlasProjectAccessListEntry,
+  AtlasServiceAccount,
+} from '../atlas/types.js';
 import { StateItemCorruptError } from './errors.js';
 
 /** One API key of an organization with its access list, as a snapshot holds it. */
@@ -9,12 +14,57 @@ export interface InventoryApiKeyEntry {
   accessList: AtlasAccessListEntry[];
 }
 
-/** An organization's API keys and their access lists at one moment. */
-export interface InventorySnapshot {
-  orgId: string;
+/** One service account of an organization with its access list, as a snapshot holds it. */
+export interface InventoryServiceAccountEntry {
+  /** The account as the Atlas client returned it: never its secrets. */
+  serviceAccount: AtlasServiceAccount;
+  accessList: AtlasAccessListEntry[];
+}
+
+/** Whose inventory a snapshot holds: an organization's, or a project's. */
+export type InventoryScope = { orgId: string; groupId?: undefined } | { groupId: string; orgId?: undefined };
+
+/**
+ * What one inventory holds at one moment: an organization's API keys and service accounts with
+ * their access lists, or a project's IP access list. A part left undefined was not read (a
+ * deployment without that resource, or a snapshot stored before the part existed): it is neither
+ * compared nor reported as removed.
+ */
+export type InventorySnapshot = InventoryScope & {
   /** When the snapshot was taken, in milliseconds since the epoch. */
   takenAt: number;
+  /** The organization's API keys; empty in a project's snapshot. */
   apiKeys: InventoryApiKeyEntry[];
+  /** The organization's service accounts. */
+  serviceAccounts?: InventoryServiceAccountEntry[] | undefined;
+  /** The project's IP access list. */
+  projectAccessList?: AtlasProjectAccessListEntry[] | undefined;
+};
+
+/**
+ * The name a store keeps an inventory under: the organization id, or `group:` and the project id
+ * (organization ids never contain a colon, so the two never meet).
+ *
+ * @example
+ * ```ts
+ * inventoryKeyOf({ orgId: '5f4e3d2c1b0a998877665544' }); // '5f4e3d2c1b0a998877665544'
+ * inventoryKeyOf({ groupId: '5f4e3d2c1b0a998877665545' }); // 'group:5f4e3d2c1b0a998877665545'
+ * ```
+ */
+export function inventoryKeyOf(scope: InventoryScope): string {
+  return scope.groupId === undefined ? scope.orgId : `group:${scope.groupId}`;
+}
+
+/**
+ * Words for a scope in messages: `org 5f…` or `project 5f…`.
+ *
+ * @example
+ * ```ts
+ * describeInventoryScope({ groupId: 'g1' }); // 'project g1'
+ * ```
+ */
+export function describeInventoryScope(scope: InventoryScope): string {
+  return scope.groupId === undefined ? `org ${scope.orgId}` : `project ${scope.groupId}`;
 }
 
 /** The field the store never keeps, at any depth of a snapshot. */
@@ -50,16 +100,30 @@ function stripSecrets(value: unknown): unknown {
   return copy;
 }
 
-const inventorySnapshotSchema = z.object({
-  orgId: z.string(),
-  takenAt: z.number(),
-  apiKeys: z.array(
-    z.object({
-      apiKey: z.looseObject({ id: z.string() }),
-      accessList: z.array(z.looseObject({})),
-    }),
-  ),
-});
+const inventorySnapshotSchema = z
+  .object({
+    orgId: z.string().optional(),
+    groupId: z.string().optional(),
+    takenAt: z.number(),
+    apiKeys: z.array(
+      z.object({
+        apiKey: z.looseObject({ id: z.string() }),
+        accessList: z.array(z.looseObject({})),
+      }),
+    ),
+    serviceAccounts: z
+      .array(
+        z.object({
+          serviceAccount: z.looseObject({ clientId: z.string() }),
+          accessList: z.array(z.looseObject({})),
+        }),
+      )
+      .optional(),
+    projectAccessList: z.array(z.looseObject({})).optional(),
+  })
+  .refine((value) => (value.orgId === undefined) !== (value.groupId === undefined), {
+    message: 'exactly one of orgId and groupId',
+  });
 
 /**
  * Narrows a stored snapshot (parsed JSON) to an {@link InventorySnapshot}, without any `privateKey`.

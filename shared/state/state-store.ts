@@ -1,5 +1,5 @@
 import type { CounterStore } from '../rules/counter-store.js';
-import type { InventorySnapshot } from './inventory-snapshot.js';
+import type { InventoryScope, InventorySnapshot } from './inventory-snapshot.js';
 import type { SeenIdSet } from './seen-id-set.js';
 
 /**
@@ -119,11 +119,11 @@ export interface StateStore extends CounterStore {
    */
   listSourceReports(): Promise<SourceReport[]>;
 
-  /** The organization's last inventory snapshot, or `undefined` when there is none (or it expired). */
+  /** The organization's (or project's) last inventory snapshot, or `undefined` when there is none (or it expired). */
   readInventory(options: ReadInventoryOptions): Promise<InventorySnapshot | undefined>;
 
   /**
-   * Stores an organization's inventory snapshot, with every `privateKey` removed, unless a newer one
+   * Stores an organization's (or project's) inventory snapshot, with every `privateKey` removed, unless a newer one
    * (a later `takenAt`) is already stored. Returns whether it was stored.
    */
   writeInventory(options: WriteInventoryOptions): Promise<boolean>;
@@ -331,9 +331,8 @@ export interface AlertClaimOptions {
   claim: AlertClaim;
 }
 
-export interface ReadInventoryOptions {
-  orgId: string;
-}
+/** Whose snapshot: `{ orgId }` for an organization's, `{ groupId }` for a project's. */
+export type ReadInventoryOptions = InventoryScope;
 
 export interface WriteInventoryOptions {
   snapshot: InventorySnapshot;

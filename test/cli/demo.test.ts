@@ -6,8 +6,12 @@ import { DEFAULT_SEED_PATH } from '../../simulator/index.js';
 import { type CliResult, runCli } from './cli-runner.js';
 import { runPollCommand } from './poll-command-harness.js';
 
-/** The alerts the events added between the ticks raise, as the demo prints them on one line. */
+/**
+ * The alerts the events added between the ticks raise, and the one the inventory raises for the
+ * service account made an owner, as the demo prints them on one line.
+ */
 const SECOND_TICK_LINES = [
+  '  CRITICAL  Service account terraform given ORG_OWNER in organization 64b5c9e2f1a3d40012ab3c01  (Acme Corp)',
   '  CRITICAL  Project IP access list open to 0.0.0.0/0  (analytics-prod)',
   '  HIGH      Data Explorer deleteDocument on payments.customers by carol.sre@acme.example  (payments-prod)',
   '  MEDIUM    Database user temp-admin created by carol.sre@acme.example  (payments-prod)',
@@ -77,26 +81,36 @@ describe('atlas-audit-alerts demo, as npm start runs it', () => {
     expect(first).toMatch(/^ {2}LOW +Organization \w+ has users without MFA {2}\(Acme Corp\)$/m);
   });
 
-  it('shows only the alerts of the three new events on the second tick', () => {
+  it('shows baseline findings of the first inventory, marked pre-existing, on the first tick', () => {
+    const { first } = sections(result.stdout);
+
+    expect(first).toContain('Owner zydgnobx has no access list (pre-existing, found by the first inventory)');
+    expect(first).toMatch(
+      /Project \S+ open to 0\.0\.0\.0\/0 \(pre-existing, found by the first inventory\) {2}\(internal-tools\)/,
+    );
+  });
+
+  it('shows only the alerts of the three new events and the inventory change on the second tick', () => {
     const { first, added, second } = sections(result.stdout);
 
     expect(added).toMatch(/^Five minutes later, Atlas shows 3 new events\n/);
     expect(added).toMatch(
       /analytics-prod +NETWORK_PERMISSION_ENTRY_ADDED +created \S+, before the last watermark/,
     );
+    expect(added).toMatch(/Acme Corp +service account terraform given ORG_OWNER: no event says so/);
     expect((second.match(ALERT_LINE) ?? []).sort()).toEqual([...SECOND_TICK_LINES].sort());
-    expect(alertCount(second)).toBe(3);
-    expect(second).toMatch(/^tick .* · \d+ events \(3 new\) · 3 alerts: 1 critical, 1 high, 1 medium · /m);
+    expect(alertCount(second)).toBe(4);
+    expect(second).toMatch(/^tick .* · \d+ events \(3 new\) · 4 alerts: 2 critical, 1 high, 1 medium · /m);
     for (const line of SECOND_TICK_LINES) expect(first).not.toContain(line);
   });
 
   it('ends with a table of both ticks', () => {
     const { first, summary } = sections(result.stdout);
-    const total = alertCount(first) + 3;
+    const total = alertCount(first) + 4;
 
     expect(summary).toMatch(/^Summary\n +tick 1 +tick 2 +total\n─+\n/);
     expect(summary).toMatch(/^sources polled +7 +7\n/m);
-    expect(summary).toMatch(new RegExp(`^alerts in all +${alertCount(first)} +3 +${total}\\n`, 'm'));
+    expect(summary).toMatch(new RegExp(`^alerts in all +${alertCount(first)} +4 +${total}\\n`, 'm'));
     expect(summary).toMatch(/^new events +\d+ +3 +\d+\n/m);
     expect(summary).toMatch(/^Atlas requests +\d+ +\d+ +\d+\n/m);
     expect(summary).toMatch(/^state store requests +\d+ +\d+ +\d+\n/m);
@@ -129,7 +143,7 @@ describe('atlas-audit-alerts demo --full', () => {
     const { first, second } = sections(run.stdout);
     expect(run.code).toBe(0);
     expect(first.match(/^Subject: \[[A-Z]+\] /gm)).toHaveLength(alertCount(first));
-    expect(second.match(/^Subject: \[[A-Z]+\] /gm)).toHaveLength(3);
+    expect(second.match(/^Subject: \[[A-Z]+\] /gm)).toHaveLength(4);
     expect(first.match(ALERT_LINE)).toBeNull();
   });
 });

@@ -7,7 +7,9 @@ import { exitCodeFor } from '../../cli/exit-codes.js';
 import type { PollCommandIo } from '../../cli/poll-command-io.js';
 import type { StopSignals } from '../../cli/stop-signals.js';
 import { AtlasClient, type AtlasEvent } from '../../shared/atlas/index.js';
+import { baselineFindings } from '../../shared/poll/inventory-findings.js';
 import { createRuleEngine, loadRulePack, MemoryCounterStore } from '../../shared/rules/index.js';
+import { buildInventoryEvent } from '../../shared/rules/inventory-events.js';
 
 /** A writable stream that keeps what is written, optionally claiming to be a terminal. */
 export class CapturedOutput extends Writable {
@@ -142,10 +144,36 @@ export async function expectedAlertFingerprints(options: ExpectedAlertsOptions):
     credentials: { kind: 'digest', ...options.credentials },
   });
   const events: AtlasEvent[] = [];
+  // The first run's inventory raises the baseline findings of each org and project, built here by the
+  // same functions from the same Atlas answers.
+  const findings: AtlasEvent[] = [];
+  const all = { apiKeys: true, serviceAccounts: true, projectAccessList: true };
   try {
-    for (const orgId of options.orgIds) events.push(...(await client.listOrgEvents(orgId).toArray()));
-    for (const groupId of options.projectIds)
+    for (const orgId of options.orgIds) {
+      events.push(...(await client.listOrgEvents(orgId).toArray()));
+      const apiKeys = [];
+      for (const apiKey of await client.listApiKeys(orgId).toArray()) {
+        apiKeys.push({ apiKey, accessList: await client.listApiKeyAccessList(orgId, apiKey.id).toArray() });
+      }
+      const serviceAccounts = [];
+      for (const serviceAccount of await client.listServiceAccounts(orgId).toArray()) {
+        const accessList = await client
+          .listServiceAccountAccessList(orgId, serviceAccount.clientId)
+          .toArray();
+        serviceAccounts.push({ serviceAccount, accessList });
+      }
+      const snapshot = { orgId, takenAt: 0, apiKeys, serviceAccounts };
+      for (const change of baselineFindings(snapshot, all)) {
+        findings.push(buildInventoryEvent(change, { orgId, snapshotAt: 0, preExisting: true }));
+      }
+    }
+    for (const groupId of options.projectIds) {
       events.push(...(await client.listProjectEvents(groupId).toArray()));
+      const projectAccessList = await client.listProjectAccessList(groupId).toArray();
+      for (const change of baselineFindings({ groupId, takenAt: 0, apiKeys: [], projectAccessList }, all)) {
+        findings.push(buildInventoryEvent(change, { groupId, snapshotAt: 0, preExisting: true }));
+      }
+    }
   } finally {
     await client.close();
   }
@@ -156,5 +184,5 @@ export async function expectedAlertFingerprints(options: ExpectedAlertsOptions):
     pack: await loadRulePack({ paths: [fileURLToPath(new URL('../../rules/', import.meta.url))] }),
     counters: new MemoryCounterStore(),
   });
-  return (await engine.evaluate(events)).map((alert) => alert.fingerprint).sort();
+  return (await engine.evaluate([...events, ...findings])).map((alert) => alert.fingerprint).sort();
 }

@@ -284,6 +284,7 @@ describe('AuditAlertsStack', () => {
           inventoryIntervalSeconds: 3600,
           deadlineMarginSeconds: 20,
         },
+        inventory: { baselineFindings: true },
         concurrency: 4,
         tableName: references[tableId],
         topicArn: references[topicId],

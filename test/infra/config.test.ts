@@ -33,6 +33,7 @@ describe('parseDeployConfig', () => {
         inventoryIntervalSeconds: 3600,
         deadlineMarginSeconds: 20,
       },
+      inventory: { baselineFindings: true },
       concurrency: 4,
       alerts: { emails: [], emailMinSeverity: 'medium' },
       operations: { emails: [], watermarkLagAlarmMinutes: 60 },

@@ -97,7 +97,7 @@ describe('diffInventory', () => {
     const changes = diffInventory({ previous, current });
 
     // Assess
-    expect(changes.map((change) => [change.type, change.apiKey.id])).toEqual([
+    expect(changes.map((change) => [change.type, 'apiKey' in change ? change.apiKey.id : ''])).toEqual([
       ['INVENTORY_API_KEY_ROLES_CHANGED', 'k1'],
       ['INVENTORY_API_KEY_OWNER_ROLE_GRANTED', 'k1'],
       ['INVENTORY_API_KEY_ROLES_CHANGED', 'k2'],

@@ -27,7 +27,7 @@ afterEach(async () => {
 });
 
 describe.each(storeKinds())('inventory with the $name', (kind) => {
-  it('stores the first snapshot as a baseline, without alerts', async () => {
+  it('stores the first snapshot as a baseline, without alerts when nothing is already wrong', async () => {
     // Prepare
     fixture = await startPollFixture({ store: kind.factory, config: orgOnly });
 
@@ -35,7 +35,13 @@ describe.each(storeKinds())('inventory with the $name', (kind) => {
     const summary = await fixture.tick();
 
     // Assess
-    expect(outcomeOf(summary, ORG).inventory).toEqual({ status: 'baseline', apiKeys: 2, changes: 0 });
+    expect(outcomeOf(summary, ORG).inventory).toEqual({
+      status: 'baseline',
+      apiKeys: 2,
+      serviceAccounts: 0,
+      changes: 0,
+      findings: 0,
+    });
     expect(fixture.notifier.delivered).toEqual([]);
     const stored = await fixture.store.readInventory({ orgId: ids.org });
     expect(stored?.apiKeys.map((entry) => entry.apiKey.publicKey).sort()).toEqual(['dashbrds', 'pollerky']);
@@ -58,7 +64,7 @@ describe.each(storeKinds())('inventory with the $name', (kind) => {
 
     // Assess
     expect(outcomeOf(notDue, ORG).inventory?.status).toBe('not-due');
-    expect(outcomeOf(compared, ORG).inventory).toEqual({ status: 'compared', apiKeys: 3, changes: 3 });
+    expect(outcomeOf(compared, ORG).inventory).toMatchObject({ status: 'compared', apiKeys: 3, changes: 3 });
     expect(fixture.notifier.delivered.map((alert) => [alert.ruleId, alert.severity])).toEqual([
       ['inventory-api-key-owner-role-granted', 'critical'],
       ['inventory-access-list-open-to-internet', 'critical'],
@@ -68,7 +74,7 @@ describe.each(storeKinds())('inventory with the $name', (kind) => {
       source: 'inventory',
       targetPublicKey: 'roguekey',
     });
-    expect(outcomeOf(after, ORG).inventory).toEqual({ status: 'compared', apiKeys: 3, changes: 0 });
+    expect(outcomeOf(after, ORG).inventory).toMatchObject({ status: 'compared', apiKeys: 3, changes: 0 });
     expect(fixture.notifier.delivered).toHaveLength(2);
     expect(JSON.stringify(await fixture.store.readInventory({ orgId: ids.org }))).not.toContain('privateKey');
   });

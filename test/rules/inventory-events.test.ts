@@ -35,6 +35,7 @@ describe('buildInventoryEvent', () => {
       targetPublicKey: 'zmmrboas',
       apiKeyDescription: 'terraform',
       previousSnapshotAt: '2024-03-18T14:00:00.000Z',
+      finding: 'new since the last inventory',
       roles: [
         { groupId: 'g1', roleName: 'GROUP_READ_ONLY' },
         { orgId: 'org1', roleName: 'ORG_MEMBER' },

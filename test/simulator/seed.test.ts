@@ -58,7 +58,7 @@ describe('default seed', () => {
     seed = await loadSeedFile(DEFAULT_SEED_PATH);
   });
 
-  it('holds two organizations, several projects, API keys and a service account', () => {
+  it('holds two organizations, several projects, API keys and two service accounts', () => {
     const shape = {
       orgs: seed.orgs.length,
       projects: seed.projects.length,
@@ -66,7 +66,7 @@ describe('default seed', () => {
       serviceAccounts: seed.serviceAccounts.length,
     };
 
-    expect(shape).toEqual({ orgs: 2, projects: 5, apiKeys: 5, serviceAccounts: 1 });
+    expect(shape).toEqual({ orgs: 2, projects: 5, apiKeys: 5, serviceAccounts: 2 });
   });
 
   it('lists first an owner key whose access list is open to the internet', () => {

@@ -19,6 +19,19 @@ const apiKey = {
 };
 const rolesBefore = [{ roleName: 'GROUP_READ_ONLY', groupId: '5f0000000000000000000003' }];
 const entry = { cidrBlock: '192.0.2.0/24', ipAddress: '192.0.2.1' };
+const serviceAccount = {
+  clientId: 'mdb_sa_id_5f0000000000000000000004',
+  name: 'sample account',
+  description: 'sample service account',
+  roles: [{ roleName: 'ORG_OWNER', orgId: '5f0000000000000000000002' }],
+};
+const projectEntry = {
+  cidrBlock: '192.0.2.0/24',
+  ipAddress: '192.0.2.1',
+  awsSecurityGroup: 'sg-0123456789abcdef0',
+  comment: 'sample entry',
+};
+const groupId = '5f0000000000000000000003';
 
 const SAMPLES: Readonly<Record<InventoryEventType, InventoryChange>> = {
   INVENTORY_API_KEY_ADDED: { type: INVENTORY_EVENT_TYPES.apiKeyAdded, apiKey },
@@ -31,6 +44,43 @@ const SAMPLES: Readonly<Record<InventoryEventType, InventoryChange>> = {
   },
   INVENTORY_ACCESS_LIST_ENTRY_ADDED: { type: INVENTORY_EVENT_TYPES.accessListEntryAdded, apiKey, entry },
   INVENTORY_ACCESS_LIST_ENTRY_REMOVED: { type: INVENTORY_EVENT_TYPES.accessListEntryRemoved, apiKey, entry },
+  INVENTORY_API_KEY_WITHOUT_ACCESS_LIST: { type: INVENTORY_EVENT_TYPES.apiKeyWithoutAccessList, apiKey },
+  INVENTORY_SERVICE_ACCOUNT_ADDED: { type: INVENTORY_EVENT_TYPES.serviceAccountAdded, serviceAccount },
+  INVENTORY_SERVICE_ACCOUNT_REMOVED: { type: INVENTORY_EVENT_TYPES.serviceAccountRemoved, serviceAccount },
+  INVENTORY_SERVICE_ACCOUNT_ROLES_CHANGED: {
+    type: INVENTORY_EVENT_TYPES.serviceAccountRolesChanged,
+    serviceAccount,
+    rolesBefore,
+  },
+  INVENTORY_SERVICE_ACCOUNT_OWNER_ROLE_GRANTED: {
+    type: INVENTORY_EVENT_TYPES.serviceAccountOwnerRoleGranted,
+    serviceAccount,
+    rolesBefore,
+  },
+  INVENTORY_SERVICE_ACCOUNT_WITHOUT_ACCESS_LIST: {
+    type: INVENTORY_EVENT_TYPES.serviceAccountWithoutAccessList,
+    serviceAccount,
+  },
+  INVENTORY_SERVICE_ACCOUNT_ACCESS_LIST_ENTRY_ADDED: {
+    type: INVENTORY_EVENT_TYPES.serviceAccountAccessListEntryAdded,
+    serviceAccount,
+    entry,
+  },
+  INVENTORY_SERVICE_ACCOUNT_ACCESS_LIST_ENTRY_REMOVED: {
+    type: INVENTORY_EVENT_TYPES.serviceAccountAccessListEntryRemoved,
+    serviceAccount,
+    entry,
+  },
+  INVENTORY_PROJECT_ACCESS_LIST_ENTRY_ADDED: {
+    type: INVENTORY_EVENT_TYPES.projectAccessListEntryAdded,
+    groupId,
+    entry: projectEntry,
+  },
+  INVENTORY_PROJECT_ACCESS_LIST_ENTRY_REMOVED: {
+    type: INVENTORY_EVENT_TYPES.projectAccessListEntryRemoved,
+    groupId,
+    entry: projectEntry,
+  },
 };
 
 /**
@@ -52,9 +102,11 @@ export function inventoryEventFields(): Record<string, string[]> {
       );
     }
     const event = buildInventoryEvent(change, {
-      orgId: '5f0000000000000000000002',
+      ...('groupId' in change ? { groupId: change.groupId } : { orgId: '5f0000000000000000000002' }),
       snapshotAt: 0,
       previousSnapshotAt: 0,
+      // Every optional field: `preExisting` is set on baseline findings.
+      preExisting: true,
     });
     const paths = new Set<string>();
     collectPaths(event, '', paths);
