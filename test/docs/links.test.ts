@@ -45,7 +45,7 @@ describe('the links of the README and docs/', () => {
 
     expect(brokenLink({ page, target: '#the-rule-format', line: 1 })).toBeUndefined();
     expect(brokenLink({ page, target: '#the-rule-formats', line: 1 })).toMatch(/no heading with the anchor/);
-    expect(brokenLink({ page, target: 'deploy.md#3-deploy', line: 1 })).toBeUndefined();
+    expect(brokenLink({ page, target: 'deploy.md#4-deploy', line: 1 })).toBeUndefined();
     expect(brokenLink({ page, target: 'nowhere.md', line: 1 })).toMatch(/no file docs\/nowhere\.md/);
   });
 });
