@@ -96,7 +96,7 @@ export function commandLines(block: CodeBlock): { line: string; where: string }[
   return found;
 }
 
-/** The simple commands of a command line: split at pipes and `;`/`&&`/`||`, and inside `$(...)`. */
+/** The simple commands of a command line: split at pipes, `;`/`&&`/`||` and braces, and inside `$(...)`. */
 export function simpleCommands(line: string, where: string): ShellCommand[] {
   const commands: ShellCommand[] = [];
   let words: string[] = [];
@@ -114,7 +114,8 @@ export function simpleCommands(line: string, where: string): ShellCommand[] {
   };
   for (const word of shellWords(line)) {
     for (const inner of word.matchAll(/\$\((.*)\)/g)) commands.push(...simpleCommands(inner[1] ?? '', where));
-    if (['|', ';', '&&', '||'].includes(word)) flush();
+    // A function definition `name() { ...; }` holds commands between its braces.
+    if (['|', ';', '&&', '||', '{', '}'].includes(word) || /^\w+\(\)$/.test(word)) flush();
     else words.push(word);
   }
   flush();
