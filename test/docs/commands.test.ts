@@ -7,6 +7,8 @@ import { commandLines, type ShellCommand, simpleCommands } from './support/shell
 const SHELL_LANGUAGES = ['sh', 'bash', 'shell', 'console'];
 /** Inline code that is a command of this project, such as `atlas-audit-alerts rules test my-rules`. */
 const PROJECT_COMMAND = /^(atlas-audit-alerts|npx atlas-audit-alerts|npm run|npm start|npm test)(\s|$)/;
+/** Inline code that is a command line without the program's name, such as `rules validate --strict`. */
+const SUBCOMMAND = /^(fetch|simulate|rules|run|backfill|demo|check|status) (?=\S)/;
 
 /** Every command in the shell blocks and the inline code of the README and docs/. */
 function documentedCommands(): ShellCommand[] {
@@ -18,7 +20,8 @@ function documentedCommands(): ShellCommand[] {
     .flatMap(({ line, where }) => simpleCommands(line, where));
   const inline = pages
     .flatMap(inlineCode)
-    .filter((span) => PROJECT_COMMAND.test(span.code))
+    .filter((span) => PROJECT_COMMAND.test(span.code) || SUBCOMMAND.test(span.code))
+    .map((span) => (SUBCOMMAND.test(span.code) ? { ...span, code: `atlas-audit-alerts ${span.code}` } : span))
     .flatMap((span) => simpleCommands(span.code, `${span.page}:${span.line}`));
   return [...inBlocks, ...inline];
 }

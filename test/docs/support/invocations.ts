@@ -34,8 +34,9 @@ export function cliProblems(program: Command, args: readonly string[]): string[]
   }
   const problems: string[] = [];
   for (const arg of args.slice(index)) {
-    if (!arg.startsWith('-') || arg === '-') continue;
-    const flag = arg.split('=')[0] ?? arg;
+    // A usage line writes optional flags in brackets and alternatives in parentheses: [--strict], (--org
+    const flag = /^[[(]*(--?[A-Za-z][\w-]*)/.exec(arg)?.[1];
+    if (flag === undefined) continue;
     if (flag === '--help' || flag === '-h') continue;
     if (command.options.some((option) => option.long === flag || option.short === flag)) continue;
     problems.push(`"${command.name()}" takes no flag ${flag}`);
