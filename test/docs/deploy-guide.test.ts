@@ -67,3 +67,43 @@ describe('the deploy guide', () => {
     );
   });
 });
+
+/** The leaves of a settings object, as dotted paths with their values. */
+function leaves(value: unknown, prefix = ''): [string, unknown][] {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return [[prefix, value]];
+  return Object.entries(value).flatMap(([key, inner]) =>
+    leaves(inner, prefix === '' ? key : `${prefix}.${key}`),
+  );
+}
+
+describe('the deploy guide’s table of settings', () => {
+  const guide = docPage('docs/deploy.md').text;
+  const defaults = new Map(leaves(parseDeployConfig({ input: {}, origin: 'defaults' })));
+  const rows = [...guide.matchAll(/^\| `([\w.]+)` \| `([^`]+)` \|/gm)].map(([, path = '', shown = '']) => ({
+    path,
+    shown,
+  }));
+
+  it('names every setting that has a default', () => {
+    const missing = [...defaults.keys()].filter((path) => !guide.includes(`\`${path}\``));
+
+    expect(missing).toEqual([]);
+  });
+
+  it('gives each default as the loader applies it', () => {
+    const stated = rows.filter((row) => defaults.has(row.path));
+    const wrong = stated
+      .filter(
+        (row) =>
+          JSON.stringify(defaults.get(row.path)) !==
+          JSON.stringify(/^[[\d]|^true$|^false$/.test(row.shown) ? JSON.parse(row.shown) : row.shown),
+      )
+      .map(
+        (row) =>
+          `${row.path}: the guide says ${row.shown}, the loader gives ${JSON.stringify(defaults.get(row.path))}`,
+      );
+
+    expect(stated.length).toBeGreaterThan(20);
+    expect(wrong).toEqual([]);
+  });
+});

@@ -79,7 +79,8 @@ export function invocationProblems(program: Command, command: ShellCommand): str
   if (first !== 'npm') return [];
   if (second === 'ci' || second === 'install') return [];
   const script = second === 'run' ? rest[0] : second;
-  if (script === undefined) return ['npm run without a script name'];
+  // `npm run` alone, in prose, names the command family.
+  if (script === undefined) return [];
   if (PLACEHOLDER.test(script)) return [];
   const body = PACKAGE_SCRIPTS[script];
   if (body === undefined) return [`package.json has no script "${script}"`];
