@@ -264,7 +264,7 @@ describe('resolveDeployConfig', () => {
     expect(config.rules.directories).toEqual(['builtin']);
   });
 
-  it('accepts the example configuration file', () => {
+  it('accepts the example configuration file, whose Slack block waits commented out for step 7', () => {
     const config = resolveDeployConfig({
       context: cdkJsonContext().atlasAuditAlerts,
       configFile: 'infra/examples/config.example.yaml',
@@ -272,7 +272,7 @@ describe('resolveDeployConfig', () => {
     });
 
     expect(config.sources.orgIds.length).toBeGreaterThan(0);
-    expect(config.alerts.slack).toBeDefined();
+    expect(config.alerts.slack).toBeUndefined();
   });
 });
 

@@ -13,7 +13,7 @@ import {
 } from '../../shared/rules/index.js';
 import { CDK_APP_TIMEOUT_MS, runCdkApp } from './support/cdk-app.js';
 import { synthesizeDeployment } from './support/deployment.js';
-import { cdkJsonContext, createTestWorkspace, PROJECT_ROOT, VALID_RULE_FILE } from './support/workspace.js';
+import { createTestWorkspace, PROJECT_ROOT, VALID_RULE_FILE } from './support/workspace.js';
 
 const BROKEN_RULE_FILE = `rules:
   - id: api-key-created
@@ -180,31 +180,6 @@ describe('a deployment with rule layers', () => {
 describe('the CDK app', () => {
   const workspace = createTestWorkspace();
   afterAll(() => workspace.remove());
-
-  it(
-    'synthesizes the example configuration file with no AWS credentials or account in its environment',
-    () => {
-      const outdir = join(workspace.directory, 'example');
-
-      const run = runCdkApp({ ...cdkJsonContext(), config: 'infra/examples/config.example.yaml' }, outdir);
-
-      expect(run.stderr).toBe('');
-      expect(run.status).toBe(0);
-      const template = JSON.parse(readFileSync(join(outdir, 'AtlasAuditAlerts.template.json'), 'utf8')) as {
-        Resources: Record<string, { Type: string; Properties: Record<string, unknown> }>;
-      };
-      const resources = Object.values(template.Resources);
-      expect(
-        resources.find((resource) => resource.Type === 'AWS::Chatbot::SlackChannelConfiguration'),
-      ).toMatchObject({ Properties: { SlackWorkspaceId: 'T012AB3CD', SlackChannelId: 'C0123ABCDEF' } });
-      expect(
-        resources
-          .filter((resource) => resource.Type === 'AWS::SNS::Subscription')
-          .map((resource) => resource.Properties.Endpoint),
-      ).toEqual(expect.arrayContaining(['secops@example.com', 'platform@example.com']));
-    },
-    CDK_APP_TIMEOUT_MS,
-  );
 
   it(
     'fails synth on a broken rule with the loader message and no stack trace',
