@@ -1,4 +1,5 @@
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { parseArgs } from 'node:util';
 import { AtlasClient } from '../shared/atlas/index.js';
 import { systemClock } from '../shared/clock.js';
 import { InMemorySourceQueue, pollSourceBatch, queuedSources } from '../shared/fan-out/index.js';
@@ -247,14 +248,24 @@ export function fanOutTable(result: FanOutBenchResult): string {
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
-  const value = (name: string): number | undefined => {
-    const index = process.argv.indexOf(`--${name}`);
-    return index < 0 ? undefined : Number(process.argv[index + 1]);
-  };
+  const { values } = parseArgs({
+    options: {
+      sources: { type: 'string' },
+      workers: { type: 'string' },
+      batchSize: { type: 'string' },
+      concurrency: { type: 'string' },
+    },
+  });
   const options: FanOutBenchOptions = {};
   for (const name of ['sources', 'workers', 'batchSize', 'concurrency'] as const) {
-    const given = value(name);
-    if (given !== undefined) options[name] = given;
+    const given = values[name];
+    if (given === undefined) continue;
+    const number = Number(given);
+    if (!Number.isInteger(number) || number < 1) {
+      console.error(`--${name} must be a whole number of at least 1, not "${given}"`);
+      process.exit(2);
+    }
+    options[name] = number;
   }
   const result = await runFanOutBenchmark(options);
   console.log(fanOutTable(result));
