@@ -14,6 +14,12 @@ export const ATLAS_ROLE_REQUIREMENTS = {
     call: 'GET /orgs/{orgId}/apiKeys/{apiUserId}/accessList',
     purpose: 'API key access lists',
   },
+  /** Inventory (Atlas v2): `GET /orgs/{orgId}/serviceAccounts`. */
+  serviceAccounts: {
+    role: 'Organization Read Only',
+    call: 'GET /orgs/{orgId}/serviceAccounts',
+    purpose: 'service account inventory',
+  },
   /** Project discovery (`allProjectsOfOrgs`): `GET /orgs/{orgId}/groups`. */
   orgProjects: {
     role: 'Organization Member',
@@ -25,6 +31,12 @@ export const ATLAS_ROLE_REQUIREMENTS = {
     role: 'Project Read Only',
     call: 'GET /groups/{groupId}/events',
     purpose: 'project events',
+  },
+  /** Inventory: `GET /groups/{groupId}/accessList`. */
+  projectAccessList: {
+    role: 'Project Read Only',
+    call: 'GET /groups/{groupId}/accessList',
+    purpose: 'project IP access list inventory',
   },
 } as const satisfies Record<string, { role: string; call: string; purpose: string }>;
 

@@ -62,8 +62,8 @@ const PROBE_CONCURRENCY = 4;
  * The skew is the client's clock (when the last answer arrived) against the answer's `Date` header.
  *
  * Checks that the configured Atlas answers, accepts the credentials, accepts calls from this
- * machine's address, and grants every role the configured sources need (org events, API key
- * inventory, project discovery, project events), then measures the local clock against Atlas's
+ * machine's address, and grants every role the configured sources need (org events, the inventory
+ * of API keys, service accounts and project access lists, project discovery, project events), then measures the local clock against Atlas's
  * `Date` header. Makes one small call per org, project and inventory list (`itemsPerPage=1`, first
  * page only). The first call runs alone: when it shows refused credentials, a refused address or an
  * API that does not answer, every other check is skipped rather than failing the same way.
@@ -137,8 +137,22 @@ function initialProbes(client: AtlasClient, config: PollerConfig): Probe[] {
   const projectProbe = (projectId: string): Probe => ({
     call: 'projectEvents',
     scope: `project ${projectId}`,
-    run: async (signal) =>
-      firstPageNote(client.listProjectEvents(projectId, { itemsPerPage: 1, signal }), 'event'),
+    run: async (signal) => {
+      const events = await firstPageNote(
+        client.listProjectEvents(projectId, { itemsPerPage: 1, signal }),
+        'event',
+      );
+      const accessList: Probe = {
+        call: 'projectAccessList',
+        scope: `project ${projectId}`,
+        run: async (innerSignal) =>
+          firstPageNote(
+            client.listProjectAccessList(projectId, { itemsPerPage: 1, signal: innerSignal }),
+            'entry',
+          ),
+      };
+      return { ...events, next: [accessList] };
+    },
   });
   for (const orgId of orgIds) {
     probes.push({
@@ -169,6 +183,15 @@ function initialProbes(client: AtlasClient, config: PollerConfig): Probe[] {
         return { note: countNote(page?.totalCount ?? 0, 'API key'), next };
       },
     });
+    // Ops Manager and the v1.0 API have no service accounts: the inventory skips them there.
+    if (config.atlas.flavor === 'atlas-v2') {
+      probes.push({
+        call: 'serviceAccounts',
+        scope: `org ${orgId}`,
+        run: async (signal) =>
+          firstPageNote(client.listServiceAccounts(orgId, { itemsPerPage: 1, signal }), 'service account'),
+      });
+    }
     if (allProjectsOfOrgs) {
       probes.push({
         call: 'orgProjects',

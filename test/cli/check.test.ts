@@ -65,12 +65,27 @@ describe('check', () => {
     );
     expect(lines).toContain('ok   credentials: Atlas accepts the API key (HTTP Digest)');
     expect(lines).toContain('ok   egress address: Atlas accepts calls from this machine');
-    expect(lines.filter((line) => line.startsWith(`ok   org ${ORG}`))).toHaveLength(4);
+    // Org events, API keys, an API key's access list, service accounts, project discovery.
+    expect(lines.filter((line) => line.startsWith(`ok   org ${ORG}`))).toHaveLength(5);
+    expect(lines).toContainEqual(
+      expect.stringMatching(
+        new RegExp(
+          `^ok   org ${ORG} service account inventory: readable \\(Organization Read Only\\): \\d+ service accounts?$`,
+        ),
+      ),
+    );
     const projects = sim.projects.filter((project) => project.orgId === ORG);
     for (const project of projects) {
       expect(
         lines.some((line) =>
           line.startsWith(`ok   project ${project.id} project events: readable (Project Read Only)`),
+        ),
+      ).toBe(true);
+      expect(
+        lines.some((line) =>
+          line.startsWith(
+            `ok   project ${project.id} project IP access list inventory: readable (Project Read Only)`,
+          ),
         ),
       ).toBe(true);
     }
@@ -116,8 +131,8 @@ describe('check', () => {
     expect(egress).toContain(
       'Atlas refuses calls from 127.0.0.1 (403 IP_ADDRESS_NOT_ON_ACCESS_LIST): add 127.0.0.1 to the access list',
     );
-    expect(lines.filter((line) => line.startsWith('skip '))).toHaveLength(3);
-    expect(lines.at(-1)).toBe('not ready: 2 ok, 0 warnings, 1 failed, 3 skipped');
+    expect(lines.filter((line) => line.startsWith('skip '))).toHaveLength(4);
+    expect(lines.at(-1)).toBe('not ready: 2 ok, 0 warnings, 1 failed, 4 skipped');
   });
 
   it('passes the egress check where the key’s access list holds the address', async () => {
