@@ -55,9 +55,14 @@ describe('runTick against a misbehaving Atlas', () => {
 
     // Assess
     const counters = current.sim.counters;
-    expect(outcomeOf(summary, PROJECT)).toMatchObject({ status: 'ok', pagesRead: 3 });
+    expect(outcomeOf(summary, PROJECT)).toMatchObject({
+      status: 'ok',
+      pagesRead: 3,
+      inventory: { status: 'baseline' },
+    });
     expect(counters.challenges).toBe(2);
-    expect(counters.byStatus).toEqual({ '200': 3, '401': 2 });
+    // Three event pages, and the project's IP access list read by its first inventory snapshot.
+    expect(counters.byStatus).toEqual({ '200': 4, '401': 2 });
     expect(summary.totals.atlasRequests).toBe(counters.requests);
     await expectEachAlertOnce(current, events);
   });
