@@ -42,6 +42,7 @@ describe('pollerEnvironment', () => {
         deadlineMarginSeconds: 20,
       },
       concurrency: 8,
+      inventory: { baselineFindings: true },
       ...RESOURCES,
     });
   });
@@ -76,15 +77,15 @@ describe('pollerEnvironment', () => {
 
     expect(build).toThrow(PollerEnvironmentTooLargeError);
     expect(build).toThrow(
-      /over Lambda's limit of 4096 bytes; it lists 111 org and project ids\. Remove at least 20 project ids: list their orgs in sources\.orgIds with sources\.allProjectsOfOrgs: true instead\./,
+      /over Lambda's limit of 4096 bytes; it lists 111 org and project ids\. Remove at least 22 project ids: list their orgs in sources\.orgIds with sources\.allProjectsOfOrgs: true instead\./,
     );
   });
 
   it('accepts as many ids as fit with the longest resource names, and no more', () => {
     const fits = () =>
-      environmentFor({ sources: { orgIds: projectIds(1), projectIds: projectIds(91).slice(1) } });
+      environmentFor({ sources: { orgIds: projectIds(1), projectIds: projectIds(89).slice(1) } });
     const overflows = () =>
-      environmentFor({ sources: { orgIds: projectIds(1), projectIds: projectIds(92).slice(1) } });
+      environmentFor({ sources: { orgIds: projectIds(1), projectIds: projectIds(90).slice(1) } });
 
     expect(fits).not.toThrow();
     expect(overflows).toThrow(/Remove at least 1 project id:/);
