@@ -1,3 +1,5 @@
+import { editDistance } from './suggestion.js';
+
 /**
  * The known name closest to a misspelt one, for "did you mean" hints: within two edits (one for
  * names of four characters or fewer), or `undefined` when none is that close.
@@ -31,17 +33,4 @@ export function closestName(name: string, known: Iterable<string>): string | und
 export function didYouMean(name: string, known: Iterable<string>): string {
   const best = closestName(name, known);
   return best === undefined ? '' : ` (did you mean "${best}"?)`;
-}
-
-function editDistance(a: string, b: string): number {
-  let previous = Array.from({ length: b.length + 1 }, (_, index) => index);
-  for (let i = 1; i <= a.length; i++) {
-    const current = [i];
-    for (let j = 1; j <= b.length; j++) {
-      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
-      current[j] = Math.min((previous[j] ?? 0) + 1, (current[j - 1] ?? 0) + 1, (previous[j - 1] ?? 0) + cost);
-    }
-    previous = current;
-  }
-  return previous[b.length] ?? 0;
 }

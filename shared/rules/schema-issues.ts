@@ -1,5 +1,6 @@
 import type { z } from 'zod';
 import { KNOWN_KEYS } from './schema.js';
+import { editDistance } from './suggestion.js';
 
 type Issue = z.core.$ZodIssue;
 type Path = (string | number)[];
@@ -158,19 +159,6 @@ function suggestion(key: string): string {
     }
   }
   return best === undefined ? '' : ` (did you mean "${best}"?)`;
-}
-
-function editDistance(a: string, b: string): number {
-  let previous = Array.from({ length: b.length + 1 }, (_, index) => index);
-  for (let i = 1; i <= a.length; i++) {
-    const current = [i];
-    for (let j = 1; j <= b.length; j++) {
-      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
-      current[j] = Math.min((previous[j] ?? 0) + 1, (current[j - 1] ?? 0) + 1, (previous[j - 1] ?? 0) + cost);
-    }
-    previous = current;
-  }
-  return previous[b.length] ?? 0;
 }
 
 function toSegment(key: PropertyKey): string | number {

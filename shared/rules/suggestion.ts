@@ -26,8 +26,17 @@ export function closestMatch(word: string, candidates: Iterable<string>): string
   return best;
 }
 
-/** Optimal string alignment distance, giving up (returning `bound`) once it cannot be below `bound`. */
-function editDistance(a: string, b: string, bound: number): number {
+/**
+ * Optimal string alignment distance (insert, delete, replace, swap two neighbours), giving up
+ * (returning `bound`) once it cannot be below `bound`. Case-sensitive: lower-case both for hints
+ * that ignore case.
+ *
+ * @example
+ * ```ts
+ * editDistance('usernmae', 'username'); // 1
+ * ```
+ */
+export function editDistance(a: string, b: string, bound = Number.POSITIVE_INFINITY): number {
   let before: number[] = [];
   let previous = Array.from({ length: b.length + 1 }, (_, index) => index);
   for (let i = 1; i <= a.length; i++) {
