@@ -147,22 +147,7 @@ export async function markAlertBatch(
     const items: TransactWriteItem[] = options.claims.map((claim) => ({
       Update: {
         TableName: requester.tableName,
-        Key: keyItem(claim.fingerprint),
-        UpdateExpression:
-          'SET #status = :sent, #sentAt = if_not_exists(#sentAt, :now), #expiresAt = :expiresAt ' +
-          'REMOVE #claimToken, #claimExpiresAt',
-        ExpressionAttributeNames: {
-          '#status': 'status',
-          '#sentAt': 'sentAt',
-          '#expiresAt': 'expiresAt',
-          '#claimToken': 'claimToken',
-          '#claimExpiresAt': 'claimExpiresAt',
-        },
-        ExpressionAttributeValues: {
-          ':sent': stringValue('SENT'),
-          ':now': numberValue(now),
-          ':expiresAt': numberValue(ttlSeconds(now + context.alertRetentionMs)),
-        },
+        ...markSentUpdate(claim.fingerprint, now, context.alertRetentionMs),
       },
     }));
     const reasons = await requester.transactWriteItems(items);
@@ -191,6 +176,32 @@ function outcomeOf(existing: Item, now: number): ClaimOutcome | undefined {
 async function readRecord(requester: DynamoDbRequester, fingerprint: string): Promise<Item | undefined> {
   const output = await requester.getItem({ Key: keyItem(fingerprint), ConsistentRead: true });
   return output.Item;
+}
+
+/**
+ * The update that records an alert as sent, alone (`UpdateItem`) or in a batch: no condition, so
+ * whoever published may record it even after its claim was taken over; a claim never carries
+ * `sentAt`, so `if_not_exists` keeps the first sender's time.
+ */
+export function markSentUpdate(fingerprint: string, now: number, alertRetentionMs: number) {
+  return {
+    Key: keyItem(fingerprint),
+    UpdateExpression:
+      'SET #status = :sent, #sentAt = if_not_exists(#sentAt, :now), #expiresAt = :expiresAt ' +
+      'REMOVE #claimToken, #claimExpiresAt',
+    ExpressionAttributeNames: {
+      '#status': 'status',
+      '#sentAt': 'sentAt',
+      '#expiresAt': 'expiresAt',
+      '#claimToken': 'claimToken',
+      '#claimExpiresAt': 'claimExpiresAt',
+    },
+    ExpressionAttributeValues: {
+      ':sent': stringValue('SENT'),
+      ':now': numberValue(now),
+      ':expiresAt': numberValue(ttlSeconds(now + alertRetentionMs)),
+    },
+  };
 }
 
 function keyItem(fingerprint: string): Item {

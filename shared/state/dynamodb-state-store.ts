@@ -9,6 +9,7 @@ import {
   type AlertBatchContext,
   claimAlertBatch,
   markAlertBatch,
+  markSentUpdate,
   TRANSACTION_ITEMS,
 } from './dynamodb-alert-batches.js';
 import {
@@ -559,27 +560,9 @@ export class DynamoDbStateStore implements StateStore {
   }
 
   async markAlertSent(options: AlertClaimOptions): Promise<void> {
-    const now = this.#clock.now();
-    // No condition: whoever published may record it, even after its claim was taken over. A claim
-    // (PutItem) never carries sentAt, so `if_not_exists` keeps the first sender's time.
-    await this.#requester.updateItem({
-      Key: keyOf(stateKeys.alert(options.claim.fingerprint)),
-      UpdateExpression:
-        'SET #status = :sent, #sentAt = if_not_exists(#sentAt, :now), #expiresAt = :expiresAt ' +
-        'REMOVE #claimToken, #claimExpiresAt',
-      ExpressionAttributeNames: {
-        '#status': 'status',
-        '#sentAt': 'sentAt',
-        '#expiresAt': 'expiresAt',
-        '#claimToken': 'claimToken',
-        '#claimExpiresAt': 'claimExpiresAt',
-      },
-      ExpressionAttributeValues: {
-        ':sent': stringValue('SENT'),
-        ':now': numberValue(now),
-        ':expiresAt': numberValue(ttlSeconds(now + this.#retention.alertRetentionMs)),
-      },
-    });
+    await this.#requester.updateItem(
+      markSentUpdate(options.claim.fingerprint, this.#clock.now(), this.#retention.alertRetentionMs),
+    );
   }
 
   async releaseAlertClaim(options: AlertClaimOptions): Promise<void> {
