@@ -13,7 +13,7 @@ import {
 } from '../shared/notify/index.js';
 import { ProjectDiscoveryCache, type TickDependencies } from '../shared/poll/index.js';
 import { createRuleEngine } from '../shared/rules/index.js';
-import { lintRulePack, loadEventCatalog, RuleSources } from '../shared/rules/lint/index.js';
+import { rulePackWarnings } from '../shared/rules/lint/index.js';
 import { formatRuleWarnings } from '../shared/rules/problem-format.js';
 import { DynamoDbStateStore, FileStateStore, type StateStore } from '../shared/state/index.js';
 import { UsageError } from './errors.js';
@@ -75,10 +75,7 @@ export async function openLocalPoll(options: OpenLocalPollOptions): Promise<Loca
   const { settings, clock, logger } = options;
   const pack = await loadRuleLayers(settings.rules);
   if (options.ruleWarnings !== undefined) {
-    const warnings = [
-      ...pack.warnings,
-      ...lintRulePack(pack, { catalog: loadEventCatalog(), sources: await RuleSources.read(pack.files) }),
-    ];
+    const warnings = await rulePackWarnings(pack);
     if (warnings.length > 0) options.ruleWarnings.write(`${formatRuleWarnings(warnings)}\n`);
   }
   const consoleLinks =

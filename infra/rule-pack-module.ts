@@ -7,7 +7,7 @@ import {
   RuleLoadError,
   serializeRulePack,
 } from '../shared/rules/index.js';
-import { lintRulePack, loadEventCatalog, RuleSources, type RuleWarning } from '../shared/rules/lint/index.js';
+import { type RuleWarning, rulePackWarnings } from '../shared/rules/lint/index.js';
 import { RULE_PACK_GLOBAL } from './bundling.js';
 
 export interface BuildRulePackModuleOptions {
@@ -61,10 +61,7 @@ export async function buildRulePackModule({
     builtinDirectory: shownPath(resolve(projectRoot, 'rules')),
     version: packageVersion(projectRoot),
   });
-  const warnings: RuleWarning[] = [
-    ...(pack.warnings as readonly RuleWarning[]),
-    ...lintRulePack(pack, { catalog: loadEventCatalog(), sources: await RuleSources.read(pack.files) }),
-  ];
+  const warnings = await rulePackWarnings(pack);
   if (strict && warnings.length > 0) throw RuleLoadError.fromProblems(warnings);
   const serialized = serializeRulePack(pack);
   const text = JSON.stringify(serialized);

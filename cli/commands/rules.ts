@@ -11,12 +11,10 @@ import {
   ruleFileJsonSchema,
 } from '../../shared/rules/index.js';
 import {
-  lintRulePack,
   loadEventCatalog,
   loadSecurityEventTypes,
-  RuleSources,
-  type RuleWarning,
   ruleCoverage,
+  rulePackWarnings,
 } from '../../shared/rules/lint/index.js';
 import { formatRuleWarnings } from '../../shared/rules/problem-format.js';
 import { formatCoverageTable } from '../coverage-table.js';
@@ -50,7 +48,7 @@ export function registerRulesCommand(program: Command, io?: PollCommandIo): void
     .option('--strict', 'treat warnings as errors (exit 1)')
     .action(async (paths: string[], options: { rules?: string[]; strict?: boolean }) => {
       const pack = await loadOrReport([...paths, ...(options.rules ?? [])]);
-      const warnings = await lintPack(pack);
+      const warnings = await rulePackWarnings(pack);
       if (options.strict === true && warnings.length > 0) {
         // Made errors: printed as problems, without the warning mark.
         reportProblems(warnings.map(({ severity: _severity, ...problem }) => problem));
@@ -162,14 +160,6 @@ function reportProblems(found: readonly RuleProblem[]): void {
   process.stderr.write(
     `${formatRuleProblems(problems)}\n${plural(problems.length, 'problem')} in ${plural(files, 'file')}\n`,
   );
-}
-
-/** The warnings of a loaded pack: those of its layers, and those found against the event catalog. */
-async function lintPack(pack: RulePack): Promise<RuleWarning[]> {
-  return [
-    ...(pack.warnings as readonly RuleWarning[]),
-    ...lintRulePack(pack, { catalog: loadEventCatalog(), sources: await RuleSources.read(pack.files) }),
-  ];
 }
 
 function withDisplayPath<T extends RuleProblem>(problem: T): T {

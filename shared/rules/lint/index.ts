@@ -24,5 +24,6 @@ export {
   SecurityEventTypesError,
 } from '../catalog/security-event-types.js';
 export { type LintRulePackOptions, lintRulePack } from './lint-rule-pack.js';
+export { rulePackWarnings } from './rule-pack-warnings.js';
 export { RuleSources } from './rule-sources.js';
 export type { RuleWarning, RuleWarningCode } from './rule-warning.js';
