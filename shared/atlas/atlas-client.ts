@@ -182,7 +182,8 @@ export class AtlasClient {
 
   /**
    * The events of a project (`GET /groups/{groupId}/events`), newest first as Atlas sends them (no
-   * order is promised: sort by `created` and `id` yourself).
+   * order is promised: sort by `created` and `id` yourself). An entry that is not a JSON object is
+   * left out with a warning that gives its position on the page, never its content.
    *
    * @throws AtlasRequestError at once for an invalid id or filter; while iterating, the errors of
    *   every call: AtlasAuthError, AtlasForbiddenError, AtlasNotFoundError, AtlasRateLimitError,
@@ -194,6 +195,8 @@ export class AtlasClient {
       eventListQuery(filter),
       readEvent,
       filter.signal,
+      this.#config.accept,
+      'skip-item',
     );
   }
 
@@ -206,6 +209,8 @@ export class AtlasClient {
       eventListQuery(filter),
       readEvent,
       filter.signal,
+      this.#config.accept,
+      'skip-item',
     );
   }
 
@@ -331,25 +336,44 @@ export class AtlasClient {
     return this.#config.flavor === 'atlas-v2' ? SERVICE_ACCOUNTS_V2_ACCEPT : this.#config.accept;
   }
 
+  /**
+   * A paginated list whose items `readItem` reads. An item it refuses fails the whole page
+   * (`refuse-page`: inventories, where a missing item would read as a removal), or is left out with a
+   * warning (`skip-item`: events, where refusing the page would stop the source at it on every tick).
+   */
   #list<T>(
     path: string,
     query: URLSearchParams,
     readItem: (value: unknown) => Shape<T>,
     signal: AbortSignal | undefined,
     accept: string = this.#config.accept,
+    onBadItem: 'refuse-page' | 'skip-item' = 'refuse-page',
   ): AtlasList<T> {
-    const readPage = (body: unknown): Shape<FetchedPage<T>> => {
+    const readPage = (body: unknown, request: PageRequest): Shape<FetchedPage<T>> => {
       const page = readListPage(body);
       if (!page.ok) {
         return page;
       }
       const items: T[] = [];
-      for (const result of page.value.results) {
+      const skipped: number[] = [];
+      for (const [index, result] of page.value.results.entries()) {
         const item = readItem(result);
-        if (!item.ok) {
+        if (item.ok) {
+          items.push(item.value);
+        } else if (onBadItem === 'skip-item') {
+          skipped.push(index);
+        } else {
           return item;
         }
-        items.push(item.value);
+      }
+      if (skipped.length > 0) {
+        // Positions only: the entries themselves are Atlas's text, and may echo anything.
+        this.#config.logger.warn('Atlas listed entries that are not events; skipped them', {
+          path: `${this.#config.apiPrefix}${request.path}`,
+          pageNum: request.query.get('pageNum') ?? '1',
+          skipped: skipped.length,
+          positions: skipped.slice(0, 10),
+        });
       }
       const nextLink = page.value.links.find((link) => link.rel === 'next');
       const next = nextLink === undefined ? undefined : resourceOfLink(nextLink.href);
@@ -362,7 +386,7 @@ export class AtlasClient {
       first: { path, query },
       apiPrefix: this.#config.apiPrefix,
       fetchPage: (request: PageRequest) =>
-        this.#getJson(request.path, request.query, readPage, signal, accept),
+        this.#getJson(request.path, request.query, (body) => readPage(body, request), signal, accept),
     });
   }
 

@@ -368,6 +368,49 @@ describe('AtlasClient lists', () => {
   });
 });
 
+describe('AtlasClient event lists with entries that are not events', () => {
+  it('keeps the events of a page, leaves out entries that are not objects, and warns without their content', async () => {
+    const good = events(2);
+    const { client, server, logs } = await harness({
+      server: {
+        route: () => ({
+          body: listPage([good[0], null, 'fake-private-key-echoed', 42, ['nested'], good[1]], { self: '' }),
+        }),
+      },
+    });
+
+    const received = await client.listProjectEvents(GROUP).toArray();
+
+    expect(received).toEqual(good);
+    expect(server.requests.filter((request) => request.status === 200)).toHaveLength(1);
+    const warnings = logs.filter((line) => line.message.includes('not events'));
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]?.message).toBe('Atlas listed entries that are not events; skipped them');
+    expect(warnings[0]?.attributes).toEqual({
+      path: `/api/public/v1.0/groups/${GROUP}/events`,
+      pageNum: '1',
+      skipped: 4,
+      positions: [1, 2, 3, 4],
+    });
+    expect(JSON.stringify(logs)).not.toContain('fake-private-key-echoed');
+  });
+
+  it('does the same for organization events, and still refuses an inventory item of the wrong shape', async () => {
+    const { client, logs } = await harness({
+      server: {
+        route: (request) =>
+          request.url.pathname.endsWith('/events')
+            ? { body: listPage([true], { self: '' }) }
+            : { body: listPage([{ id: 'key-1' }, 7], { self: '' }) },
+      },
+    });
+
+    await expect(client.listOrgEvents(ORG).toArray()).resolves.toEqual([]);
+    expect(logs.filter((line) => line.message.includes('not events'))).toHaveLength(1);
+    await expect(client.listApiKeys(ORG).toArray()).rejects.toThrow(AtlasResponseError);
+  });
+});
+
 describe('AtlasClient flavours', () => {
   it.each([
     ['ops-manager', '/api/public/v1.0', 'application/json'],
