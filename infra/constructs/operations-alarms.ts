@@ -33,8 +33,8 @@ interface AlarmSpec {
 /**
  * The alarms that tell the people running the deployment that alerts may not be arriving: the function
  * failing or throttled, ticks no longer completing (the heartbeat goes missing for three periods), Atlas
- * refusing the credentials, the watermark falling behind, alerts that could not be published, and Slack
- * messages that could not be forwarded.
+ * refusing the credentials, the watermark falling behind, a rule failing on an event, alerts that could not
+ * be published, and Slack messages that could not be forwarded.
  */
 export class OperationsAlarms extends Construct {
   readonly alarms: readonly Alarm[];
@@ -89,6 +89,13 @@ export class OperationsAlarms extends Construct {
         evaluationPeriods: 1,
         treatMissingData: TreatMissingData.NOT_BREACHING,
         description: `A source's watermark is more than ${props.watermarkLagThreshold.toMinutes()} minutes behind: events are read late. Check the poller log group for failing sources or ticks cut short by the deadline, and the Atlas 429 count on the dashboard.`,
+      },
+      {
+        id: 'RuleErrors',
+        metric: pollerMetric({ name: MetricName.ruleErrors, statistic: 'Sum', period }),
+        ...atLeastOnce,
+        description:
+          'A rule failed on an event and that event was skipped for that rule, so an alert may be missing. The poller log names the rule and the event id: fix the rule, deploy, and check the period with `atlas-audit-alerts rules replay`.',
       },
       {
         id: 'AlertsFailed',

@@ -111,6 +111,31 @@ export class OperationsDashboard extends Construct {
         width: 12,
       }),
     );
+    dashboard.addWidgets(
+      new GraphWidget({
+        title: 'Rule errors',
+        left: [sum(MetricName.ruleErrors, 'rule evaluations failed')],
+        width: 12,
+      }),
+      new GraphWidget({
+        title: 'Clock skew against Atlas (seconds, positive: the poller ahead)',
+        left: [
+          pollerMetric({
+            name: MetricName.atlasClockSkewSeconds,
+            statistic: 'Maximum',
+            period,
+            label: 'maximum',
+          }),
+          pollerMetric({
+            name: MetricName.atlasClockSkewSeconds,
+            statistic: 'Minimum',
+            period,
+            label: 'minimum',
+          }),
+        ],
+        width: 12,
+      }),
+    );
     this.dashboard = dashboard;
   }
 }

@@ -399,7 +399,7 @@ describe('AuditAlertsStack', () => {
       });
       const alarms = Object.values(template.findResources('AWS::CloudWatch::Alarm'));
 
-      expect(alarms).toHaveLength(7);
+      expect(alarms).toHaveLength(8);
       for (const alarm of alarms) {
         expect(alarm.Properties.AlarmActions).toEqual([{ Ref: topicId }]);
         expect(alarm.Properties.OKActions).toEqual([{ Ref: topicId }]);
@@ -473,8 +473,12 @@ describe('AuditAlertsStack', () => {
       });
     });
 
-    it('alarms on Atlas authentication or permission failures and on alerts that could not be published', () => {
-      for (const metricName of [MetricName.atlasAuthFailures, MetricName.alertsFailed]) {
+    it('alarms on Atlas authentication or permission failures, rule errors, and alerts that could not be published', () => {
+      for (const metricName of [
+        MetricName.atlasAuthFailures,
+        MetricName.ruleErrors,
+        MetricName.alertsFailed,
+      ]) {
         template.hasResourceProperties('AWS::CloudWatch::Alarm', {
           Namespace: METRICS_NAMESPACE,
           MetricName: metricName,
@@ -504,7 +508,7 @@ describe('AuditAlertsStack', () => {
       });
     });
 
-    it('draws events, alerts by severity, lag, Atlas requests and 429s, and tick duration', () => {
+    it('draws events, alerts by severity, lag, Atlas requests and 429s, tick duration, rule errors and clock skew', () => {
       const dashboard = resourceOf(template, 'AWS::CloudWatch::Dashboard');
 
       const body = JSON.parse(
@@ -534,6 +538,8 @@ describe('AuditAlertsStack', () => {
           `${MetricName.atlasRequests} service ${METRICS_SERVICE}`,
           `${MetricName.atlasRateLimited} service ${METRICS_SERVICE}`,
           `${MetricName.tickDurationMs} service ${METRICS_SERVICE}`,
+          `${MetricName.ruleErrors} service ${METRICS_SERVICE}`,
+          `${MetricName.atlasClockSkewSeconds} service ${METRICS_SERVICE}`,
         ]),
       );
     });
