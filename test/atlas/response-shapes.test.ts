@@ -180,6 +180,16 @@ describe('readServiceAccount', () => {
       value: { clientId: 'mdb_sa_id_fake', name: 'poller', roles: ['ORG_OWNER', 'ORG_READ_ONLY'] },
     });
   });
+
+  it('gives no roles when the account has none, or roles that are not a list', () => {
+    // Act
+    const none = readServiceAccount({ clientId: 'c' });
+    const text = readServiceAccount({ clientId: 'c', roles: 'ORG_OWNER' });
+
+    // Assess
+    expect(none).toStrictEqual({ ok: true, value: { clientId: 'c' } });
+    expect(text).toStrictEqual({ ok: true, value: { clientId: 'c' } });
+  });
 });
 
 describe('maskPrivateKey', () => {
