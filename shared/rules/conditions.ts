@@ -264,7 +264,6 @@ function compileOperators(
   }
   for (const operator of ['starts_with', 'ends_with', 'contains'] as const) {
     const operand = spec[operator];
-    if (operand === undefined) continue;
     const texts = resolveStrings(
       typeof operand === 'string' ? [operand] : operand,
       at(operator),
