@@ -96,13 +96,14 @@ describe('compileMatch operator edges', () => {
     expect(matching).toStrictEqual([0]);
   });
 
-  it('finds no match, and no failure, for a value that is not text under ignore_case', () => {
+  it('matches only the same text under ignore_case, and nothing that is not text, without failing', () => {
     // Act
     const { matching } = compile({ username: { equals: 'ALICE', ignore_case: true } }, [
       { username: 42 },
       { username: null },
       {},
       { username: 'alice' },
+      { username: 'bob' },
     ]);
 
     // Assess
