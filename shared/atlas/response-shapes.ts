@@ -117,7 +117,7 @@ export function readAccessListEntry(value: unknown): Shape<AtlasAccessListEntry>
 
 /**
  * Reads a service account: an object with a string `clientId`. Its `secrets` are dropped here, and
- * roles that are not strings are left out.
+ * roles that are not strings (or `roles` that is not a list) are left out.
  *
  * @example
  * ```ts
@@ -128,9 +128,10 @@ export function readServiceAccount(value: unknown): Shape<AtlasServiceAccount> {
   if (!isRecord(value) || typeof value.clientId !== 'string') {
     return { ok: false, problem: 'a service account without a string clientId' };
   }
-  const { secrets: _secrets, ...account } = value;
-  const roles = Array.isArray(account.roles)
-    ? account.roles.filter((role): role is string => typeof role === 'string')
+  // `roles` that is not a list is dropped like the non-text roles in one: the type promises a list.
+  const { secrets: _secrets, roles: sentRoles, ...account } = value;
+  const roles = Array.isArray(sentRoles)
+    ? sentRoles.filter((role): role is string => typeof role === 'string')
     : undefined;
   return {
     ok: true,

@@ -31,7 +31,6 @@ type Path = (string | number)[];
 const COMBINATORS = new Set(['any', 'all', 'not']);
 const TEXT_OPERATORS = ['equals', 'in', 'not_in', 'regex', 'starts_with', 'ends_with', 'contains'] as const;
 
-const always: Predicate = () => true;
 const never: Predicate = () => false;
 
 /**
@@ -194,16 +193,12 @@ function eventTypesOfCondition(
   condition: FieldConditionSpec | undefined,
   lists: ReadonlyMap<string, readonly ScalarValue[]>,
 ): ReadonlySet<string> | undefined {
-  if (condition === undefined || condition === null) return undefined;
   if (typeof condition === 'string') return new Set([condition]);
   if (Array.isArray(condition)) return stringSet(condition);
-  if (typeof condition !== 'object' || condition.ignore_case === true) return undefined;
+  if (typeof condition !== 'object' || condition === null || condition.ignore_case === true) return undefined;
   if (typeof condition.equals === 'string') return new Set([condition.equals]);
-  if (condition.in !== undefined) {
-    const values = isListRef(condition.in) ? lists.get(condition.in.list) : condition.in;
-    return values === undefined ? undefined : stringSet(values);
-  }
-  return undefined;
+  const values = isListRef(condition.in) ? lists.get(condition.in.list) : condition.in;
+  return values === undefined ? undefined : stringSet(values);
 }
 
 function stringSet(values: readonly ScalarValue[]): ReadonlySet<string> | undefined {
@@ -218,23 +213,15 @@ function compileFieldCondition(
 ): Predicate {
   const parsed = parseFieldPath(pathText);
   if (!parsed.ok) {
-    const hint = COMBINATORS.has(pathText.toLowerCase())
-      ? ` (combinators are written in lower case: ${pathText.toLowerCase()})`
-      : '';
-    context.problems.push({
-      code: 'INVALID_FIELD_PATH',
-      path,
-      key: true,
-      message: `${parsed.message}${hint}`,
-    });
+    context.problems.push({ code: 'INVALID_FIELD_PATH', path, key: true, message: parsed.message });
     return never;
   }
   const reader = compileFieldPath(parsed.path);
-  if (Array.isArray(condition)) return compileOperators(reader, { in: condition }, path, context, true);
+  if (Array.isArray(condition)) return compileOperators(reader, { in: condition }, path, context);
   if (condition === null || typeof condition !== 'object') {
-    return compileOperators(reader, { equals: condition }, path, context, true);
+    return compileOperators(reader, { equals: condition }, path, context);
   }
-  return compileOperators(reader, condition, path, context, false);
+  return compileOperators(reader, condition, path, context);
 }
 
 /**
@@ -247,25 +234,19 @@ function compileOperators(
   spec: OperatorsSpec,
   path: Path,
   context: CompileContext,
-  shorthand: boolean,
 ): Predicate {
-  // A shorthand (`field: value`, `field: [a, b]`) reports problems at the field, not at an operator key.
-  const at = (operator: string): Path => (shorthand ? path : [...path, operator]);
+  const at = (operator: string): Path => [...path, operator];
   const ignoreCase = spec.ignore_case === true;
   const valueTests: ValueTest[] = [];
   const wholeTests: Predicate[] = [];
 
   if (spec.equals !== undefined) valueTests.push(equalsTest(spec.equals, ignoreCase));
-  if (spec.in !== undefined) {
-    const values = resolveList(spec.in, at('in'), context);
-    if (values !== undefined) valueTests.push(inTest(values, ignoreCase));
-  }
-  if (spec.not_in !== undefined) {
-    const values = resolveList(spec.not_in, at('not_in'), context);
-    if (values !== undefined) {
-      const test = inTest(values, ignoreCase);
-      wholeTests.push((event) => !reader.some(event, test));
-    }
+  const inValues = resolveList(spec.in, at('in'), context);
+  if (inValues !== undefined) valueTests.push(inTest(inValues, ignoreCase));
+  const notInValues = resolveList(spec.not_in, at('not_in'), context);
+  if (notInValues !== undefined) {
+    const test = inTest(notInValues, ignoreCase);
+    wholeTests.push((event) => !reader.some(event, test));
   }
   if (spec.regex !== undefined) {
     const compiled = compileRuleRegex(spec.regex, ignoreCase);
@@ -283,7 +264,6 @@ function compileOperators(
   }
   for (const operator of ['starts_with', 'ends_with', 'contains'] as const) {
     const operand = spec[operator];
-    if (operand === undefined) continue;
     const texts = resolveStrings(
       typeof operand === 'string' ? [operand] : operand,
       at(operator),
@@ -300,14 +280,12 @@ function compileOperators(
   if (spec.gte !== undefined) valueTests.push(numberTest(spec.gte, (value, bound) => value >= bound));
   if (spec.lt !== undefined) valueTests.push(numberTest(spec.lt, (value, bound) => value < bound));
   if (spec.lte !== undefined) valueTests.push(numberTest(spec.lte, (value, bound) => value <= bound));
-  if (spec.cidr_in !== undefined) {
-    const ranges = resolveRanges(spec.cidr_in, at('cidr_in'), context);
-    if (ranges !== undefined) {
-      valueTests.push((value) => {
-        const range = parseIpRangeCached(value);
-        return range !== undefined && ranges.some((outer) => rangeWithin(range, outer));
-      });
-    }
+  const ranges = resolveRanges(spec.cidr_in, at('cidr_in'), context);
+  if (ranges !== undefined) {
+    valueTests.push((value) => {
+      const range = parseIpRangeCached(value);
+      return range !== undefined && ranges.some((outer) => rangeWithin(range, outer));
+    });
   }
   if (spec.cidr_at_least_as_wide_as !== undefined) {
     const { ipv4, ipv6 } = spec.cidr_at_least_as_wide_as;
@@ -337,15 +315,13 @@ function compileOperators(
     const test = compileHours(spec.outside_hours, at('outside_hours'), context);
     if (test !== undefined) valueTests.push(test);
   }
-  if (spec.email_domain_in !== undefined) {
-    const domains = resolveStrings(spec.email_domain_in, at('email_domain_in'), 'email_domain_in', context);
-    if (domains !== undefined) {
-      const wanted = new Set(domains.map((domain) => domain.toLowerCase().replace(/^@/, '')));
-      valueTests.push((value) => {
-        const domain = emailDomain(value);
-        return domain !== undefined && wanted.has(domain);
-      });
-    }
+  const domains = resolveStrings(spec.email_domain_in, at('email_domain_in'), 'email_domain_in', context);
+  if (domains !== undefined) {
+    const wanted = new Set(domains.map((domain) => domain.toLowerCase().replace(/^@/, '')));
+    valueTests.push((value) => {
+      const domain = emailDomain(value);
+      return domain !== undefined && wanted.has(domain);
+    });
   }
   if (spec.email_domain_same_as !== undefined) {
     const other = parseFieldPath(spec.email_domain_same_as);
@@ -369,7 +345,7 @@ function compileOperators(
     }
   }
   if (spec.not !== undefined) {
-    const inner = compileOperators(reader, spec.not, [...path, 'not'], context, false);
+    const inner = compileOperators(reader, spec.not, [...path, 'not'], context);
     wholeTests.push((event) => !inner(event));
   }
 
@@ -486,12 +462,14 @@ function compileHours(
   return valid ? compileOutsideHours(spec) : undefined;
 }
 
-function isListRef(value: unknown): value is ListRef {
-  return typeof value === 'object' && value !== null && !Array.isArray(value) && 'list' in value;
+/** Whether an operand the schema let through (a list of values, `{list: name}`, or none) names a list. */
+function isListRef(value: readonly ScalarValue[] | ListRef | undefined): value is ListRef {
+  return typeof value === 'object' && !Array.isArray(value);
 }
 
+/** The values of an operand, a named list read; `undefined` when there is no operand or no such list. */
 function resolveList(
-  values: readonly ScalarValue[] | ListRef,
+  values: readonly ScalarValue[] | ListRef | undefined,
   path: Path,
   context: CompileContext,
 ): readonly ScalarValue[] | undefined {
@@ -509,7 +487,7 @@ function resolveList(
 }
 
 function resolveStrings(
-  values: readonly string[] | ListRef,
+  values: readonly string[] | ListRef | undefined,
   path: Path,
   operator: string,
   context: CompileContext,
@@ -529,7 +507,7 @@ function resolveStrings(
 }
 
 function resolveRanges(
-  values: readonly string[] | ListRef,
+  values: readonly string[] | ListRef | undefined,
   path: Path,
   context: CompileContext,
 ): IpRange[] | undefined {
@@ -551,22 +529,25 @@ function resolveRanges(
   return ranges.length === texts.length ? ranges : undefined;
 }
 
+// Nearly every match has one or two conditions, tested for every event: those skip the loop. Each case
+// reads only the entries its list has.
+
 function allOf(predicates: readonly Predicate[]): Predicate {
-  const [first, second] = predicates;
-  if (predicates.length === 0) return always;
-  if (predicates.length === 1 && first !== undefined) return first;
-  if (predicates.length === 2 && first !== undefined && second !== undefined) {
-    return (event) => first(event) && second(event);
+  const [first, second] = predicates as readonly [Predicate, Predicate];
+  switch (predicates.length) {
+    case 1:
+      return first;
+    case 2:
+      return (event) => first(event) && second(event);
+    default:
+      return (event) => {
+        for (const predicate of predicates) if (!predicate(event)) return false;
+        return true;
+      };
   }
-  return (event) => {
-    for (const predicate of predicates) if (!predicate(event)) return false;
-    return true;
-  };
 }
 
 function anyOf(predicates: readonly Predicate[]): Predicate {
-  const [first] = predicates;
-  if (predicates.length === 1 && first !== undefined) return first;
   return (event) => {
     for (const predicate of predicates) if (predicate(event)) return true;
     return false;
@@ -574,12 +555,16 @@ function anyOf(predicates: readonly Predicate[]): Predicate {
 }
 
 function allValues(tests: readonly ValueTest[]): ValueTest {
-  const [first, second] = tests;
-  if (tests.length === 1 && first !== undefined) return first;
-  if (tests.length === 2 && first !== undefined && second !== undefined)
-    return (value) => first(value) && second(value);
-  return (value) => {
-    for (const test of tests) if (!test(value)) return false;
-    return true;
-  };
+  const [first, second] = tests as readonly [ValueTest, ValueTest];
+  switch (tests.length) {
+    case 1:
+      return first;
+    case 2:
+      return (value) => first(value) && second(value);
+    default:
+      return (value) => {
+        for (const test of tests) if (!test(value)) return false;
+        return true;
+      };
+  }
 }

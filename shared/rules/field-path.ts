@@ -128,19 +128,23 @@ function read(value: unknown, key: string): unknown {
 }
 
 function compileGetter(keys: readonly string[]): (root: unknown) => unknown {
-  const [first, second, third] = keys;
-  if (keys.length === 1 && first !== undefined) return (root) => read(root, first);
-  if (keys.length === 2 && first !== undefined && second !== undefined) {
-    return (root) => read(read(root, first), second);
+  // Nearly every path has one to three keys, and rules read them for every event: those get a getter
+  // without a loop. Each case reads only the keys its path has.
+  const [first, second, third] = keys as readonly [string, string, string];
+  switch (keys.length) {
+    case 1:
+      return (root) => read(root, first);
+    case 2:
+      return (root) => read(read(root, first), second);
+    case 3:
+      return (root) => read(read(read(root, first), second), third);
+    default:
+      return (root) => {
+        let value = root;
+        for (const key of keys) value = read(value, key);
+        return value;
+      };
   }
-  if (keys.length === 3 && first !== undefined && second !== undefined && third !== undefined) {
-    return (root) => read(read(read(root, first), second), third);
-  }
-  return (root) => {
-    let value = root;
-    for (const key of keys) value = read(value, key);
-    return value;
-  };
 }
 
 function someFrom(

@@ -8,8 +8,8 @@ const MAX_NAME_BYTES = 1_024;
 
 /** A name as it appears in a key: itself when short, else its SHA-256. */
 function keyName(name: string): string {
-  if (Buffer.byteLength(name, 'utf8') <= MAX_NAME_BYTES) return name;
-  return `sha256:${createHash('sha256').update(name, 'utf8').digest('base64url')}`;
+  if (Buffer.byteLength(name) <= MAX_NAME_BYTES) return name;
+  return `sha256:${createHash('sha256').update(name).digest('base64url')}`;
 }
 
 /** The primary key of an item, as plain strings. */
@@ -44,5 +44,5 @@ export const stateKeys = {
  */
 export function counterMember(member: string): string {
   if (member.length >= 1 && member.length <= 64 && !member.startsWith('#')) return member;
-  return `#${createHash('sha256').update(member, 'utf8').digest('base64url')}`;
+  return `#${createHash('sha256').update(member).digest('base64url')}`;
 }

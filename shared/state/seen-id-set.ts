@@ -19,7 +19,7 @@ const OBJECT_ID = /^[0-9a-fA-F]{24}$/;
 export function normalizeSeenId(id: string): string {
   if (OBJECT_ID.test(id)) return id.toLowerCase();
   return createHash('sha256')
-    .update(id, 'utf8')
+    .update(id)
     .digest('hex')
     .slice(0, SEEN_ID_BYTES * 2);
 }

@@ -6,6 +6,7 @@ import {
   readEvent,
   readListPage,
   readProject,
+  readServiceAccount,
   unwrapEnvelope,
 } from '../../shared/atlas/response-shapes.js';
 
@@ -141,6 +142,53 @@ describe('the item readers', () => {
     expect(key.privateKey).toBe('fake-private-key-0000-abcd');
     expect(odd).toStrictEqual({ ok: true, value: { id: 'k', privateKey: '********' } });
     expect(none).toStrictEqual({ ok: true, value: { id: 'k' } });
+  });
+});
+
+describe('readServiceAccount', () => {
+  it('reads a service account only with a string clientId', () => {
+    // Act
+    const results = [
+      readServiceAccount({ clientId: 1 }),
+      readServiceAccount({ name: 'x' }),
+      readServiceAccount(null),
+    ];
+
+    // Assess
+    expect(results).toStrictEqual([
+      { ok: false, problem: 'a service account without a string clientId' },
+      { ok: false, problem: 'a service account without a string clientId' },
+      { ok: false, problem: 'a service account without a string clientId' },
+    ]);
+  });
+
+  it('drops the secrets and the roles that are not text, and keeps the other fields', () => {
+    // Prepare
+    const account = {
+      clientId: 'mdb_sa_id_fake',
+      name: 'poller',
+      roles: ['ORG_OWNER', 7, null, 'ORG_READ_ONLY'],
+      secrets: [{ id: 's1', secret: 'fake-secret-for-tests' }],
+    };
+
+    // Act
+    const result = readServiceAccount(account);
+
+    // Assess
+    expect(result).toStrictEqual({
+      ok: true,
+      value: { clientId: 'mdb_sa_id_fake', name: 'poller', roles: ['ORG_OWNER', 'ORG_READ_ONLY'] },
+    });
+  });
+
+  it('gives no roles when the account has none, or roles that are not a list', () => {
+    // Act
+    const none = readServiceAccount({ clientId: 'c' });
+    const text = readServiceAccount({ clientId: 'c', roles: 'ORG_OWNER' });
+
+    // Assess
+    expect(none).toStrictEqual({ ok: true, value: { clientId: 'c' } });
+    expect(text).toStrictEqual({ ok: true, value: { clientId: 'c' } });
   });
 });
 

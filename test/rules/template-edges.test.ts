@@ -81,6 +81,14 @@ describe('compileTemplate rendering', () => {
     expect(text).toBe('}} then alice');
   });
 
+  it('looks for the closing braces after the opening ones, even right behind other closing braces', () => {
+    // Act
+    const text = render('x}}{{username}}', { username: 'alice' });
+
+    // Assess
+    expect(text).toBe('x}}alice');
+  });
+
   it('reads choices and a quoted default with spaces around them', () => {
     // Act
     const text = render('[{{  username  |  publicKey  }}] [{{ missing | "n/a" }}]', { publicKey: 'abc' });
