@@ -1,6 +1,7 @@
-import { readdir, readFile } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { registerDemoCommand } from '../../cli/commands/demo.js';
 import { DEFAULT_SEED_PATH } from '../../simulator/index.js';
 import { type CliResult, runCli } from './cli-runner.js';
@@ -17,10 +18,6 @@ const SECOND_TICK_LINES = [
   '  MEDIUM    Database user temp-admin created by carol.sre@acme.example  (payments-prod)',
 ];
 const ALERT_LINE = /^ {2}(CRITICAL|HIGH|MEDIUM|LOW|INFO) {2,}\S.*$/gm;
-
-async function demoFolders(): Promise<string[]> {
-  return (await readdir(tmpdir())).filter((name) => name.startsWith('atlas-audit-alerts-demo-'));
-}
 
 /** The demo's output split at its headings. */
 function sections(stdout: string): {
@@ -42,17 +39,24 @@ function alertCount(report: string): number {
 
 describe('atlas-audit-alerts demo, as npm start runs it', () => {
   let result: CliResult;
-  let foldersBefore: string[];
+  // The demo's own temporary folder, made under a folder of this test's alone: other demos running
+  // at the same time (other test files, another suite) come and go in the machine's shared one.
+  let temporary: string;
 
   beforeAll(async () => {
-    foldersBefore = await demoFolders();
-    result = await runCli(['demo']);
+    temporary = await mkdtemp(join(tmpdir(), 'demo-test-'));
+    result = await runCli(['demo'], { TMPDIR: temporary });
   }, 60_000);
+
+  afterAll(async () => {
+    await rm(temporary, { recursive: true, force: true });
+  });
 
   it('exits 0 with nothing on stderr, and leaves no temporary folder behind', async () => {
     expect(result.stderr).toBe('');
     expect(result.status).toBe(0);
-    expect(await demoFolders()).toEqual(foldersBefore);
+    const left = await readdir(temporary);
+    expect(left.filter((name) => name.startsWith('atlas-audit-alerts-demo-'))).toEqual([]);
   });
 
   it('shows the first tick as one alert in full, email and Slack, and the others on one line', () => {
