@@ -46,7 +46,7 @@ export interface PollerFunctionProps {
   role?: FunctionRole;
   /**
    * Whether it polls (reads and writes the state table, publishes alerts). Default true; a fan-out
-   * dispatcher that only queues sources does not.
+   * dispatcher that only queues sources does not: it only reads the sources' poll times.
    */
   polls?: boolean;
   /** More environment variables (the fan-out settings). */
@@ -90,6 +90,12 @@ export const STATE_TABLE_ACTIONS = [
   'dynamodb:DeleteItem',
 ];
 
+/**
+ * What a dispatcher that only queues sources reads of the table: the sources' last poll times
+ * (`readSourceTimes`), to queue those that waited longest first.
+ */
+export const SOURCE_ORDER_ACTIONS = ['dynamodb:BatchGetItem'];
+
 /** Lambda drops an asynchronous invocation older than this; the range Lambda accepts is 1 minute to 6 hours. */
 function maxEventAgeFor(scheduleMinutes: number): Duration {
   return Duration.minutes(Math.min(Math.max(scheduleMinutes, 1), 360));
@@ -127,6 +133,8 @@ export class PollerFunction extends Construct {
     if (polls) {
       props.table.grant(role, ...STATE_TABLE_ACTIONS);
       grantTopicPublish({ grantee: role, topic: props.alertTopic, key: props.alertTopicKey });
+    } else {
+      props.table.grant(role, ...SOURCE_ORDER_ACTIONS);
     }
     if (props.network !== undefined) {
       role.addManagedPolicy(ManagedPolicy.fromAwsManagedPolicyName(ENI_MANAGEMENT_POLICY));

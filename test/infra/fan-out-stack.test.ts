@@ -107,13 +107,15 @@ describe('AuditAlertsStack with fanOut', () => {
     });
   });
 
-  it('lets the dispatcher read its secret and send to the queue, and not touch the table or the alert topic', () => {
+  it("lets the dispatcher read its secret, the sources' poll times and send to the queue, and not write the table or publish", () => {
     const actions = actionsOf(template, roleOfFunction(template, /Queues one message per/));
 
     expect(actions).toEqual(
       expect.arrayContaining(['secretsmanager:GetSecretValue', 'sqs:SendMessage', 'kms:GenerateDataKey']),
     );
-    expect(actions.filter((action) => /^(dynamodb|sns|sqs:Receive|sqs:Delete)|\*/.test(action))).toEqual([]);
+    expect(actions.filter((action) => /^(dynamodb|sns|sqs:Receive|sqs:Delete)|\*/.test(action))).toEqual([
+      'dynamodb:BatchGetItem',
+    ]);
   });
 
   it('lets the worker consume the queue, use the table and publish alerts, and not send to the queue', () => {
