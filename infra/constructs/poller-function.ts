@@ -23,7 +23,7 @@ import {
   WORKER_ENTRY,
 } from '../bundling.js';
 import type { DeployConfig } from '../config.js';
-import { pollerEnvironment } from '../poller-environment.js';
+import { type ExtraEnvironment, pollerEnvironment } from '../poller-environment.js';
 import type { CredentialsSecret } from './atlas-credentials.js';
 import type { FunctionNetwork } from './poller-network.js';
 import { grantTopicPublish } from './topic-publish-grant.js';
@@ -49,8 +49,8 @@ export interface PollerFunctionProps {
    * dispatcher that only queues sources does not: it only reads the sources' poll times.
    */
   polls?: boolean;
-  /** More environment variables (the fan-out settings). */
-  environment?: Record<string, string>;
+  /** More environment variables (the fan-out settings), counted in the 4 KB check. */
+  environment?: ExtraEnvironment;
 }
 
 /** The functions built by {@link PollerFunction}, each with its entry point, description and timeout. */
@@ -164,18 +164,16 @@ export class PollerFunction extends Construct {
       loggingFormat: LoggingFormat.JSON,
       applicationLogLevelV2: ApplicationLogLevel[logLevel],
       systemLogLevelV2: SystemLogLevel.WARN,
-      environment: {
-        ...pollerEnvironment({
-          config,
-          resources: {
-            tableName: props.table.tableName,
-            topicArn: props.alertTopic.topicArn,
-            secretArn: props.secret.secretArn,
-          },
-          toJsonString: (value) => Stack.of(this).toJsonString(value),
-        }),
-        ...props.environment,
-      },
+      environment: pollerEnvironment({
+        config,
+        resources: {
+          tableName: props.table.tableName,
+          topicArn: props.alertTopic.topicArn,
+          secretArn: props.secret.secretArn,
+        },
+        toJsonString: (value) => Stack.of(this).toJsonString(value),
+        extra: props.environment,
+      }),
       bundling: pollerNodejsBundling(props.bundle),
       ...(props.network === undefined
         ? {}
