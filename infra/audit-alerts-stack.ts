@@ -74,6 +74,7 @@ export class AuditAlertsStack extends Stack {
         : new PollerNetwork(this, 'Network', {
             plan: networkPlan,
             flowLogRetentionDays: config.poller.logRetentionDays,
+            sqsEndpoint: config.fanOut.mode !== 'off',
           });
 
     const functionProps = {
