@@ -28,6 +28,12 @@ import {
   runDigestBenchmark,
 } from './digest-clients.js';
 import {
+  type FanOutBenchOptions,
+  type FanOutBenchResult,
+  fanOutTable,
+  runFanOutBenchmark,
+} from './fan-out.js';
+import {
   type PagedBacklogBenchOptions,
   type PagedBacklogBenchResult,
   pagedBacklogTable,
@@ -54,7 +60,7 @@ import { renderTable } from './support/table.js';
  * `npm run bench`: every scenario in one run, a table on stdout and the figures in
  * `bench/results.json` (machine, Node version, date, figures, and whether each target is met).
  *
- * Options: `--quick` (small sizes, a minute or two), `--only digest,backlog,...`, `--out <file>`,
+ * Options: `--quick` (small sizes, a few minutes), `--only digest,backlog,...`, `--out <file>`,
  * `--strict` (exit 1 when a target is missed), `--node <major>` (run on that Node, such as the Lambda's
  * 24), `--compare-node <major|path>` (also time the cold-start import on that Node).
  */
@@ -67,6 +73,7 @@ export const SCENARIOS = [
   'steady-state',
   'rules',
   'cold-start',
+  'fan-out',
 ] as const;
 
 export type ScenarioName = (typeof SCENARIOS)[number];
@@ -80,6 +87,7 @@ export interface BenchSizes {
   steadyState: Omit<SteadyStateBenchOptions, 'dynamoDbEndpoint'>;
   rules: RulesBenchOptions;
   coldStart: ColdStartBenchOptions;
+  fanOut: Omit<FanOutBenchOptions, 'dynamoDbEndpoint' | 'onStage'>;
 }
 
 /** The sizes the issue of each target names. */
@@ -91,6 +99,7 @@ export const FULL_SIZES: BenchSizes = {
   steadyState: { sources: 200 },
   rules: { events: 200_000, runs: 5, extraRules: 200 },
   coldStart: { runs: 20 },
+  fanOut: { sources: 10_000, workers: 8 },
 };
 
 /** Small sizes for a quick look: the same code paths, figures less steady. */
@@ -102,6 +111,7 @@ export const QUICK_SIZES: BenchSizes = {
   steadyState: { sources: 20 },
   rules: { events: 20_000, runs: 2, extraRules: 200 },
   coldStart: { runs: 3 },
+  fanOut: { sources: 200, workers: 8 },
 };
 
 export interface BenchRunOptions {
@@ -153,6 +163,7 @@ export interface BenchReport {
     steadyState?: SteadyStateBenchResult;
     rules?: RulesBenchResult[];
     coldStart?: ColdStartBenchResult;
+    fanOut?: FanOutBenchResult;
   };
   /** Scenarios that failed to run, with their error. */
   errors: Partial<Record<ScenarioName, string>>;
@@ -177,7 +188,7 @@ export async function runBenchmarks(options: BenchRunOptions): Promise<BenchRepo
   const results: BenchReport['results'] = {};
   const errors: BenchReport['errors'] = {};
   const needsDynamoDb = scenarios.some((name) =>
-    ['backlog', 'paged-backlog', 'backlog-memory', 'steady-state'].includes(name),
+    ['backlog', 'paged-backlog', 'backlog-memory', 'steady-state', 'fan-out'].includes(name),
   );
   const dynamoDb = needsDynamoDb ? await openBenchDynamoDb(options.dynamoDbEndpoint) : undefined;
   try {
@@ -221,6 +232,12 @@ export async function runBenchmarks(options: BenchRunOptions): Promise<BenchRepo
               runtimes: [currentNodeRuntime(), ...(options.compareNodes ?? [])],
             });
             break;
+          case 'fan-out':
+            results.fanOut = await runFanOutBenchmark({
+              ...options.sizes.fanOut,
+              ...(dynamoDb === undefined ? {} : { dynamoDbEndpoint: dynamoDb.endpoint }),
+            });
+            break;
         }
       } catch (error) {
         errors[name] = error instanceof Error ? error.message : String(error);
@@ -257,7 +274,7 @@ function machineInfo(loadAtStart: number): MachineInfo {
 /** Every target of the scenarios that ran, with the figure it is judged on. */
 export function targetChecks(results: BenchReport['results']): TargetCheck[] {
   const checks: TargetCheck[] = [];
-  const { digest, backlog, pagedBacklog, backlogMemory, steadyState, rules, coldStart } = results;
+  const { digest, backlog, pagedBacklog, backlogMemory, steadyState, rules, coldStart, fanOut } = results;
   if (digest !== undefined) {
     const { versusUrllib, versusCeiling } = digest.targets;
     checks.push(
@@ -353,6 +370,19 @@ export function targetChecks(results: BenchReport['results']): TargetCheck[] {
       });
     }
   }
+  if (fanOut !== undefined) {
+    checks.push({
+      scenario: 'fan-out',
+      target: 'every source polled once and ok in each mode, nothing left in the queue or its dead letters',
+      figure: `${fanOut.single.polledOnceOk} and ${fanOut.fanOut.polledOnceOk} of ${fanOut.sources}; ${fanOut.fanOut.deadLetters} dead letters`,
+      met:
+        fanOut.single.polledOnceOk === fanOut.sources &&
+        fanOut.fanOut.polledOnceOk === fanOut.sources &&
+        fanOut.single.otherOutcomes === 0 &&
+        fanOut.fanOut.otherOutcomes === 0 &&
+        fanOut.fanOut.deadLetters === 0,
+    });
+  }
   return checks;
 }
 
@@ -434,6 +464,14 @@ export function renderReport(report: BenchReport): string {
         ),
     );
   }
+  if (results.fanOut !== undefined) {
+    const fanOut = results.fanOut;
+    parts.push(
+      `6. Fan-out: ${fanOut.sources.toLocaleString('en-US')} idle sources, Atlas answering after ${fanOut.latencyMs.min} to ${fanOut.latencyMs.max} ms; ` +
+        `the single tick against a dispatch and ${fanOut.workers} workers (batches of ${fanOut.batchSize}), all in this process; ` +
+        `${fanOut.speedup} x faster\n${fanOutTable(fanOut)}`,
+    );
+  }
   for (const [name, message] of Object.entries(report.errors)) {
     parts.push(`${name} FAILED: ${message}\n`);
   }
@@ -469,7 +507,8 @@ export const USAGE = `Usage: npm run bench -- [options]
 Runs the benchmarks, prints a table and writes the figures as JSON.
 
 Options:
-  --quick              small sizes (a minute or two); the figures are less steady
+  --quick              small sizes (a few minutes); the figures are less steady. The full size
+                       polls 10,000 sources in the fan-out scenario: about 20 minutes on 2 cores
   --only <scenarios>   comma-separated, from: ${SCENARIOS.join(', ')}
   --out <file>         where to write the JSON (default bench/results.json)
   --strict             exit with 1 when a target is missed

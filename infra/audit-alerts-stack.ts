@@ -2,7 +2,6 @@ import { CfnOutput, Duration, Fn, RemovalPolicy, Stack, type StackProps } from '
 import { Key } from 'aws-cdk-lib/aws-kms';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import type { Construct } from 'constructs';
-import { FAN_OUT_CONFIG_ENV } from '../shared/fan-out/fan-out-settings.js';
 import type { PollerBundleOptions } from './bundling.js';
 import type { DeployConfig } from './config.js';
 import { AlertTopic } from './constructs/alert-topic.js';
@@ -18,6 +17,7 @@ import { PollerNetwork } from './constructs/poller-network.js';
 import { grantQueueSend } from './constructs/queue-send-grant.js';
 import { SlackDelivery } from './constructs/slack-delivery.js';
 import { StateTable } from './constructs/state-table.js';
+import { fanOutEnvironment } from './fan-out-environment.js';
 import { resolveNetworkPlan } from './network-plan.js';
 
 export interface AuditAlertsStackProps extends StackProps {
@@ -74,6 +74,7 @@ export class AuditAlertsStack extends Stack {
         : new PollerNetwork(this, 'Network', {
             plan: networkPlan,
             flowLogRetentionDays: config.poller.logRetentionDays,
+            sqsEndpoint: config.fanOut.mode !== 'off',
           });
 
     const functionProps = {
@@ -85,7 +86,8 @@ export class AuditAlertsStack extends Stack {
       secret: credentials,
       network: network?.functionNetwork,
     };
-    const fanOut = config.fanOut.mode === 'off' ? undefined : this.#fanOut(functionProps, key);
+    const fanOutMode = config.fanOut.mode;
+    const fanOut = fanOutMode === 'off' ? undefined : this.#fanOut(functionProps, key, fanOutMode);
     // With fan-out the schedule starts the dispatcher, which the operations alarms then watch.
     const poller = fanOut?.dispatcher ?? new PollerFunction(this, 'Poller', functionProps);
     new PollSchedule(this, 'Schedule', { poller: poller.function, every: schedulePeriod });
@@ -150,22 +152,20 @@ export class AuditAlertsStack extends Stack {
   #fanOut(
     functionProps: PollerFunctionProps,
     key: Key,
+    mode: 'on' | 'automatic',
   ): { queue: FanOutQueue; dispatcher: PollerFunction; worker: PollerFunction } {
     const settings = this.#config.fanOut;
     const queue = new FanOutQueue(this, 'FanOut', { settings, key });
-    const environment = {
-      [FAN_OUT_CONFIG_ENV]: this.toJsonString({
-        queueUrl: queue.queue.queueUrl,
-        mode: settings.mode,
-        automaticAboveSources: settings.automaticAboveSources,
-        maxConcurrencyPerOrg: settings.maxConcurrencyPerOrg,
-      }),
-    };
+    const environment = fanOutEnvironment({
+      settings: { ...settings, mode },
+      queueUrl: queue.queue.queueUrl,
+      toJsonString: (value) => this.toJsonString(value),
+    });
     // The name stays "Poller": the dispatcher takes the poller's place in the schedule and alarms.
     const dispatcher = new PollerFunction(this, 'Poller', {
       ...functionProps,
       role: 'dispatcher',
-      polls: settings.mode === 'automatic',
+      polls: mode === 'automatic',
       environment,
     });
     grantQueueSend({ grantee: dispatcher.role, queue: queue.queue, key });

@@ -25,20 +25,31 @@ export interface PollerResourceReferences {
   secretArn: string;
 }
 
+/** Variables a function carries beside the poller's (the fan-out settings). */
+export interface ExtraEnvironment {
+  /** As deployed: values may hold tokens. */
+  variables: Record<string, string>;
+  /** The same variables at their longest once every token is resolved: what the 4 KB check counts. */
+  longest: Record<string, string>;
+}
+
 export interface PollerEnvironmentOptions {
   config: DeployConfig;
   resources: PollerResourceReferences;
   /** Serialises a value that holds tokens, such as `Stack.of(scope).toJsonString`. */
   toJsonString: (value: unknown) => string;
+  /** The function's own variables beside the poller's; they count against the same 4 KB. */
+  extra?: ExtraEnvironment | undefined;
 }
 
 /**
  * Builds the poller's environment variables: its configuration as JSON in `ATLAS_AUDIT_ALERTS_CONFIG`,
- * validated by the same schema the handler parses it with, and the Powertools settings whose service
- * name and namespace the alarms and dashboard read.
+ * validated by the same schema the handler parses it with, the Powertools settings whose service
+ * name and namespace the alarms and dashboard read, and the function's `extra` variables (the fan-out
+ * dispatcher's and worker's settings).
  *
- * @throws {PollerEnvironmentTooLargeError} when the variables could exceed Lambda's 4 KB limit once the
- *   resource names are known; the message says how much must go.
+ * @throws {PollerEnvironmentTooLargeError} when the variables, `extra` included, could exceed Lambda's
+ *   4 KB limit once the resource names are known; the message says how much must go.
  * @throws {z.ZodError} only if the deploy schema ever accepted a value the poller schema rejects.
  * @example
  * ```ts
@@ -53,6 +64,7 @@ export function pollerEnvironment({
   config,
   resources,
   toJsonString,
+  extra,
 }: PollerEnvironmentOptions): Record<string, string> {
   const settings = pollerSettings(config);
   const longest = pollerConfigSchema.parse({ ...settings, ...LONGEST_REFERENCES });
@@ -62,17 +74,20 @@ export function pollerEnvironment({
     POWERTOOLS_LOG_LEVEL: config.poller.logLevel,
     NODE_OPTIONS: '--enable-source-maps',
   };
-  const worstCase = environmentBytes({ ...fixed, [POLLER_CONFIG_ENV]: JSON.stringify(longest) });
+  const extraBytes = extra === undefined ? 0 : environmentBytes(extra.longest);
+  const worstCase = environmentBytes({ ...fixed, [POLLER_CONFIG_ENV]: JSON.stringify(longest) }) + extraBytes;
   if (worstCase > LAMBDA_ENVIRONMENT_LIMIT_BYTES) {
     const ids = config.sources.orgIds.length + config.sources.projectIds.length;
     // Each id takes 27 bytes in the JSON: 24 characters, two quotes and a comma.
     const excess = Math.ceil((worstCase - LAMBDA_ENVIRONMENT_LIMIT_BYTES) / 27);
+    const names =
+      extra === undefined ? '' : ` and ${Object.keys(extra.longest).join(', ')} (${extraBytes} bytes)`;
     throw new PollerEnvironmentTooLargeError(
-      `The poller's environment could reach ${worstCase} bytes once the table, topic and secret names are known, over Lambda's limit of ${LAMBDA_ENVIRONMENT_LIMIT_BYTES} bytes; it lists ${ids} org and project ids. Remove at least ${excess} project ${excess === 1 ? 'id' : 'ids'}: list their orgs in sources.orgIds with sources.allProjectsOfOrgs: true instead.`,
+      `The poller's environment${names} could reach ${worstCase} bytes once the table, topic, secret${extra === undefined ? '' : ' and queue'} names are known, over Lambda's limit of ${LAMBDA_ENVIRONMENT_LIMIT_BYTES} bytes; it lists ${ids} org and project ids. Remove at least ${excess} project ${excess === 1 ? 'id' : 'ids'}: list their orgs in sources.orgIds with sources.allProjectsOfOrgs: true instead.`,
     );
   }
   const pollerConfig: PollerConfig = { ...pollerConfigSchema.parse(settings), ...resources };
-  return { ...fixed, [POLLER_CONFIG_ENV]: toJsonString(pollerConfig) };
+  return { ...fixed, [POLLER_CONFIG_ENV]: toJsonString(pollerConfig), ...extra?.variables };
 }
 
 /** The poller's settings from the deploy configuration, without the resource references. */

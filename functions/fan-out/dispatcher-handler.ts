@@ -1,5 +1,5 @@
 import { type FanOutRuntimeConfig, queuedSources, type SourceQueue } from '../../shared/fan-out/index.js';
-import { listTickSources, runTick, type TickSummary } from '../../shared/poll/index.js';
+import { listTickSources, orderSources, runTick, type TickSummary } from '../../shared/poll/index.js';
 import type { PollerInvocationContext } from '../poller/poller-handler.js';
 import { createPollerRuntime, describeError, type PollerRuntimeOptions } from '../poller/poller-runtime.js';
 import { tickLogAttributes } from '../poller/tick-log.js';
@@ -36,7 +36,8 @@ export interface DispatcherHandlerOptions extends PollerRuntimeOptions {
 /**
  * Builds the fan-out dispatcher: each scheduled invocation resolves the tick's sources as the poller
  * does (project discovery included, cached per container) and sends one FIFO message per source
- * (ids and the tick time only, never a credential), grouped so that at most `maxConcurrencyPerOrg`
+ * (ids and the tick time only, never a credential), those that waited longest first (the single
+ * poller's order, `orderSources`: one batched read of the table per 100 sources), grouped so that at most `maxConcurrencyPerOrg`
  * workers poll one organization at once. In `automatic` mode, a tick with at most
  * `automaticAboveSources` sources is polled here instead, exactly as the single poller does. Metrics:
  * `SourcesDispatched` and `DispatchFailures`.
@@ -87,9 +88,12 @@ export function createDispatcherHandler(options: DispatcherHandlerOptions): Disp
         logger.info('Poll tick summary', tickLogAttributes(tick));
         return { mode: 'polled', sources: sources.length, sent: 0, failed: 0, discoveryFailures, tick };
       }
+      // The single poller's fair order: a tick the workers do not finish (a backlog, a deadline)
+      // leaves its last sources first in the next one, so the same sources are never starved.
+      const order = await orderSources({ store: runtime.store, sources, concurrency: 1, logger });
       const report = await queue.send(
         queuedSources({
-          sources,
+          sources: order.sources,
           tickStartedAt: startedAt,
           maxConcurrencyPerOrg: fanOut.maxConcurrencyPerOrg,
         }),

@@ -23,7 +23,7 @@ import {
   WORKER_ENTRY,
 } from '../bundling.js';
 import type { DeployConfig } from '../config.js';
-import { pollerEnvironment } from '../poller-environment.js';
+import { type ExtraEnvironment, pollerEnvironment } from '../poller-environment.js';
 import type { CredentialsSecret } from './atlas-credentials.js';
 import type { FunctionNetwork } from './poller-network.js';
 import { grantTopicPublish } from './topic-publish-grant.js';
@@ -46,11 +46,11 @@ export interface PollerFunctionProps {
   role?: FunctionRole;
   /**
    * Whether it polls (reads and writes the state table, publishes alerts). Default true; a fan-out
-   * dispatcher that only queues sources does not.
+   * dispatcher that only queues sources does not: it only reads the sources' poll times.
    */
   polls?: boolean;
-  /** More environment variables (the fan-out settings). */
-  environment?: Record<string, string>;
+  /** More environment variables (the fan-out settings), counted in the 4 KB check. */
+  environment?: ExtraEnvironment;
 }
 
 /** The functions built by {@link PollerFunction}, each with its entry point, description and timeout. */
@@ -90,6 +90,12 @@ export const STATE_TABLE_ACTIONS = [
   'dynamodb:DeleteItem',
 ];
 
+/**
+ * What a dispatcher that only queues sources reads of the table: the sources' last poll times
+ * (`readSourceTimes`), to queue those that waited longest first.
+ */
+export const SOURCE_ORDER_ACTIONS = ['dynamodb:BatchGetItem'];
+
 /** Lambda drops an asynchronous invocation older than this; the range Lambda accepts is 1 minute to 6 hours. */
 function maxEventAgeFor(scheduleMinutes: number): Duration {
   return Duration.minutes(Math.min(Math.max(scheduleMinutes, 1), 360));
@@ -127,6 +133,8 @@ export class PollerFunction extends Construct {
     if (polls) {
       props.table.grant(role, ...STATE_TABLE_ACTIONS);
       grantTopicPublish({ grantee: role, topic: props.alertTopic, key: props.alertTopicKey });
+    } else {
+      props.table.grant(role, ...SOURCE_ORDER_ACTIONS);
     }
     if (props.network !== undefined) {
       role.addManagedPolicy(ManagedPolicy.fromAwsManagedPolicyName(ENI_MANAGEMENT_POLICY));
@@ -156,18 +164,16 @@ export class PollerFunction extends Construct {
       loggingFormat: LoggingFormat.JSON,
       applicationLogLevelV2: ApplicationLogLevel[logLevel],
       systemLogLevelV2: SystemLogLevel.WARN,
-      environment: {
-        ...pollerEnvironment({
-          config,
-          resources: {
-            tableName: props.table.tableName,
-            topicArn: props.alertTopic.topicArn,
-            secretArn: props.secret.secretArn,
-          },
-          toJsonString: (value) => Stack.of(this).toJsonString(value),
-        }),
-        ...props.environment,
-      },
+      environment: pollerEnvironment({
+        config,
+        resources: {
+          tableName: props.table.tableName,
+          topicArn: props.alertTopic.topicArn,
+          secretArn: props.secret.secretArn,
+        },
+        toJsonString: (value) => Stack.of(this).toJsonString(value),
+        extra: props.environment,
+      }),
       bundling: pollerNodejsBundling(props.bundle),
       ...(props.network === undefined
         ? {}

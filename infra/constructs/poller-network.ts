@@ -35,6 +35,11 @@ export interface PollerNetworkProps {
   plan: CreateVpcPlan | ExistingVpcPlan;
   /** How long the created VPC's flow logs are kept. */
   flowLogRetentionDays: number;
+  /**
+   * With the plan's interface endpoints, one for SQS too: the fan-out dispatcher sends to its queue
+   * and the workers delay messages. Default false.
+   */
+  sqsEndpoint?: boolean;
 }
 
 /** The address range of a created VPC: four /26 subnets, two public (NAT) and two private (the poller). */
@@ -44,7 +49,7 @@ const CREATED_VPC_CIDR = '10.0.0.0/24';
  * The network the poller runs in when it needs a fixed egress address or a private route to Ops
  * Manager: the VPC (created, or the user's imported by id with no lookup), the function's security
  * group (outbound to the Atlas port and HTTPS only, no inbound), a DynamoDB gateway endpoint, and
- * optionally interface endpoints for Secrets Manager and SNS. A created VPC spans two availability
+ * optionally interface endpoints for Secrets Manager and SNS (and SQS, with fan-out). A created VPC spans two availability
  * zones, has one or two NAT gateways on Elastic IPs the stack owns (so their addresses are known and
  * printed as an output) and keeps flow logs.
  */
@@ -74,7 +79,9 @@ export class PollerNetwork extends Construct {
         subnets: [{ subnets }],
       });
     }
-    if (plan.interfaceEndpoints) this.addInterfaceEndpoints(vpc, subnets, securityGroups);
+    if (plan.interfaceEndpoints) {
+      this.addInterfaceEndpoints(vpc, subnets, securityGroups, props.sqsEndpoint ?? false);
+    }
 
     this.functionNetwork = { vpc, subnets, securityGroups };
     this.egressAddresses = egressAddresses;
@@ -150,11 +157,17 @@ export class PollerNetwork extends Construct {
   }
 
   /**
-   * Interface endpoints for the two AWS APIs that have no gateway endpoint, in one subnet per zone,
-   * with private DNS so the SDK's default endpoints resolve to them. Their security group admits HTTPS
-   * from the poller's groups only and sends nothing out.
+   * Interface endpoints for the AWS APIs the functions call that have no gateway endpoint (Secrets
+   * Manager, SNS, and SQS with fan-out), in one subnet per zone, with private DNS so the SDK's default
+   * endpoints resolve to them. Their security group admits HTTPS from the poller's groups only and
+   * sends nothing out. (The event source mapping's own reads of the queue are Lambda's, outside the VPC.)
    */
-  private addInterfaceEndpoints(vpc: IVpc, subnets: ISubnet[], pollerGroups: ISecurityGroup[]): void {
+  private addInterfaceEndpoints(
+    vpc: IVpc,
+    subnets: ISubnet[],
+    pollerGroups: ISecurityGroup[],
+    sqs: boolean,
+  ): void {
     const group = new SecurityGroup(this, 'EndpointSecurityGroup', {
       vpc,
       description: 'atlas-audit-alerts endpoints: HTTPS from the poller only',
@@ -163,10 +176,12 @@ export class PollerNetwork extends Construct {
     pollerGroups.forEach((pollerGroup) => {
       group.addIngressRule(pollerGroup, Port.tcp(443), 'HTTPS from the poller');
     });
-    for (const [name, service] of [
+    const services: Array<[string, InterfaceVpcEndpointAwsService]> = [
       ['SecretsManagerEndpoint', InterfaceVpcEndpointAwsService.SECRETS_MANAGER],
       ['SnsEndpoint', InterfaceVpcEndpointAwsService.SNS],
-    ] as const) {
+    ];
+    if (sqs) services.push(['SqsEndpoint', InterfaceVpcEndpointAwsService.SQS]);
+    for (const [name, service] of services) {
       new InterfaceVpcEndpoint(this, name, {
         vpc,
         service,

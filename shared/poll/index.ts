@@ -28,6 +28,7 @@ export {
 } from './project-discovery-cache.js';
 export { DEFAULT_MAX_EVENTS_PER_WINDOW, DEFAULT_MAX_WINDOW_SECONDS, runTick } from './run-tick.js';
 export { describeSettingIssue } from './setting-issues.js';
+export { type OrderSourcesOptions, orderSources, type SourceOrder } from './source-order.js';
 export {
   type ListTickSourcesOptions,
   listTickSources,

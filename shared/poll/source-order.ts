@@ -3,18 +3,18 @@ import type { SourceTimes, StateStore } from '../state/state-store.js';
 import type { PollSource } from './poll-source.js';
 
 /** Options of {@link orderSources}. */
-export interface OrderSourcesOptions {
+export interface OrderSourcesOptions<S extends PollSource = PollSource> {
   store: StateStore;
   /** The tick's sources, in configuration order. */
-  sources: readonly PollSource[];
+  sources: readonly S[];
   /** Sources the tick polls at once: when all of them start at once, their order does not matter. */
   concurrency: number;
   logger: Logger;
 }
 
 /** The tick's sources in the order they start, and the times that order came from. */
-export interface SourceOrder {
-  sources: PollSource[];
+export interface SourceOrder<S extends PollSource = PollSource> {
+  sources: S[];
   /** Each source's times as stored before the tick, by source name; empty when not read. */
   times: ReadonlyMap<string, SourceTimes>;
 }
@@ -35,7 +35,9 @@ export interface SourceOrder {
  * const { sources, times } = await orderSources({ store, sources: resolved.sources, logger });
  * ```
  */
-export async function orderSources(options: OrderSourcesOptions): Promise<SourceOrder> {
+export async function orderSources<S extends PollSource>(
+  options: OrderSourcesOptions<S>,
+): Promise<SourceOrder<S>> {
   const { store, sources, logger } = options;
   if (sources.length <= Math.max(1, options.concurrency)) return { sources: [...sources], times: new Map() };
   let times: Map<string, SourceTimes>;
@@ -48,7 +50,7 @@ export async function orderSources(options: OrderSourcesOptions): Promise<Source
     });
     return { sources: [...sources], times: new Map() };
   }
-  const keyOf = (source: PollSource): [number, number] => {
+  const keyOf = (source: S): [number, number] => {
     const entry = times.get(source.name);
     return [entry?.polledAt ?? Number.NEGATIVE_INFINITY, entry?.watermark ?? Number.NEGATIVE_INFINITY];
   };

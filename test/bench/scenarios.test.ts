@@ -24,6 +24,7 @@ const TINY: BenchSizes = {
   steadyState: { sources: 4, eventsPerSource: 3 },
   rules: { events: 1_000, runs: 1, extraRules: 10 },
   coldStart: { runs: 1 },
+  fanOut: { sources: 6, workers: 2, batchSize: 2, latencyMs: { min: 1, max: 3 } },
 };
 
 let report: BenchReport;
@@ -175,6 +176,27 @@ describe('the benchmark run at a tiny size', () => {
     expect(coldStart.imports.every((timing) => timing.medianCpuMs > 0)).toBe(true);
   });
 
+  it('polls every source once in each mode, one Atlas request each, plus one challenge per worker', () => {
+    const fanOut = results('fanOut');
+
+    expect(fanOut).toMatchObject({ sources: 6, workers: 2, batchSize: 2, concurrency: 4 });
+    expect(fanOut.single).toMatchObject({
+      polledOnceOk: 6,
+      otherOutcomes: 0,
+      atlas: { requests: 6, challenges: 0 },
+    });
+    // Three batches of two; each worker's own client is challenged once, as a new container's is.
+    expect(fanOut.fanOut).toMatchObject({
+      polledOnceOk: 6,
+      otherOutcomes: 0,
+      batches: 3,
+      redelivered: 0,
+      deadLetters: 0,
+      atlas: { requests: 8, challenges: 2 },
+    });
+    expect(report.targets.find((check) => check.scenario === 'fan-out')?.met).toBe(true);
+  });
+
   it('lists every target with its figure, and prints a section per scenario and the machine', () => {
     const text = renderReport(report);
 
@@ -196,6 +218,7 @@ describe('the benchmark run at a tiny size', () => {
       'cold-start',
       'cold-start',
       'cold-start',
+      'fan-out',
     ]);
     for (const heading of [
       '1. Digest client',
@@ -205,12 +228,13 @@ describe('the benchmark run at a tiny size', () => {
       '3. Steady state',
       '4. Rules',
       '5. Cold start',
+      '6. Fan-out',
     ]) {
       expect(text).toContain(heading);
     }
     expect(text).toContain(`${report.machine.cores} cores`);
     expect(text).toContain(`Node ${process.version}`);
-    expect(text).toMatch(/Targets: \d+ of 17 met/);
+    expect(text).toMatch(/Targets: \d+ of 18 met/);
   });
 
   it('describes the machine and the run in JSON-safe values', () => {

@@ -274,6 +274,25 @@ describe('the fan-out dispatcher and worker', () => {
     }
   });
 
+  it('queues the sources that waited longest first, so those a slow tick did not reach go first next time', async () => {
+    const clock = queueClock();
+    const options = await runtimeOptions(4);
+    const worker = createWorkerHandler({ ...options, queue: new InMemorySourceQueue({ clock }) });
+    const firstQueue = new InMemorySourceQueue({ clock });
+    await createDispatcherHandler({ ...options, fanOut: FAN_OUT, queue: firstQueue })({}, invocation());
+    // The workers get through three sources only; the tick's other messages expire unpolled.
+    const reached = firstQueue.receive(3);
+    firstQueue.complete(reached, await worker(reached, invocation()));
+    const nextQueue = new InMemorySourceQueue({ clock });
+
+    await createDispatcherHandler({ ...options, fanOut: FAN_OUT, queue: nextQueue })({}, invocation());
+
+    const order = sourcesOf(nextQueue.receive(1_000));
+    expect(order.length).toBeGreaterThan(3);
+    expect(order.slice(-3).sort()).toEqual(sourcesOf(reached).sort());
+    expect(order.slice(0, 3)).not.toEqual(sourcesOf(reached));
+  });
+
   it('acknowledges a source whose lease another worker holds, without polling it', async () => {
     const clock = queueClock();
     const queue = new InMemorySourceQueue({ clock });

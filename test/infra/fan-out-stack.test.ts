@@ -107,13 +107,15 @@ describe('AuditAlertsStack with fanOut', () => {
     });
   });
 
-  it('lets the dispatcher read its secret and send to the queue, and not touch the table or the alert topic', () => {
+  it("lets the dispatcher read its secret, the sources' poll times and send to the queue, and not write the table or publish", () => {
     const actions = actionsOf(template, roleOfFunction(template, /Queues one message per/));
 
     expect(actions).toEqual(
       expect.arrayContaining(['secretsmanager:GetSecretValue', 'sqs:SendMessage', 'kms:GenerateDataKey']),
     );
-    expect(actions.filter((action) => /^(dynamodb|sns|sqs:Receive|sqs:Delete)|\*/.test(action))).toEqual([]);
+    expect(actions.filter((action) => /^(dynamodb|sns|sqs:Receive|sqs:Delete)|\*/.test(action))).toEqual([
+      'dynamodb:BatchGetItem',
+    ]);
   });
 
   it('lets the worker consume the queue, use the table and publish alerts, and not send to the queue', () => {
@@ -161,6 +163,95 @@ describe('AuditAlertsStack with fanOut', () => {
     const dashboard = JSON.stringify(resourceOf(template, 'AWS::CloudWatch::Dashboard', {}).Properties);
     expect(dashboard).toContain('Fan-out queue');
     expect(dashboard).toContain('per-source lag');
+  });
+
+  it('leaves nothing for cdk-nag to flag unacknowledged', () => {
+    expect(unacknowledgedFindings(app)).toEqual([]);
+  });
+});
+
+describe('AuditAlertsStack with fanOut in a VPC', () => {
+  const workspace = createTestWorkspace();
+  let withEndpoints: Template;
+  let throughNat: Template;
+  let app: App;
+
+  beforeAll(async () => {
+    const rules = workspace.write('rules.yaml', VALID_RULE_FILE);
+    const base = {
+      env: { account: '123456789012', region: 'eu-west-1' },
+      sources: { orgIds: [ORG_ID], allProjectsOfOrgs: true },
+      alerts: { emails: ['secops@example.com'] },
+      rules: { directories: [rules] },
+      fanOut: { mode: 'on' as const },
+    };
+    ({ template: withEndpoints, app } = await synthesizeDeployment({
+      workspace,
+      name: 'fan-out-vpc-endpoints',
+      settings: { ...base, network: { mode: 'create-vpc', interfaceEndpoints: true } },
+    }));
+    ({ template: throughNat } = await synthesizeDeployment({
+      workspace,
+      name: 'fan-out-vpc-nat',
+      settings: { ...base, network: { mode: 'create-vpc' } },
+    }));
+  }, 600_000);
+  afterAll(() => workspace.remove());
+
+  const privateSubnets = (template: Template): string[] =>
+    Object.keys(
+      template.findResources('AWS::EC2::Subnet', {
+        Properties: { Tags: Match.arrayWith([{ Key: 'aws-cdk:subnet-type', Value: 'Private' }]) },
+      }),
+    ).sort();
+
+  it('runs the dispatcher and the worker in the private subnets with the poller security group', () => {
+    for (const template of [withEndpoints, throughNat]) {
+      const functions = Object.values(
+        template.findResources('AWS::Lambda::Function', {
+          Properties: { Description: Match.stringLikeRegexp('MongoDB Atlas source') },
+        }),
+      ) as Array<{
+        Properties: { VpcConfig?: { SubnetIds: Array<{ Ref: string }> } };
+      }>;
+
+      expect(functions).toHaveLength(2);
+      for (const fn of functions) {
+        expect(fn.Properties.VpcConfig?.SubnetIds.map((subnet) => subnet.Ref).sort()).toEqual(
+          privateSubnets(template),
+        );
+      }
+    }
+  });
+
+  it('reaches SQS through an interface endpoint with private DNS beside Secrets Manager and SNS', () => {
+    const endpointGroupId = singleLogicalId(withEndpoints, 'AWS::EC2::SecurityGroup', {
+      GroupDescription: Match.stringLikeRegexp('endpoints'),
+    });
+
+    const endpoint = resourceOf(withEndpoints, 'AWS::EC2::VPCEndpoint', {
+      ServiceName: 'com.amazonaws.eu-west-1.sqs',
+    });
+
+    expect(endpoint.Properties).toMatchObject({
+      VpcEndpointType: 'Interface',
+      PrivateDnsEnabled: true,
+      SecurityGroupIds: [{ 'Fn::GetAtt': [endpointGroupId, 'GroupId'] }],
+    });
+    expect(endpoint.Properties.SubnetIds.map((subnet: { Ref: string }) => subnet.Ref).sort()).toEqual(
+      privateSubnets(withEndpoints),
+    );
+    withEndpoints.resourcePropertiesCountIs('AWS::EC2::VPCEndpoint', { VpcEndpointType: 'Interface' }, 3);
+  });
+
+  it('reaches SQS through the NAT gateway when interface endpoints are off', () => {
+    throughNat.resourceCountIs('AWS::EC2::NatGateway', 1);
+    throughNat.resourcePropertiesCountIs('AWS::EC2::VPCEndpoint', { VpcEndpointType: 'Interface' }, 0);
+    throughNat.resourcePropertiesCountIs(
+      'AWS::EC2::VPCEndpoint',
+      { ServiceName: Match.stringLikeRegexp('sqs') },
+      0,
+    );
   });
 
   it('leaves nothing for cdk-nag to flag unacknowledged', () => {

@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { parseDeployConfig } from '../../infra/config.js';
 import { PollerEnvironmentTooLargeError } from '../../infra/errors.js';
+import { fanOutEnvironment } from '../../infra/fan-out-environment.js';
 import { LAMBDA_ENVIRONMENT_LIMIT_BYTES, pollerEnvironment } from '../../infra/poller-environment.js';
+import { FAN_OUT_CONFIG_ENV, fanOutRuntimeSchema } from '../../shared/fan-out/fan-out-settings.js';
 import { POLLER_CONFIG_ENV, pollerConfigSchema } from '../../shared/poll/poller-config.js';
 
 const RESOURCES = {
@@ -89,5 +91,38 @@ describe('pollerEnvironment', () => {
 
     expect(fits).not.toThrow();
     expect(overflows).toThrow(/Remove at least 1 project id:/);
+  });
+
+  it("counts the fan-out functions' settings too: ids that fit the poller can overflow its dispatcher and worker", () => {
+    const fanOutFunction = (ids: number) => () => {
+      const config = parseDeployConfig({
+        input: {
+          sources: { orgIds: projectIds(1), projectIds: projectIds(ids).slice(1) },
+          fanOut: { mode: 'automatic', automaticAboveSources: 100_000 },
+        },
+        origin: 'test settings',
+      });
+      if (config.fanOut.mode === 'off') throw new Error('fanOut is off');
+      const extra = fanOutEnvironment({
+        settings: { ...config.fanOut, mode: config.fanOut.mode },
+        queueUrl: 'https://sqs.eu-west-1.amazonaws.com/123456789012/AtlasAuditAlerts-FanOutQueue-1A2B3C.fifo',
+        toJsonString: JSON.stringify,
+      });
+      return pollerEnvironment({ config, resources: RESOURCES, toJsonString: JSON.stringify, extra });
+    };
+
+    expect(() =>
+      environmentFor({ sources: { orgIds: projectIds(1), projectIds: projectIds(89).slice(1) } }),
+    ).not.toThrow();
+    expect(fanOutFunction(89)).toThrow(PollerEnvironmentTooLargeError);
+    expect(fanOutFunction(89)).toThrow(
+      /environment and ATLAS_AUDIT_ALERTS_FAN_OUT \(252 bytes\) could reach 4329 bytes once the table, topic, secret and queue names are known.*Remove at least 9 project ids/,
+    );
+    expect(fanOutFunction(81)).toThrow(/Remove at least 1 project id:/);
+    const fits = fanOutFunction(80)();
+    expect(fanOutRuntimeSchema.parse(JSON.parse(fits[FAN_OUT_CONFIG_ENV] ?? ''))).toMatchObject({
+      mode: 'automatic',
+      automaticAboveSources: 100_000,
+    });
   });
 });
