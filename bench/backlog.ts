@@ -39,6 +39,8 @@ export interface BacklogBenchOptions {
   heap?: 'lambda' | 'machine';
   /** A delay the simulator adds to every events page, in milliseconds. Default: none. */
   pageLatencyMs?: number;
+  /** Requests per minute the simulator announces in `RateLimit-Limit`. Default: the simulator's (100). */
+  atlasRateLimitPerMinute?: number;
 }
 
 export interface BacklogBenchResult {
@@ -65,6 +67,8 @@ export interface BacklogBenchResult {
     /** The first tick's inventory snapshot of each project: one access-list read each. */
     inventoryReads: number;
     challenges: number;
+    /** Requests that waited for the simulator's announced `RateLimit-Remaining` to recover. */
+    paced: number;
     /** Requests = pages needed + inventory reads + challenges, and no more challenges than sources. */
     met: boolean;
   };
@@ -114,7 +118,11 @@ export async function runBacklogBenchmark(options: BacklogBenchOptions = {}): Pr
   const events = options.events ?? 100_000;
   const projects = options.projects ?? 20;
   const lambdaMemoryMiB = (options.heap ?? 'lambda') === 'lambda' ? defaultPollerMemoryMiB() : undefined;
-  const sim = await startBenchSimulator();
+  const sim = await startBenchSimulator(
+    options.atlasRateLimitPerMinute === undefined
+      ? {}
+      : { rateLimitPerMinute: options.atlasRateLimitPerMinute },
+  );
   const dynamoDb = await openBenchDynamoDb(options.dynamoDbEndpoint);
   const workDirectory = await mkdtemp(join(tmpdir(), 'atlas-audit-alerts-backlog-'));
   try {
@@ -171,6 +179,7 @@ export async function runBacklogBenchmark(options: BacklogBenchOptions = {}): Pr
           pagesNeeded,
           inventoryReads,
           challenges: counters.challenges,
+          paced: report.atlasPaced,
           met:
             requests === pagesNeeded + inventoryReads + counters.challenges &&
             counters.challenges <= projects,

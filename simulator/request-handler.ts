@@ -34,6 +34,8 @@ export interface RequestHandlerOptions {
   retiredApiVersions: ReadonlySet<string>;
   /** `host:port` for links when a request carries no `Host` header. */
   fallbackHost: () => string;
+  /** What `RateLimit-Limit` announces, per principal and minute. */
+  rateLimitPerMinute: number;
 }
 
 /** Request-level choices that shape every JSON answer. */
@@ -63,7 +65,10 @@ const SERVICE_ACCOUNT_ROUTES: ReadonlySet<string> = new Set([
   'listServiceAccountAccessList',
 ]);
 
-/** What `RateLimit-Limit` announces: requests per principal and minute, as Atlas's token buckets count. */
+/**
+ * What `RateLimit-Limit` announces unless the simulator is started with another `rateLimitPerMinute`:
+ * requests per principal and minute, as Atlas's token buckets count.
+ */
 export const SIMULATOR_RATE_LIMIT = 100;
 const RATE_WINDOW_MS = 60_000;
 
@@ -137,8 +142,8 @@ export function createRequestHandler(
     }
     window.used += 1;
     return {
-      'RateLimit-Limit': String(SIMULATOR_RATE_LIMIT),
-      'RateLimit-Remaining': String(Math.max(0, SIMULATOR_RATE_LIMIT - window.used)),
+      'RateLimit-Limit': String(options.rateLimitPerMinute),
+      'RateLimit-Remaining': String(Math.max(0, options.rateLimitPerMinute - window.used)),
     };
   };
 

@@ -15,7 +15,7 @@ import { NonceRegistry } from './nonce-registry.js';
 import { OAuthTokenStore } from './oauth-tokens.js';
 import { createObjectIdGenerator } from './object-id.js';
 import { RequestCounters, type SimulatorCounters } from './request-counters.js';
-import { createRequestHandler } from './request-handler.js';
+import { createRequestHandler, SIMULATOR_RATE_LIMIT } from './request-handler.js';
 import { resolveSeed } from './seed-loader.js';
 import type { SeedAccessListEntry, SeedData, SeedProjectAccessListEntry, SeedRole } from './seed-schema.js';
 import { type EventScope, type NewEvent, SimulatorData } from './simulator-data.js';
@@ -54,6 +54,11 @@ export interface SimulatorOptions {
    * measurement (see `setUnauthenticatedAccess`). Default false: every API request must authenticate.
    */
   unauthenticatedAccess?: boolean;
+  /**
+   * Requests per principal and minute that `RateLimit-Limit` announces (and `RateLimit-Remaining`
+   * counts down from); the simulator only announces it, 429s come from the fault plan. Default 100.
+   */
+  rateLimitPerMinute?: number;
   /** v2 versions (`YYYY-MM-DD`) answered 410 `VERSION_GONE`. Default: none. */
   retiredApiVersions?: readonly string[];
   /** Receives one debug line per request and errors. Default: silent. */
@@ -152,6 +157,12 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<At
       `nonceTtlMs and tokenTtlSeconds must be positive (got ${nonceTtlMs}, ${tokenTtlSeconds}).`,
     );
   }
+  const rateLimitPerMinute = options.rateLimitPerMinute ?? SIMULATOR_RATE_LIMIT;
+  if (!Number.isInteger(rateLimitPerMinute) || rateLimitPerMinute < 1) {
+    throw new SimulatorOptionsError(
+      `rateLimitPerMinute must be a positive whole number of requests (got ${rateLimitPerMinute}).`,
+    );
+  }
   const challengeAlgorithms = options.challengeAlgorithms ?? ['MD5'];
   if (challengeAlgorithms.length === 0) {
     throw new SimulatorOptionsError('challengeAlgorithms needs at least one algorithm, such as MD5.');
@@ -203,6 +214,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<At
       unauthenticatedPrincipal: () => (unauthenticatedAccess ? credential : undefined),
       retiredApiVersions: new Set(options.retiredApiVersions ?? []),
       fallbackHost: () => hostPort,
+      rateLimitPerMinute,
     }),
   );
   // Longer than common client keep-alive timeouts (undici: 4 s), so the client closes idle sockets first.

@@ -1,5 +1,11 @@
 import { type SimulatorProcess, startSimulatorProcess } from './simulator-process.js';
 
+/** Options of {@link startBenchSimulator}. */
+export interface BenchSimulatorOptions {
+  /** Requests per minute the simulator announces in `RateLimit-Limit`. Default: the simulator's (100). */
+  rateLimitPerMinute?: number;
+}
+
 /** The organization of the benchmark simulator; its projects are the ones `generateEvents` creates. */
 export const BENCH_ORG_ID = '6650b0b0b0b0b0b0b0000001';
 
@@ -17,6 +23,10 @@ const BENCH_KEY = { publicKey: 'benchkey', privateKey: 'fake-private-key-for-ben
  * const { projectIds } = await sim.generateEvents({ count: 1_000, projects: 4, seed: 7 });
  * ```
  */
-export function startBenchSimulator(): Promise<SimulatorProcess> {
-  return startSimulatorProcess({ seed: { orgs: [{ id: BENCH_ORG_ID, name: 'Benchmark' }] }, ...BENCH_KEY });
+export function startBenchSimulator(options: BenchSimulatorOptions = {}): Promise<SimulatorProcess> {
+  return startSimulatorProcess({
+    seed: { orgs: [{ id: BENCH_ORG_ID, name: 'Benchmark' }] },
+    ...BENCH_KEY,
+    ...(options.rateLimitPerMinute === undefined ? {} : { rateLimitPerMinute: options.rateLimitPerMinute }),
+  });
 }

@@ -54,7 +54,7 @@ serveRpc({
   },
   async tick(): Promise<PollerTickReport> {
     if (running === undefined) throw new Error('the poller is not started: call start first');
-    const { deps, options } = running;
+    const { deps, options, atlas } = running;
     const config = pollerConfigSchema.parse({
       atlas: { baseUrl: options.atlas.baseUrl },
       sources: { projectIds: options.projectIds },
@@ -71,6 +71,7 @@ serveRpc({
       peakExternalBytes = Math.max(peakExternalBytes, usage.external);
     };
     const sampler = setInterval(sample, MEMORY_SAMPLE_MS);
+    const pacedBefore = atlas.stats.paced;
     const cpu = process.cpuUsage();
     let summary: TickSummary;
     try {
@@ -88,6 +89,7 @@ serveRpc({
       peakHeapUsedBytes,
       peakExternalBytes,
       cpuMs: (used.user + used.system) / 1000,
+      atlasPaced: atlas.stats.paced - pacedBefore,
     };
   },
   async stop() {

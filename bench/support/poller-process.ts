@@ -47,6 +47,8 @@ export interface PollerTickReport {
   peakExternalBytes: number;
   /** CPU time the process spent during the tick, in milliseconds. */
   cpuMs: number;
+  /** Atlas requests of the tick that waited for `RateLimit-Remaining` to recover (see the pacer). */
+  atlasPaced: number;
 }
 
 /** The poller running in a process of its own. */

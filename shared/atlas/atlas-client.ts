@@ -55,6 +55,8 @@ export interface AtlasClientStats {
   rateLimited: number;
   /** Service-account token requests. */
   tokenFetches: number;
+  /** Requests that waited before being sent because Atlas's `RateLimit-Remaining` ran low. */
+  paced: number;
 }
 
 /** What the client last heard from Atlas, whatever the status: for a preflight's report. */
@@ -169,7 +171,7 @@ export class AtlasClient {
 
   /** Counters since the client was created: a snapshot. */
   get stats(): AtlasClientStats {
-    return { ...this.#counts, tokenFetches: this.#tokens?.fetches ?? 0 };
+    return { ...this.#counts, tokenFetches: this.#tokens?.fetches ?? 0, paced: this.#pacer.paused };
   }
 
   /**

@@ -92,6 +92,7 @@ describe('AtlasClient pacing by RateLimit headers', () => {
     expect(clock.sleeps).toEqual([3_000, 3_000]);
     expect(limited.seen[18]?.at).toBe((limited.seen[17]?.at ?? 0) + 3_000);
     expect(limited.seen[17]?.at).toBe(limited.seen[0]?.at);
+    expect(atlas.stats.paced).toBe(2);
   });
 
   it('shares the time left to RateLimit-Reset over the requests left', async () => {

@@ -80,3 +80,20 @@ describe('simulator inventory endpoints, default seed', () => {
     );
   });
 });
+
+describe('simulator rate-limit headers, with the limit given', () => {
+  it('announces the rate limit it was started with and counts it down', async () => {
+    const sim = await startSimulator({ unauthenticatedAccess: true, rateLimitPerMinute: 1_000 });
+    try {
+      const url = `${sim.baseUrl}/api/atlas/v2/groups/${sim.projects[0]?.id ?? ''}/accessList`;
+      const first = await fetch(url, { headers: { accept: V2 } });
+      const second = await fetch(url, { headers: { accept: V2 } });
+
+      expect(first.headers.get('ratelimit-limit')).toBe('1000');
+      expect(first.headers.get('ratelimit-remaining')).toBe('999');
+      expect(second.headers.get('ratelimit-remaining')).toBe('998');
+    } finally {
+      await sim.stop();
+    }
+  });
+});

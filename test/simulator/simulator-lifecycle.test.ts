@@ -84,6 +84,14 @@ describe('startSimulator', () => {
     await expect(result).rejects.toThrow(SimulatorOptionsError);
   });
 
+  it('refuses a rate limit that is not a positive whole number of requests', async () => {
+    for (const rateLimitPerMinute of [0, -5, 2.5, Number.NaN]) {
+      await expect(startSimulator({ seed: testSeed(), rateLimitPerMinute })).rejects.toThrow(
+        SimulatorOptionsError,
+      );
+    }
+  });
+
   it('refuses a port already in use with SimulatorStartError', async () => {
     const blocker = createServer();
     await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
