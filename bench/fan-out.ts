@@ -161,7 +161,7 @@ async function dependencies(options: {
       credentials: { kind: 'digest', ...options.sim.credentials },
     }),
     store,
-    engine: createRuleEngine({ pack: options.pack, counters: store, clock: systemClock }),
+    engine: createRuleEngine({ pack: options.pack, counters: store, firstSeen: store, clock: systemClock }),
     notifier: silentNotifier,
     clock: systemClock,
   };
