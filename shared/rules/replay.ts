@@ -161,7 +161,14 @@ function withoutState(pack: RulePack): RulePack {
   return {
     ...pack,
     rules: pack.rules.map((rule) => {
-      const { threshold: _threshold, suppress: _suppress, first_seen: _firstSeen, ...spec } = rule.spec;
+      // Its tests go too: a first-seen rule's `seen:` events would not compile without `first_seen`.
+      const {
+        threshold: _threshold,
+        suppress: _suppress,
+        first_seen: _firstSeen,
+        tests: _tests,
+        ...spec
+      } = rule.spec;
       return { ...rule, spec };
     }),
   };
