@@ -223,7 +223,7 @@ function dependencies(context: BenchContext): TickDependencies & { store: Dynamo
       credentials: { kind: 'digest', ...context.sim.credentials },
     }),
     store,
-    engine: createRuleEngine({ pack: context.pack, counters: store, clock: systemClock }),
+    engine: createRuleEngine({ pack: context.pack, counters: store, firstSeen: store, clock: systemClock }),
     notifier: silentNotifier,
     clock: systemClock,
   };

@@ -12,7 +12,7 @@ import {
   SnsNotifier,
 } from '../shared/notify/index.js';
 import { ProjectDiscoveryCache, type TickDependencies } from '../shared/poll/index.js';
-import { createRuleEngine } from '../shared/rules/index.js';
+import { createRuleEngine, type RulePack } from '../shared/rules/index.js';
 import { rulePackWarnings } from '../shared/rules/lint/index.js';
 import { formatRuleWarnings } from '../shared/rules/problem-format.js';
 import { DynamoDbStateStore, FileStateStore, type StateStore } from '../shared/state/index.js';
@@ -46,6 +46,8 @@ export interface LocalPoll {
   deps: TickDependencies;
   atlas: AtlasClient;
   store: StateStore;
+  /** The rules the engine runs, as loaded. */
+  pack: RulePack;
   /** Closes the Atlas connections and the store (releasing a state file's lock). */
   close(): Promise<void>;
 }
@@ -93,13 +95,14 @@ export async function openLocalPoll(options: OpenLocalPollOptions): Promise<Loca
   };
   try {
     const store = await openStore(settings, clock, logger, closers);
-    const engine = createRuleEngine({ pack, counters: store, logger, clock });
+    const engine = createRuleEngine({ pack, counters: store, firstSeen: store, logger, clock });
     const notifier =
       options.notifier ?? createNotifier(settings, options.stdout, clock, logger, consoleLinks, closers);
     return {
       deps: { atlas, store, engine, notifier, clock, logger, discoveryCache: new ProjectDiscoveryCache() },
       atlas,
       store,
+      pack,
       close,
     };
   } catch (error) {

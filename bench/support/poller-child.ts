@@ -44,7 +44,7 @@ serveRpc({
     const deps: TickDependencies = {
       atlas,
       store,
-      engine: createRuleEngine({ pack, counters: store, clock: systemClock }),
+      engine: createRuleEngine({ pack, counters: store, firstSeen: store, clock: systemClock }),
       notifier: new OutboxNotifier({ path: options.outboxPath, clock: systemClock }),
       clock: systemClock,
       discoveryCache: new ProjectDiscoveryCache(),

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Command } from 'commander';
 import { pollerConfigSchema, runTick, type TickSummary } from '../../shared/poll/index.js';
+import { learningEndingAt } from '../../shared/rules/index.js';
 import { type AtlasSimulator, startSimulator } from '../../simulator/index.js';
 import { AdvancingClock } from '../demo-clock.js';
 import { DemoNotifier } from '../demo-notifier.js';
@@ -106,6 +107,8 @@ async function runDemo({ stdout, stderr, full }: RunDemoOptions): Promise<void> 
         : '  The first critical alert as the email reads, then as Slack shows it; the others on one line each.\n\n',
     );
     const firstTickAt = clock.now();
+    // As if deployed one learning period ago: tick 1's history teaches the first-seen rules.
+    await poll.store.writeFirstSeen(learningEndingAt(poll.pack, firstTickAt));
     const first = await tick(poll, settings, clock.now());
     stdout.write(`\n${formatTickReport(first)}`);
 
@@ -187,6 +190,8 @@ function introduction(sim: AtlasSimulator, color: boolean): string {
     '  Rules:  the built-in rules/ folder',
     '  State:  a state file in a fresh temporary folder (deleted at the end), as a local run keeps it',
     '  Alerts: printed here, built exactly as they would be published to SNS for email and Slack',
+    '  First seen: the rules start as if deployed a learning period (7 days) before tick 1, so tick 1 only',
+    '          teaches them who acts from where, and tick 2 alerts on what is new',
     '',
   ].join('\n');
 }

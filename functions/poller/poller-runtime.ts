@@ -70,7 +70,7 @@ export function createPollerRuntime(options: PollerRuntimeOptions): PollerRuntim
     clock,
     logger,
     store,
-    engine: createRuleEngine({ pack: options.pack, counters: store, logger, clock }),
+    engine: createRuleEngine({ pack: options.pack, counters: store, firstSeen: store, logger, clock }),
     notifier: new SnsNotifier({
       client: options.sns,
       topicArn: config.topicArn,

@@ -7,6 +7,9 @@ import type { CompileProblem } from './conditions.js';
 import type { CounterStore } from './counter-store.js';
 import { RuleEvaluationError, RuleLoadError, RuleStateError } from './errors.js';
 import { parseEventTime } from './event-time.js';
+import type { FirstSeenStore } from './first-seen-store.js';
+import { createFirstSeenTracker, type FirstSeenCandidate } from './first-seen-tracker.js';
+import { MemoryFirstSeenStore } from './memory-first-seen-store.js';
 import { type CompiledRule, compileRule } from './rule-compiler.js';
 import type { RulePack } from './rule-pack.js';
 
@@ -25,6 +28,14 @@ export interface RuleEngineOptions {
    * of the pack is evaluated.
    */
   readonly ruleIds?: readonly string[] | undefined;
+  /** Where first-seen rules keep the values they saw; in memory (this engine only) when absent. */
+  readonly firstSeen?: FirstSeenStore | undefined;
+  /**
+   * `false` skips first-seen rules' learning period (the inline tests, which say what was seen
+   * before). Default `true`: a rule learns from its first evaluation (the clock's now, or without a
+   * clock the first event's time) for its `learning` period.
+   */
+  readonly firstSeenLearning?: boolean | undefined;
 }
 
 /** Options of one {@link RuleEngine.evaluate} call. */
@@ -134,6 +145,11 @@ export function createRuleEngine(options: RuleEngineOptions): RuleEngine {
     ]),
   );
   const windows = new Map<string, WindowEvents>();
+  const firstSeen = createFirstSeenTracker({
+    store: options.firstSeen ?? new MemoryFirstSeenStore(),
+    clock: options.clock,
+    learning: options.firstSeenLearning,
+  });
   const suppressions = new Map<CompiledRule, Map<string, KnownSuppression>>();
 
   const alertFor = (
@@ -248,6 +264,7 @@ export function createRuleEngine(options: RuleEngineOptions): RuleEngine {
             eventId: failure.eventId,
           }));
       const alerts: Alert[] = [];
+      const firstSeenCandidates: FirstSeenCandidate[] = [];
       let latest = Number.NEGATIVE_INFINITY;
       for (const event of events) {
         if (typeof event !== 'object' || event === null) {
@@ -275,6 +292,28 @@ export function createRuleEngine(options: RuleEngineOptions): RuleEngine {
             if (time === null) time = parseEventTime(event.created);
             const eventId = eventIdOf(event);
             const { threshold, suppressMs } = rule;
+            if (rule.firstSeen !== undefined) {
+              const value = rule.firstSeen.valueOf(event);
+              if (value === undefined) continue;
+              if (time === undefined) {
+                logger.warn('Event has no readable created time: it does not count toward a stateful rule', {
+                  ruleId: rule.id,
+                  eventId,
+                });
+                continue;
+              }
+              firstSeenCandidates.push({
+                position: alerts.length,
+                rule,
+                firstSeen: rule.firstSeen,
+                event,
+                eventId,
+                time,
+                groupKey: rule.groupKey(event),
+                value,
+              });
+              continue;
+            }
             if (threshold === undefined && suppressMs === undefined) {
               alerts.push(
                 alertFor(rule, event, [event], rule.groupKey(event), `${rule.id}:${eventId}`, time),
@@ -329,9 +368,47 @@ export function createRuleEngine(options: RuleEngineOptions): RuleEngine {
         if (known.size <= WINDOW_MEMORY_PRUNE_AT) continue;
         for (const [groupKey, first] of known) if (first.liveUntil <= latest) known.delete(groupKey);
       }
-      return alerts;
+      if (firstSeenCandidates.length === 0) return alerts;
+      // First-seen rules read the whole batch's state in one go: their alerts join the others after.
+      const fresh = await firstSeen.resolve(firstSeenCandidates);
+      return withFirstSeenAlerts(
+        alerts,
+        fresh.map((candidate) => ({
+          position: candidate.position,
+          alert: alertFor(
+            candidate.rule,
+            candidate.event,
+            [candidate.event],
+            candidate.groupKey,
+            hashedFingerprint(
+              candidate.rule.id,
+              candidate.groupKey,
+              `first-seen:${candidate.value}:${candidate.eventId}`,
+            ),
+            candidate.time,
+          ),
+        })),
+      );
     },
   };
+}
+
+/** The batch's alerts with the first-seen ones put back where their events raised them. */
+function withFirstSeenAlerts(
+  alerts: readonly Alert[],
+  placed: readonly { position: number; alert: Alert }[],
+): Alert[] {
+  const merged: Alert[] = [];
+  let next = 0;
+  for (const [index, alert] of alerts.entries()) {
+    while (next < placed.length && (placed[next] as { position: number }).position <= index) {
+      merged.push((placed[next] as { alert: Alert }).alert);
+      next += 1;
+    }
+    merged.push(alert);
+  }
+  for (; next < placed.length; next += 1) merged.push((placed[next] as { alert: Alert }).alert);
+  return merged;
 }
 
 /** The failure of `rule` on `event`, saying what was skipped and that the rest went on. */

@@ -10,6 +10,8 @@ export {
   RuleStateError,
 } from './errors.js';
 export { parseEventTime } from './event-time.js';
+export type { FirstSeenRecord, FirstSeenStore, SeenValue } from './first-seen-store.js';
+export { learningEndingAt, learningKey } from './first-seen-tracker.js';
 export {
   buildInventoryEvent,
   INVENTORY_EVENT_TYPES,
@@ -41,6 +43,7 @@ export {
   type RuleLayerText,
 } from './loader.js';
 export { MemoryCounterStore } from './memory-counter-store.js';
+export { MemoryFirstSeenStore } from './memory-first-seen-store.js';
 export { formatRuleProblems } from './problem-format.js';
 export {
   emptySeverityCounts,

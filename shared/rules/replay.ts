@@ -57,12 +57,14 @@ export interface ReplayRulesOptions {
 
 /**
  * Evaluates a pack over events as a poll tick would, with state kept in memory only: threshold and
- * suppression rules count from nothing and use each event's `created` as their clock. Counts, per
+ * suppression rules count from nothing and use each event's `created` as their clock. First-seen rules
+ * start as if deployed at the first replayed event: they learn for their `learning` period, and a
+ * value seen earlier in the replay is known. Counts, per
  * rule, the events its match accepts and the alerts it raises, and keeps the alerts of each event
  * for {@link compareReplays}. An event that makes evaluation throw is recorded in `failures`, counts
  * toward no rule, and the replay goes on with the next one.
  *
- * Matches are counted by a second engine over the same rules without `threshold` and `suppress`,
+ * Matches are counted by a second engine over the same rules without `threshold`, `suppress` and `first_seen`,
  * which alerts once for every event a rule's match accepts.
  *
  * @throws {RuleLoadError} when a rule of the pack does not compile (a pack built by hand).
@@ -159,7 +161,14 @@ function withoutState(pack: RulePack): RulePack {
   return {
     ...pack,
     rules: pack.rules.map((rule) => {
-      const { threshold: _threshold, suppress: _suppress, ...spec } = rule.spec;
+      // Its tests go too: a first-seen rule's `seen:` events would not compile without `first_seen`.
+      const {
+        threshold: _threshold,
+        suppress: _suppress,
+        first_seen: _firstSeen,
+        tests: _tests,
+        ...spec
+      } = rule.spec;
       return { ...rule, spec };
     }),
   };

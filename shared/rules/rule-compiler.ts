@@ -10,6 +10,7 @@ import {
 } from './conditions.js';
 import { parseDuration } from './duration.js';
 import { compileFieldPath, type PathReader, parseFieldPath } from './field-path.js';
+import { type CompiledFirstSeen, compileFirstSeen } from './first-seen.js';
 import type { RuleSpec } from './schema.js';
 import { type CompiledTemplate, compileTemplate } from './template.js';
 
@@ -34,6 +35,8 @@ export interface CompiledRule {
   readonly groupKey: (event: AtlasEvent) => string;
   readonly threshold: { readonly count: number; readonly windowMs: number } | undefined;
   readonly suppressMs: number | undefined;
+  /** Set for a first-seen rule: it alerts when the value is new for its group. */
+  readonly firstSeen: CompiledFirstSeen | undefined;
   readonly title: CompiledTemplate;
   readonly summary: CompiledTemplate;
 }
@@ -82,6 +85,18 @@ export function compileRule(spec: RuleSpec, context: CompileContext): CompiledRu
   }
   const suppressMs =
     spec.suppress === undefined ? undefined : durationOf(spec.suppress, ['suppress'], context);
+  const firstSeen =
+    spec.first_seen === undefined
+      ? undefined
+      : compileFirstSeen(spec.first_seen, spec.group_by ?? [], context);
+  if (spec.first_seen !== undefined && (spec.threshold !== undefined || spec.suppress !== undefined)) {
+    context.problems.push({
+      code: 'INVALID_CONDITION',
+      path: ['first_seen'],
+      message:
+        'a first_seen rule alerts once per new value and group, so it cannot also have threshold or suppress: remove them, or make a second rule',
+    });
+  }
   const title = templateOf(spec.title, 'title', context);
   const summary =
     spec.summary === undefined
@@ -102,6 +117,7 @@ export function compileRule(spec: RuleSpec, context: CompileContext): CompiledRu
     groupKey: groupBy.length === 0 ? () => '' : (event) => groupKeyOf(groupBy, event),
     threshold,
     suppressMs,
+    firstSeen,
     title,
     summary,
   };
@@ -166,6 +182,13 @@ function literalTemplate(text: string): CompiledTemplate {
 function checkTests(spec: RuleSpec, context: CompileContext): void {
   (spec.tests ?? []).forEach((test, index) => {
     const path = ['tests', index];
+    if (test.seen !== undefined && spec.first_seen === undefined) {
+      context.problems.push({
+        code: 'INVALID_TEST',
+        path: [...path, 'seen'],
+        message: `test "${test.name}" lists seen events, which only a first_seen rule uses: remove seen, or give the rule first_seen`,
+      });
+    }
     if ((test.event === undefined) === (test.events === undefined)) {
       context.problems.push({
         code: 'INVALID_TEST',

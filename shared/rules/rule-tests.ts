@@ -35,7 +35,9 @@ export interface RuleTestResult {
  * the shipped rules, a user layer's tests (its rules' and its overrides') against the rules as tuned
  * up to that layer. So tuning never breaks a shipped test. Each test runs its rule alone (as if
  * enabled) on fresh in-memory counters, over `event` or `events` in order. A test event without an `id` is given one (`<rule id>/<test index>/<event index>`), so
- * threshold tests need not invent ids; stateful rules still need each event's `created`.
+ * threshold tests need not invent ids; stateful rules still need each event's `created`. A first-seen
+ * rule's test has no learning period, and first evaluates the test's `seen` events (alerts dropped),
+ * so it can state which values the rule knew before.
  *
  * @example
  * ```ts
@@ -72,11 +74,22 @@ export async function runRuleTests(pack: RulePack): Promise<RuleTestResult[]> {
 
 async function runRuleTest(packTest: PackTest): Promise<RuleTestResult> {
   const { ruleId, spec: test, index, pack } = packTest;
-  const engine = createRuleEngine({ pack, counters: new MemoryCounterStore(), ruleIds: [ruleId] });
+  const engine = createRuleEngine({
+    pack,
+    counters: new MemoryCounterStore(),
+    ruleIds: [ruleId],
+    firstSeenLearning: false,
+  });
   const events = (test.events ?? (test.event === undefined ? [] : [test.event])).map(
     (event, eventIndex): AtlasEvent =>
       event.id === undefined ? { ...event, id: `${ruleId}/${index}/${eventIndex}` } : event,
   );
+  const seen = (test.seen ?? []).map(
+    (event, eventIndex): AtlasEvent =>
+      event.id === undefined ? { ...event, id: `${ruleId}/${index}/seen/${eventIndex}` } : event,
+  );
+  // What a first-seen rule saw before: recorded by the same rule, its alerts not the test's.
+  if (seen.length > 0) await engine.evaluate(seen);
   const alerts = await engine.evaluate(events);
   const failures: string[] = [];
   const { expect } = test;

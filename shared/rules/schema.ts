@@ -52,6 +52,8 @@ export interface MatchSpec {
 
 export interface RuleTestSpec {
   name: string;
+  /** Earlier events a first-seen rule has seen before the test's events: they record, never alert. */
+  seen?: Record<string, unknown>[] | undefined;
   event?: Record<string, unknown> | undefined;
   events?: Record<string, unknown>[] | undefined;
   expect: {
@@ -61,6 +63,15 @@ export interface RuleTestSpec {
     summary?: string | undefined;
     severity?: Severity | undefined;
   };
+}
+
+/** Holds when a field's value (or its network) was not seen for the group within a period. */
+export interface FirstSeenSpec {
+  field: string;
+  network?: { ipv4?: number | undefined; ipv6?: number | undefined } | undefined;
+  within: string;
+  learning?: string | undefined;
+  max_values?: number | undefined;
 }
 
 /** A rule as written in a rule file. */
@@ -75,6 +86,7 @@ export interface RuleSpec {
   group_by?: string[] | undefined;
   threshold?: { count: number; window: string } | undefined;
   suppress?: string | undefined;
+  first_seen?: FirstSeenSpec | undefined;
   title: string;
   summary?: string | undefined;
   runbook?: string | undefined;
@@ -97,6 +109,7 @@ export const OVERRIDE_FIELDS = [
   'suppress',
   'threshold',
   'group_by',
+  'first_seen',
   'title',
   'summary',
   'runbook',
@@ -111,6 +124,7 @@ export interface RuleOverrideSpec {
   suppress?: string | undefined;
   threshold?: RuleSpec['threshold'];
   group_by?: string[] | undefined;
+  first_seen?: FirstSeenSpec | undefined;
   title?: string | undefined;
   summary?: string | undefined;
   runbook?: string | undefined;
@@ -264,6 +278,10 @@ const severity = z.enum(SEVERITIES).meta({ description: 'info, low, medium, high
 
 const ruleTestShape = {
   name: z.string().min(1),
+  seen: z.array(z.record(z.string(), z.unknown())).min(1).optional().meta({
+    description:
+      'Events seen before the test, in order, for first-seen rules: they record values and never alert (each needs created).',
+  }),
   event: z.record(z.string(), z.unknown()).optional().meta({ description: 'One event to evaluate.' }),
   events: z
     .array(z.record(z.string(), z.unknown()))
@@ -318,6 +336,38 @@ const ruleShape = {
     .string()
     .optional()
     .meta({ description: 'A duration: one alert per group per period, the first goes out.' }),
+  first_seen: z
+    .strictObject({
+      field: z.string().meta({
+        description: 'The field path whose value must be new for the group, such as remoteAddress.',
+      }),
+      network: z
+        .strictObject({
+          ipv4: z.int().min(0).max(32).optional(),
+          ipv6: z.int().min(0).max(128).optional(),
+        })
+        .optional()
+        .meta({
+          description:
+            'Compare the network of the address instead of the address: {ipv4: 24, ipv6: 48} compares /24 and /48 networks. A value that is not an IP address never matches.',
+        }),
+      within: z.string().meta({
+        description: 'A duration such as 30d: a value not seen for the group for this long is new again.',
+      }),
+      learning: z.string().optional().meta({
+        description:
+          'A duration (default 7d; 0s for none): after the rule is first evaluated, it records values for this long before it alerts.',
+      }),
+      max_values: z.int().min(1).max(1000).optional().meta({
+        description: 'Most values kept per group (default 100); the least recently seen are dropped first.',
+      }),
+    })
+    .optional()
+    .meta({
+      id: 'FirstSeen',
+      description:
+        "Alert when the field's value was not seen for the group (group_by) within a period, such as an API key used from a new address. Not with threshold or suppress.",
+    }),
   title: z
     .string()
     .min(1)
@@ -341,6 +391,7 @@ const overrideShape = {
   suppress: ruleShape.suppress,
   threshold: ruleShape.threshold,
   group_by: ruleShape.group_by,
+  first_seen: ruleShape.first_seen,
   title: ruleShape.title.optional(),
   summary: ruleShape.summary,
   runbook: ruleShape.runbook,
@@ -466,6 +517,11 @@ export const KNOWN_KEYS: readonly string[] = [
     'days',
     'count',
     'window',
+    'field',
+    'network',
+    'within',
+    'learning',
+    'max_values',
     'alert',
     ...Object.keys(ruleShape),
     ...Object.keys(overrideShape),

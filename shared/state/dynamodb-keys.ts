@@ -26,6 +26,8 @@ export const stateKeys = {
   seenChunkPrefix: (generation: string): string => `CURSOR#SEEN#${generation}#`,
   alert: (fingerprint: string): ItemKey => ({ pk: `ALERT#${keyName(fingerprint)}`, sk: 'ALERT' }),
   counter: (key: string): ItemKey => ({ pk: `COUNTER#${keyName(key)}`, sk: 'COUNTER' }),
+  /** A first-seen rule's values for one group, or its learning start. */
+  firstSeen: (key: string): ItemKey => ({ pk: `FIRSTSEEN#${keyName(key)}`, sk: 'FIRSTSEEN' }),
   inventory: (orgId: string): ItemKey => ({ pk: `INVENTORY#${keyName(orgId)}`, sk: 'SNAPSHOT' }),
   /** Sort-key prefix of one generation of an inventory snapshot's extra chunks. */
   inventoryChunkPrefix: (generation: string): string => `SNAPSHOT#${generation}#`,

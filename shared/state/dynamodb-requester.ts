@@ -92,6 +92,8 @@ export class DynamoDbRequester {
     keys: Item[];
     projection: string;
     names: Record<string, string>;
+    /** Strongly consistent reads (twice the read capacity). Default false. */
+    consistent?: boolean;
   }): Promise<{ items: Item[]; unprocessed: Item[] }> {
     const command = new BatchGetItemCommand({
       RequestItems: {
@@ -99,6 +101,7 @@ export class DynamoDbRequester {
           Keys: input.keys,
           ProjectionExpression: input.projection,
           ExpressionAttributeNames: input.names,
+          ...(input.consistent === true ? { ConsistentRead: true } : {}),
         },
       },
     });

@@ -4,6 +4,7 @@ import { mapWithConcurrency } from '../bounded-concurrency.js';
 import { type Clock, systemClock } from '../clock.js';
 import { type Logger, silentLogger } from '../logger.js';
 import type { CounterIncrementOptions } from '../rules/counter-store.js';
+import type { FirstSeenRecord } from '../rules/first-seen-store.js';
 import { type AlertHour, addAlertHours, formatAlertHours, parseAlertHours } from './alert-hours.js';
 import {
   type AlertBatchContext,
@@ -23,6 +24,7 @@ import {
   stringValue,
 } from './dynamodb-attributes.js';
 import { type ChunkLocation, deleteChunks, readChunks, splitBytes, writeChunks } from './dynamodb-chunks.js';
+import { readFirstSeenItems, writeFirstSeenItems } from './dynamodb-first-seen.js';
 import { counterMember, type ItemKey, stateKeys } from './dynamodb-keys.js';
 import { conditionFailure, DynamoDbRequester } from './dynamodb-requester.js';
 import { LeaseLostError, StateConflictError, StateStoreRequestError } from './errors.js';
@@ -663,6 +665,19 @@ export class DynamoDbStateStore implements StateStore {
     const item = output.Item;
     if (item === undefined || !counterIsLive(item, now, this.#clock.now())) return 0;
     return readStringSet(item, 'members')?.length ?? 0;
+  }
+
+  /** Strongly consistent `BatchGetItem`s of 100 keys (see `readFirstSeenItems`). */
+  readFirstSeen(keys: readonly string[]): Promise<Map<string, FirstSeenRecord>> {
+    return readFirstSeenItems({ requester: this.#requester, clock: this.#clock, logger: this.#logger }, keys);
+  }
+
+  /** `TransactWriteItems` of 100 puts (see `writeFirstSeenItems`). */
+  writeFirstSeen(records: ReadonlyMap<string, FirstSeenRecord>): Promise<void> {
+    return writeFirstSeenItems(
+      { requester: this.#requester, clock: this.#clock, logger: this.#logger },
+      records,
+    );
   }
 
   async readInventory(options: ReadInventoryOptions): Promise<InventorySnapshot | undefined> {

@@ -43,3 +43,19 @@ export function nowSeconds(now: number): number {
 export function isExpired(expiresAtSeconds: number | undefined, now: number): boolean {
   return expiresAtSeconds !== undefined && expiresAtSeconds <= nowSeconds(now);
 }
+
+/**
+ * The TTL value (epoch seconds) of a first-seen record that holds values until `expiresAt` on the
+ * engine's clock: at least a day from `wallNow` too, so a backfill over old events keeps what it just
+ * wrote. `undefined` (no TTL) for a record that never expires (a rule's learning start).
+ *
+ * @example
+ * ```ts
+ * firstSeenTtlSeconds(Number.MAX_SAFE_INTEGER, 0); // undefined
+ * firstSeenTtlSeconds(0, 0); // 86400
+ * ```
+ */
+export function firstSeenTtlSeconds(expiresAt: number, wallNow: number): number | undefined {
+  if (expiresAt >= Number.MAX_SAFE_INTEGER) return undefined;
+  return ttlSeconds(Math.max(expiresAt, wallNow + DAY_MS));
+}

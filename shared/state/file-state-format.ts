@@ -42,6 +42,17 @@ const counterRecord = z.strictObject({
   expiresAt: z.number(),
 });
 
+const firstSeenRecord = z.strictObject({
+  key: z.string(),
+  /** `[value, first, last, by]` of each value seen (see `SeenValue`). */
+  values: z.array(z.tuple([z.string(), z.number(), z.number(), z.string()])),
+  /** When no value is live any more, on the rule engine's clock. */
+  windowExpiresAt: z.number(),
+  startedAt: z.number().optional(),
+  /** Absent for a record that never expires (a rule's learning start). */
+  expiresAt: z.number().optional(),
+});
+
 const inventoryRecord = z.strictObject({
   /** The inventory's key: an organization id, or `group:` and a project id (see `inventoryKeyOf`). */
   orgId: z.string(),
@@ -56,9 +67,12 @@ export const fileStateSchema = z.strictObject({
   alerts: z.array(alertRecord),
   counters: z.array(counterRecord),
   inventories: z.array(inventoryRecord),
+  /** Added after version 1 was released: absent in older files. */
+  firstSeen: z.array(firstSeenRecord).optional(),
 });
 
 export type FileStateDocument = z.infer<typeof fileStateSchema>;
 export type FileSourceRecord = z.infer<typeof sourceRecord>;
 export type FileAlertRecord = z.infer<typeof alertRecord>;
 export type FileCounterRecord = z.infer<typeof counterRecord>;
+export type FileFirstSeenRecord = z.infer<typeof firstSeenRecord>;

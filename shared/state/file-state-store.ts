@@ -4,10 +4,11 @@ import { dirname, resolve } from 'node:path';
 import { type Clock, systemClock } from '../clock.js';
 import { type Logger, silentLogger } from '../logger.js';
 import type { CounterIncrementOptions } from '../rules/counter-store.js';
+import type { FirstSeenRecord } from '../rules/first-seen-store.js';
 import { type AlertHour, addAlertHours } from './alert-hours.js';
 import { writeFileAtomic } from './atomic-file.js';
 import { LeaseLostError, StateFileCorruptError, StateStoreClosedError } from './errors.js';
-import { isExpired, ttlSeconds } from './expiry.js';
+import { firstSeenTtlSeconds, isExpired, ttlSeconds } from './expiry.js';
 import { acquireFileLock, type FileLock } from './file-lock.js';
 import { FILE_STATE_VERSION, type FileStateDocument, fileStateSchema } from './file-state-format.js';
 import {
@@ -85,6 +86,12 @@ interface CounterRecord {
   expiresAt: number;
 }
 
+/** A first-seen record and its TTL (epoch seconds; `undefined` for never). */
+interface FileFirstSeenEntry {
+  record: FirstSeenRecord;
+  ttl: number | undefined;
+}
+
 interface InventoryRecord {
   /** Parsed JSON, narrowed when read. */
   snapshot: unknown;
@@ -122,6 +129,7 @@ export class FileStateStore implements StateStore {
   readonly #alerts: Map<string, AlertRecord>;
   readonly #counters: Map<string, CounterRecord>;
   readonly #inventories: Map<string, InventoryRecord>;
+  readonly #firstSeen: Map<string, FileFirstSeenEntry>;
   readonly #requests = new Map<string, number>();
   #version = 0;
   #writtenVersion = 0;
@@ -155,6 +163,21 @@ export class FileStateStore implements StateStore {
     );
     this.#inventories = new Map(
       document.inventories.map(({ orgId, snapshot, expiresAt }) => [orgId, { snapshot, expiresAt }]),
+    );
+    this.#firstSeen = new Map(
+      (document.firstSeen ?? []).map(({ key, values, windowExpiresAt, startedAt, expiresAt }) => [
+        key,
+        {
+          record: {
+            values: Object.fromEntries(
+              values.map(([value, first, last, by]) => [value, { first, last, by }]),
+            ),
+            expiresAt: windowExpiresAt,
+            ...(startedAt === undefined ? {} : { startedAt }),
+          },
+          ttl: expiresAt,
+        },
+      ]),
     );
   }
 
@@ -453,6 +476,38 @@ export class FileStateStore implements StateStore {
     return existing.members.size;
   }
 
+  async readFirstSeen(keys: readonly string[]): Promise<Map<string, FirstSeenRecord>> {
+    this.#count('readFirstSeen');
+    this.#assertOpen();
+    const wallNow = this.#clock.now();
+    const found = new Map<string, FirstSeenRecord>();
+    for (const key of keys) {
+      const entry = this.#firstSeen.get(key);
+      if (entry === undefined || isExpired(entry.ttl, wallNow)) continue;
+      found.set(key, structuredClone(entry.record));
+    }
+    return found;
+  }
+
+  /** Replaces the records in memory, then writes the file once for all of them. */
+  async writeFirstSeen(records: ReadonlyMap<string, FirstSeenRecord>): Promise<void> {
+    this.#count('writeFirstSeen');
+    this.#assertOpen();
+    if (records.size === 0) return;
+    const wallNow = this.#clock.now();
+    for (const [key, record] of records) {
+      if (Object.keys(record.values).length === 0 && record.startedAt === undefined) {
+        this.#firstSeen.delete(key);
+        continue;
+      }
+      this.#firstSeen.set(key, {
+        record: structuredClone(record),
+        ttl: firstSeenTtlSeconds(record.expiresAt, wallNow),
+      });
+    }
+    await this.#persist();
+  }
+
   stats(): StateStoreStats {
     const requests = Object.fromEntries(this.#requests);
     return { requests, total: [...this.#requests.values()].reduce((sum, count) => sum + count, 0) };
@@ -561,6 +616,20 @@ export class FileStateStore implements StateStore {
         expiresAt: record.expiresAt,
       })),
       inventories: live(this.#inventories).map(([orgId, record]) => ({ orgId, ...record })),
+      firstSeen: [...this.#firstSeen]
+        .filter(([, entry]) => !isExpired(entry.ttl, now))
+        .map(([key, { record, ttl }]) => ({
+          key,
+          values: Object.entries(record.values).map(([value, seen]): [string, number, number, string] => [
+            value,
+            seen.first,
+            seen.last,
+            seen.by,
+          ]),
+          windowExpiresAt: record.expiresAt,
+          ...(record.startedAt === undefined ? {} : { startedAt: record.startedAt }),
+          ...(ttl === undefined ? {} : { expiresAt: ttl }),
+        })),
     };
   }
 }

@@ -1,4 +1,5 @@
 import type { CounterStore } from '../rules/counter-store.js';
+import type { FirstSeenStore } from '../rules/first-seen-store.js';
 import type { InventoryScope, InventorySnapshot } from './inventory-snapshot.js';
 import type { SeenIdSet } from './seen-id-set.js';
 
@@ -11,13 +12,14 @@ import type { SeenIdSet } from './seen-id-set.js';
  * the cursor and frees the source in one round trip, only if the lease is still the caller's).
  *
  * The store is also the rule engine's {@link CounterStore} (`increment` and `get`: threshold and
- * suppression state).
+ * suppression state) and its {@link FirstSeenStore} (`readFirstSeen` and `writeFirstSeen`: the values
+ * first-seen rules saw, read and written once per batch of events).
  *
  * Every time comes from the store's injected clock, except the counters' `now` and `expiresAt`, which
  * are on the rule engine's clock (event time). Items past their expiry are treated as absent by the
  * store itself: DynamoDB deletes expired items days late, DynamoDB Local never does.
  */
-export interface StateStore extends CounterStore {
+export interface StateStore extends CounterStore, FirstSeenStore {
   /**
    * Takes the lease on `source` for `durationMs`, if nobody else holds a live one, and returns the
    * source's cursor with it. A lease past its expiry is taken over.

@@ -8,14 +8,16 @@ import { type CliResult, runCli } from './cli-runner.js';
 import { runPollCommand } from './poll-command-harness.js';
 
 /**
- * The alerts the events added between the ticks raise, and the one the inventory raises for the
- * service account made an owner, as the demo prints them on one line.
+ * The alerts the events added between the ticks raise (carol's Data Explorer delete also as her
+ * first use of Data Explorer in the project: the first-seen rules learnt from tick 1), and the one the
+ * inventory raises for the service account made an owner, as the demo prints them on one line.
  */
 const SECOND_TICK_LINES = [
   '  CRITICAL  Service account terraform given ORG_OWNER in organization 64b5c9e2f1a3d40012ab3c01  (Acme Corp)',
   '  CRITICAL  Project IP access list open to 0.0.0.0/0  (analytics-prod)',
   '  HIGH      Data Explorer deleteDocument on payments.customers by carol.sre@acme.example  (payments-prod)',
   '  MEDIUM    Database user temp-admin created by carol.sre@acme.example  (payments-prod)',
+  '  MEDIUM    carol.sre@acme.example used Data Explorer for the first time in project 64b5ca17f1a3d40012ab3d11  (payments-prod)',
 ];
 const ALERT_LINE = /^ {2}(CRITICAL|HIGH|MEDIUM|LOW|INFO) {2,}\S.*$/gm;
 
@@ -103,18 +105,18 @@ describe('atlas-audit-alerts demo, as npm start runs it', () => {
     );
     expect(added).toMatch(/Acme Corp +service account terraform given ORG_OWNER: no event says so/);
     expect((second.match(ALERT_LINE) ?? []).sort()).toEqual([...SECOND_TICK_LINES].sort());
-    expect(alertCount(second)).toBe(4);
-    expect(second).toMatch(/^tick .* · \d+ events \(3 new\) · 4 alerts: 2 critical, 1 high, 1 medium · /m);
+    expect(alertCount(second)).toBe(5);
+    expect(second).toMatch(/^tick .* · \d+ events \(3 new\) · 5 alerts: 2 critical, 1 high, 2 medium · /m);
     for (const line of SECOND_TICK_LINES) expect(first).not.toContain(line);
   });
 
   it('ends with a table of both ticks', () => {
     const { first, summary } = sections(result.stdout);
-    const total = alertCount(first) + 4;
+    const total = alertCount(first) + 5;
 
     expect(summary).toMatch(/^Summary\n +tick 1 +tick 2 +total\n─+\n/);
     expect(summary).toMatch(/^sources polled +7 +7\n/m);
-    expect(summary).toMatch(new RegExp(`^alerts in all +${alertCount(first)} +4 +${total}\\n`, 'm'));
+    expect(summary).toMatch(new RegExp(`^alerts in all +${alertCount(first)} +5 +${total}\\n`, 'm'));
     expect(summary).toMatch(/^new events +\d+ +3 +\d+\n/m);
     expect(summary).toMatch(/^Atlas requests +\d+ +\d+ +\d+\n/m);
     expect(summary).toMatch(/^state store requests +\d+ +\d+ +\d+\n/m);
@@ -147,7 +149,7 @@ describe('atlas-audit-alerts demo --full', () => {
     const { first, second } = sections(run.stdout);
     expect(run.code).toBe(0);
     expect(first.match(/^Subject: \[[A-Z]+\] /gm)).toHaveLength(alertCount(first));
-    expect(second.match(/^Subject: \[[A-Z]+\] /gm)).toHaveLength(4);
+    expect(second.match(/^Subject: \[[A-Z]+\] /gm)).toHaveLength(5);
     expect(first.match(ALERT_LINE)).toBeNull();
   });
 });

@@ -1,4 +1,5 @@
 import type { CounterIncrementOptions } from '../../../shared/rules/counter-store.js';
+import type { FirstSeenRecord } from '../../../shared/rules/first-seen-store.js';
 import type {
   AcquireLeaseOptions,
   AlertClaimOptions,
@@ -147,6 +148,14 @@ export class ObservedStore implements StateStore {
 
   get(key: string, now: number): Promise<number> {
     return this.#call(() => this.#inner.get(key, now));
+  }
+
+  readFirstSeen(keys: readonly string[]): Promise<Map<string, FirstSeenRecord>> {
+    return this.#call(() => this.#inner.readFirstSeen(keys));
+  }
+
+  writeFirstSeen(records: ReadonlyMap<string, FirstSeenRecord>): Promise<void> {
+    return this.#call(() => this.#inner.writeFirstSeen(records));
   }
 
   stats(): StateStoreStats {

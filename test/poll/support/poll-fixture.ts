@@ -34,6 +34,7 @@ import { TestClock } from './test-clock.js';
 export const SECOND = 1_000;
 export const MINUTE = 60 * SECOND;
 export const HOUR = 60 * MINUTE;
+export const DAY = 24 * HOUR;
 
 /** Ids of the seed the tick tests run against. */
 export const ids = {

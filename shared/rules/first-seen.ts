@@ -1,0 +1,195 @@
+import { createHash } from 'node:crypto';
+import ipaddr from 'ipaddr.js';
+import type { AtlasEvent } from '../atlas/types.js';
+import type { CompileContext } from './conditions.js';
+import { parseDuration } from './duration.js';
+import { compileFieldPath, type PathReader, parseFieldPath } from './field-path.js';
+import type { FirstSeenRecord, SeenValue } from './first-seen-store.js';
+import { parseIpRange } from './ip-range.js';
+import type { FirstSeenSpec } from './schema.js';
+
+/** A rule's `first_seen`, compiled. */
+export interface CompiledFirstSeen {
+  /**
+   * The value the rule compares for this event: the field's value (or its network), bounded in length;
+   * `undefined` when the field or a `group_by` field is missing, or `network` is set and the value is
+   * not an IP address. The rule never holds for such an event.
+   */
+  readonly valueOf: (event: AtlasEvent) => string | undefined;
+  /** How long a value stays known after it was last seen. */
+  readonly withinMs: number;
+  /** How long after the rule's first evaluation it only records. */
+  readonly learningMs: number;
+  /** Most values kept per group; the least recently seen go first. */
+  readonly maxValues: number;
+}
+
+/** Values kept per group when the rule does not say. */
+export const DEFAULT_MAX_VALUES = 100;
+/** The most values a rule may keep per group: a group's record must fit in one DynamoDB item. */
+export const MAX_MAX_VALUES = 1_000;
+/** The learning period when the rule does not say. */
+export const DEFAULT_LEARNING = '7d';
+/** Values longer than this (UTF-16 units) are compared and stored as a hash. */
+const MAX_VALUE_LENGTH = 128;
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+/**
+ * Compiles a rule's `first_seen`. Problems go to `context.problems` with paths relative to the rule.
+ *
+ * @example
+ * ```ts
+ * const compiled = compileFirstSeen({ field: 'remoteAddress', within: '30d' }, ['publicKey'], context);
+ * compiled?.valueOf({ publicKey: 'abc', remoteAddress: '203.0.113.7' }); // '203.0.113.7'
+ * ```
+ */
+export function compileFirstSeen(
+  spec: FirstSeenSpec,
+  groupBy: readonly string[],
+  context: CompileContext,
+): CompiledFirstSeen | undefined {
+  const problems = context.problems.length;
+  const parsed = parseFieldPath(spec.field);
+  let field: PathReader | undefined;
+  if (parsed.ok) field = compileFieldPath(parsed.path);
+  else
+    context.problems.push({
+      code: 'INVALID_FIELD_PATH',
+      path: ['first_seen', 'field'],
+      message: parsed.message,
+    });
+  const groups = groupBy.flatMap((text): PathReader[] => {
+    const path = parseFieldPath(text);
+    return path.ok ? [compileFieldPath(path.path)] : [];
+  });
+  const withinMs = parseDuration(spec.within);
+  if (withinMs === undefined) {
+    context.problems.push({
+      code: 'INVALID_DURATION',
+      path: ['first_seen', 'within'],
+      message: `"${spec.within}" is not a duration: write days, hours, minutes and seconds such as 1h, 7d or 30d (more than 0, at most 366d)`,
+    });
+  }
+  const learningText = spec.learning ?? DEFAULT_LEARNING;
+  const learningMs = learningText === '0s' ? 0 : parseDuration(learningText);
+  if (learningMs === undefined) {
+    context.problems.push({
+      code: 'INVALID_DURATION',
+      path: ['first_seen', 'learning'],
+      message: `"${learningText}" is not a duration: write 0s for no learning period, or days, hours, minutes and seconds such as 7d (at most 366d)`,
+    });
+  }
+  if (field === undefined || withinMs === undefined || learningMs === undefined) return undefined;
+  if (context.problems.length > problems) return undefined;
+  const toValue = spec.network === undefined ? boundedValue : networkOf(spec.network);
+  const reader = field;
+  return {
+    valueOf: (event) => {
+      for (const group of groups) if (isMissing(group.first(event))) return undefined;
+      const raw = reader.first(event);
+      return isMissing(raw) ? undefined : toValue(raw);
+    },
+    withinMs,
+    learningMs,
+    maxValues: spec.max_values ?? DEFAULT_MAX_VALUES,
+  };
+}
+
+/**
+ * How long a value's last-seen time may lag before a sighting refreshes it: a day, or a tenth of the
+ * period when that is shorter. A value seen all the time then costs a write a day, not one per batch;
+ * it may expire up to that much early.
+ */
+export function refreshAfterMs(withinMs: number): number {
+  return Math.min(DAY_MS, Math.max(1, Math.floor(withinMs / 10)));
+}
+
+/** The outcome of {@link observe}. */
+export interface Observation {
+  /** Whether the value was not known for the group: first seen, seen again after it expired, or the event that first saw it read again. */
+  readonly isNew: boolean;
+  /** Whether the set changed and must be written back. */
+  readonly changed: boolean;
+}
+
+/**
+ * Records that `value` was seen at `time` by the event whose hash is `by`, in a group's mutable set of
+ * values, and tells whether it was new. Expired values are dropped when the set changes, and past
+ * `maxValues` the least recently seen values are evicted.
+ *
+ * @example
+ * ```ts
+ * const values = {};
+ * observe(values, '203.0.113.7', { time: 0, by: 'a', withinMs: 10, maxValues: 5 }); // { isNew: true, changed: true }
+ * observe(values, '203.0.113.7', { time: 1, by: 'b', withinMs: 10, maxValues: 5 }).isNew; // false
+ * ```
+ */
+export function observe(
+  values: Record<string, SeenValue>,
+  value: string,
+  options: { time: number; by: string; withinMs: number; maxValues: number },
+): Observation {
+  const { time, by, withinMs, maxValues } = options;
+  const known = values[value];
+  if (known !== undefined && time - known.last < withinMs) {
+    if (known.by === by) return { isNew: true, changed: false };
+    if (time - known.last < refreshAfterMs(withinMs)) return { isNew: false, changed: false };
+    values[value] = { ...known, last: time };
+    return { isNew: false, changed: true };
+  }
+  values[value] = { first: time, last: time, by };
+  prune(values, time, withinMs, maxValues);
+  return { isNew: true, changed: true };
+}
+
+/** The record to write for a group's values: its expiry is the last sighting plus the period. */
+export function seenRecord(values: Record<string, SeenValue>, withinMs: number): FirstSeenRecord {
+  let last = Number.NEGATIVE_INFINITY;
+  for (const seen of Object.values(values)) if (seen.last > last) last = seen.last;
+  return { values, expiresAt: last === Number.NEGATIVE_INFINITY ? 0 : last + withinMs };
+}
+
+/** A short, stable hash of an event id, as stored in {@link SeenValue.by}. */
+export function eventHash(eventId: string): string {
+  return createHash('sha256').update(eventId, 'utf8').digest('base64url').slice(0, 16);
+}
+
+function prune(values: Record<string, SeenValue>, time: number, withinMs: number, maxValues: number): void {
+  const entries = Object.entries(values);
+  for (const [value, seen] of entries) if (time - seen.last >= withinMs) delete values[value];
+  const live = Object.entries(values);
+  if (live.length <= maxValues) return;
+  live.sort(([a, x], [b, y]) => x.last - y.last || (a < b ? -1 : a > b ? 1 : 0));
+  for (const [value] of live.slice(0, live.length - maxValues)) delete values[value];
+}
+
+function isMissing(value: unknown): boolean {
+  return value === undefined || value === null || value === '';
+}
+
+/**
+ * The value as the rule compares it: text as is, other values as JSON; text longer than 128 characters
+ * or starting with `#` as `#` and its SHA-256, so a hostile value cannot grow a record.
+ */
+function boundedValue(value: unknown): string | undefined {
+  const text = typeof value === 'string' ? value : JSON.stringify(value);
+  if (text === undefined) return undefined;
+  if (text.length <= MAX_VALUE_LENGTH && !text.startsWith('#')) return text;
+  return `#${createHash('sha256').update(text, 'utf8').digest('base64url')}`;
+}
+
+/** The network of an IP address (or CIDR block) at the given widths: `203.0.113.0/24`, `2001:db8::/48`. */
+function networkOf(widths: NonNullable<FirstSeenSpec['network']>): (value: unknown) => string | undefined {
+  return (value) => {
+    if (typeof value !== 'string' || value.length > 64) return undefined;
+    const range = parseIpRange(value);
+    if (range === undefined) return undefined;
+    const wanted = range.kind === 'ipv4' ? (widths.ipv4 ?? 32) : (widths.ipv6 ?? 128);
+    const prefix = Math.min(wanted, range.prefix);
+    const network =
+      range.address instanceof ipaddr.IPv4
+        ? ipaddr.IPv4.networkAddressFromCIDR(`${range.address.toString()}/${prefix}`)
+        : ipaddr.IPv6.networkAddressFromCIDR(`${range.address.toString()}/${prefix}`);
+    return `${network.toString()}/${prefix}`;
+  };
+}

@@ -1,0 +1,54 @@
+import type { FirstSeenRecord, FirstSeenStore } from './first-seen-store.js';
+
+/**
+ * A `FirstSeenStore` held in memory: for the inline rule tests, `rules replay` and the engine's own
+ * tests. Records are kept until replaced; the engine bounds each one (values per group), and the
+ * number of groups follows the events evaluated.
+ *
+ * @example
+ * ```ts
+ * const store = new MemoryFirstSeenStore();
+ * await store.writeFirstSeen(new Map([['k', { values: {}, expiresAt: 0, startedAt: 0 }]]));
+ * (await store.readFirstSeen(['k'])).get('k')?.startedAt; // 0
+ * ```
+ */
+export class MemoryFirstSeenStore implements FirstSeenStore {
+  readonly #records = new Map<string, FirstSeenRecord>();
+  /** Calls made, for tests: reads and writes. */
+  readonly calls = { reads: 0, writes: 0 };
+
+  /** Number of records held: for tests and diagnostics. */
+  get size(): number {
+    return this.#records.size;
+  }
+
+  readFirstSeen(keys: readonly string[]): Promise<Map<string, FirstSeenRecord>> {
+    this.calls.reads += 1;
+    const found = new Map<string, FirstSeenRecord>();
+    for (const key of keys) {
+      const record = this.#records.get(key);
+      if (record !== undefined) found.set(key, copyRecord(record));
+    }
+    return Promise.resolve(found);
+  }
+
+  writeFirstSeen(records: ReadonlyMap<string, FirstSeenRecord>): Promise<void> {
+    this.calls.writes += 1;
+    for (const [key, record] of records) {
+      if (Object.keys(record.values).length === 0 && record.startedAt === undefined)
+        this.#records.delete(key);
+      else this.#records.set(key, copyRecord(record));
+    }
+    return Promise.resolve();
+  }
+}
+
+/** A copy, so a caller that changes what it read or wrote never changes what is stored. */
+function copyRecord(record: FirstSeenRecord): FirstSeenRecord {
+  const values = Object.fromEntries(
+    Object.entries(record.values).map(([value, seen]) => [value, { ...seen }]),
+  );
+  return record.startedAt === undefined
+    ? { values, expiresAt: record.expiresAt }
+    : { values, expiresAt: record.expiresAt, startedAt: record.startedAt };
+}
