@@ -90,15 +90,18 @@ export class DynamoDbRequester {
    */
   async batchGetItem(input: {
     keys: Item[];
-    projection: string;
-    names: Record<string, string>;
+    /** Attributes to read, with the placeholders it uses; all of them when absent. */
+    expression?: string;
+    names?: Record<string, string>;
+    consistent?: boolean;
   }): Promise<{ items: Item[]; unprocessed: Item[] }> {
     const command = new BatchGetItemCommand({
       RequestItems: {
         [this.tableName]: {
           Keys: input.keys,
-          ProjectionExpression: input.projection,
-          ExpressionAttributeNames: input.names,
+          ...(input.expression === undefined ? {} : { ProjectionExpression: input.expression }),
+          ...(input.names === undefined ? {} : { ExpressionAttributeNames: input.names }),
+          ...(input.consistent === true ? { ConsistentRead: true } : {}),
         },
       },
     });

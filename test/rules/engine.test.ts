@@ -444,6 +444,7 @@ describe('createRuleEngine threshold rules', () => {
     const failure = new Error('ProvisionedThroughputExceededException');
     const failing: CounterStore = {
       increment: () => Promise.reject(failure),
+      incrementMany: () => Promise.reject(failure),
       get: () => Promise.resolve(0),
     };
     const engine = engineFor(packOf(STATEFUL), failing, ['many-reads']);
@@ -495,6 +496,7 @@ describe('createRuleEngine suppressed rules', () => {
         calls.push(member);
         return store.increment(key, member, options);
       },
+      incrementMany: (increments) => store.incrementMany(increments),
       get: (key, now) => store.get(key, now),
     };
     const engine = engineFor(packOf(STATEFUL), counting, ['metric-once']);
