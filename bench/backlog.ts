@@ -51,6 +51,8 @@ export interface BacklogBenchResult {
   alertsPublished: number;
   /** Sources that ended `ok`. */
   sourcesOk: number;
+  /** Windows committed over all sources: one cursor commit each. */
+  windowsCommitted: number;
   /** Wall time of the tick, in milliseconds. */
   durationMs: number;
   /** New events per second of the tick's wall time, from the first request to the last commit. */
@@ -170,6 +172,7 @@ export async function runBacklogBenchmark(options: BacklogBenchOptions = {}): Pr
         eventsNew: summary.totals.eventsNew,
         alertsPublished: sumValues(summary.totals.alerts.published),
         sourcesOk: summary.totals.sourcesOk,
+        windowsCommitted: summary.sources.reduce((sum, source) => sum + source.windowsCommitted, 0),
         durationMs: summary.durationMs,
         eventsPerSecond: Math.round((summary.totals.eventsNew / Math.max(1, summary.durationMs)) * 1000),
         cpuMs: Math.round(report.cpuMs),

@@ -7,7 +7,8 @@
  * the past during a backfill; implementations that persist keys keep them at least until `expiresAt`
  * on the wall clock too.
  *
- * The rule engine ships an in-memory implementation; the state store implements it in DynamoDB.
+ * The rule engine ships an in-memory implementation; the state store implements it in DynamoDB and in
+ * the state file.
  */
 export interface CounterStore {
   /**
@@ -18,6 +19,17 @@ export interface CounterStore {
    * returns the set's size.
    */
   increment(key: string, member: string, options: CounterIncrementOptions): Promise<number>;
+  /**
+   * {@link increment} for many members at once: answers each increment, in order, exactly as calls to
+   * `increment` one after another would. Keys are independent, so a store applies the increments of
+   * one key together (DynamoDB: one read and at most one conditional write per key, none for a key
+   * whose answers are already known, such as a set already full). An increment that cannot change
+   * its set (a member it holds, a full set) writes nothing.
+   *
+   * Not atomic across keys: when it throws, some keys may hold their new members and others not.
+   * Calling again with the same increments counts nothing twice and gives the same answers.
+   */
+  incrementMany(increments: readonly CounterIncrement[]): Promise<number[]>;
   /** The number of distinct members at `key`, or 0 if it is absent or expired at `now`. */
   get(key: string, now: number): Promise<number>;
 }
@@ -29,4 +41,10 @@ export interface CounterIncrementOptions {
   expiresAt: number;
   /** Most members the set keeps. */
   limit: number;
+}
+
+/** One increment of {@link CounterStore.incrementMany}. */
+export interface CounterIncrement extends CounterIncrementOptions {
+  key: string;
+  member: string;
 }

@@ -4,7 +4,7 @@ import type { Clock } from '../clock.js';
 import { type Logger, silentLogger } from '../logger.js';
 import type { Alert, AlertRulePack } from '../notify/alert.js';
 import type { CompileProblem } from './conditions.js';
-import type { CounterStore } from './counter-store.js';
+import type { CounterIncrement, CounterStore } from './counter-store.js';
 import { RuleEvaluationError, RuleLoadError, RuleStateError } from './errors.js';
 import { parseEventTime } from './event-time.js';
 import type { FirstSeenStore } from './first-seen-store.js';
@@ -55,8 +55,8 @@ export interface RuleEngine {
   /**
    * Evaluates events in the order given and returns the alerts they raise, in that order (for each
    * event, in rule order). Stateless rules run synchronously; threshold and suppression rules count in
-   * the counter store, keyed by event time, so evaluating the same events again counts nothing twice
-   * and yields alerts with the same fingerprints.
+   * the counter store (all the batch's matches in one or two calls), keyed by event time, so evaluating
+   * the same events again counts nothing twice and yields alerts with the same fingerprints.
    *
    * A rule that throws on an event skips that event alone: the other rules still evaluate it, the
    * later events are evaluated as usual, and the failure goes to `options.onRuleError` (or the log).
@@ -86,6 +86,27 @@ interface KnownSuppression {
   liveUntil: number;
 }
 
+/**
+ * A stateful rule's match on an event, whose alert waits on the counter store: the engine counts all
+ * the matches of a batch at once, threshold windows first, then the suppressions they and the
+ * suppressed rules ask for.
+ */
+interface StatefulMatch {
+  rule: CompiledRule;
+  event: AtlasEvent;
+  eventId: string;
+  time: number;
+  groupKey: string;
+  /** `event:<id>`, or `window:<start>` once a threshold window is full. */
+  occurrence: string;
+  /** The events the alert carries. */
+  events: AtlasEvent[];
+  /** When the occurrence began: the event's time, or its threshold window's start. */
+  createdAt: number;
+  /** Whether it alerts; `undefined` while the store has not answered. */
+  alerts: boolean | undefined;
+}
+
 /** Keys longer than this are hashed, so a long group value cannot exceed a store's key size. */
 const MAX_KEY_PART = 256;
 /** Past this many remembered windows or suppressions, expired ones are dropped after each batch. */
@@ -102,8 +123,14 @@ const WINDOW_MEMORY_PRUNE_AT = 1024;
  * `rule|group`, limit 1); a threshold rule with `suppress` treats each full window as such an event.
  * Events whose `created` cannot be read never count toward a stateful rule.
  *
+ * The stateful matches of one `evaluate` call are counted together, with the counter store's
+ * `incrementMany`: once for the threshold windows, then once for the suppressions still undecided
+ * (the full windows of threshold rules with `suppress` among them). The store applies each key's
+ * increments in order, so every match gets the answer a call per match would have given, and a
+ * persistent store reads and writes each key once per batch rather than once per event.
+ *
  * A suppression key the store created for this engine is remembered until it expires, so later
- * events of the group are suppressed without a store round trip; its answer would be the same.
+ * events of the group are suppressed without asking the store; its answer would be the same.
  *
  * A threshold alert carries the window's events this engine instance has seen (at least the one that
  * reached the count): earlier events of the window may have been counted by another process.
@@ -179,33 +206,66 @@ export function createRuleEngine(options: RuleEngineOptions): RuleEngine {
     return alert;
   };
 
-  /** Counts an event for a threshold rule; the window's events when it reaches the count, else undefined. */
-  const countTowardThreshold = async (
-    rule: CompiledRule,
-    threshold: NonNullable<CompiledRule['threshold']>,
-    event: AtlasEvent,
-    eventId: string,
-    time: number,
-    groupPart: string,
-  ): Promise<{ windowStart: number; events: AtlasEvent[] } | undefined> => {
-    const windowStart = Math.floor(time / threshold.windowMs) * threshold.windowMs;
-    const key = `threshold|${rule.id}|${groupPart}|${windowStart}`;
-    const expiresAt = windowStart + threshold.windowMs;
-    let counted: number;
+  /** Increments the counters in one call to the store; a failure names the rules that asked. */
+  const countAll = async (
+    matches: readonly StatefulMatch[],
+    increments: readonly CounterIncrement[],
+  ): Promise<number[]> => {
+    if (increments.length === 0) return [];
     try {
-      counted = await counters.increment(key, eventId, { now: time, expiresAt, limit: threshold.count });
+      return await counters.incrementMany(increments);
     } catch (error) {
-      throw stateError(rule, key, error);
+      throw stateError(
+        matches.map((match) => match.rule.id),
+        increments.map((increment) => increment.key),
+        error,
+      );
     }
-    const window = rememberWindowEvent(
-      windows,
-      key,
-      expiresAt,
-      { time, id: eventId, event },
-      threshold.count,
+  };
+
+  /**
+   * Counts the matches of threshold rules toward their windows, in order: a match whose count reaches
+   * the rule's count becomes its window's occurrence, with the window's events; the others do not
+   * alert.
+   */
+  const countTowardThresholds = async (matches: readonly StatefulMatch[]): Promise<void> => {
+    const counting: Array<{ match: StatefulMatch; threshold: NonNullable<CompiledRule['threshold']> }> = [];
+    const increments: CounterIncrement[] = [];
+    for (const match of matches) {
+      const threshold = match.rule.threshold;
+      if (threshold === undefined) continue;
+      const windowStart = Math.floor(match.time / threshold.windowMs) * threshold.windowMs;
+      counting.push({ match, threshold });
+      increments.push({
+        key: `threshold|${match.rule.id}|${keyPart(match.groupKey)}|${windowStart}`,
+        member: match.eventId,
+        now: match.time,
+        expiresAt: windowStart + threshold.windowMs,
+        limit: threshold.count,
+      });
+    }
+    const counted = await countAll(
+      counting.map(({ match }) => match),
+      increments,
     );
-    if (counted !== threshold.count) return undefined;
-    return { windowStart, events: window.entries.map((entry) => entry.event) };
+    counting.forEach(({ match, threshold }, at) => {
+      const increment = increments[at] as CounterIncrement;
+      const window = rememberWindowEvent(
+        windows,
+        increment.key,
+        increment.expiresAt,
+        { time: match.time, id: match.eventId, event: match.event },
+        threshold.count,
+      );
+      if (counted[at] !== threshold.count) {
+        match.alerts = false;
+        return;
+      }
+      const windowStart = increment.expiresAt - threshold.windowMs;
+      match.occurrence = `window:${windowStart}`;
+      match.events = window.entries.map((entry) => entry.event);
+      match.createdAt = windowStart;
+    });
   };
 
   /**
@@ -222,34 +282,44 @@ export function createRuleEngine(options: RuleEngineOptions): RuleEngine {
     return known === undefined || time >= known.liveUntil ? undefined : known.occurrence === occurrence;
   };
 
-  /** Asks the store whether `occurrence` is the first of its group, and remembers a new first one. */
-  const askFirst = async (
-    rule: CompiledRule,
-    suppressMs: number,
-    groupKey: string,
-    occurrence: string,
-    time: number,
-    createdAt: number,
-  ): Promise<boolean> => {
-    const key = `suppress|${rule.id}|${keyPart(groupKey)}`;
-    let counted: number;
-    try {
-      counted = await counters.increment(key, occurrence, {
-        now: time,
-        expiresAt: time + suppressMs,
-        limit: 1,
+  /**
+   * Decides the matches of suppressed rules still undecided, in order: from what this engine knows
+   * when it can, else by asking the store (in one call) whether each occurrence is the first of its
+   * group, and remembering the new first ones. Once a group is asked about, its later matches in the
+   * batch are asked about too, so each answer is the one a call per match would have given.
+   */
+  const decideSuppressions = async (matches: readonly StatefulMatch[]): Promise<void> => {
+    const asking: StatefulMatch[] = [];
+    const increments: CounterIncrement[] = [];
+    const asked = new Set<string>();
+    for (const match of matches) {
+      const { rule, groupKey, occurrence, time } = match;
+      const suppressMs = rule.suppressMs;
+      if (suppressMs === undefined || match.alerts !== undefined) continue;
+      const key = `suppress|${rule.id}|${keyPart(groupKey)}`;
+      const known = asked.has(key) ? undefined : knownFirst(rule, groupKey, occurrence, time);
+      if (known !== undefined) {
+        match.alerts = known;
+        continue;
+      }
+      asked.add(key);
+      asking.push(match);
+      increments.push({ key, member: occurrence, now: time, expiresAt: time + suppressMs, limit: 1 });
+    }
+    const counted = await countAll(asking, increments);
+    asking.forEach((match, at) => {
+      match.alerts = counted[at] === 1;
+      if (!match.alerts) return;
+      let known = suppressions.get(match.rule);
+      if (known === undefined) {
+        known = new Map();
+        suppressions.set(match.rule, known);
+      }
+      known.set(match.groupKey, {
+        occurrence: match.occurrence,
+        liveUntil: match.createdAt + (match.rule.suppressMs ?? 0),
       });
-    } catch (error) {
-      throw stateError(rule, key, error);
-    }
-    if (counted !== 1) return false;
-    let known = suppressions.get(rule);
-    if (known === undefined) {
-      known = new Map();
-      suppressions.set(rule, known);
-    }
-    known.set(groupKey, { occurrence, liveUntil: createdAt + suppressMs });
-    return true;
+    });
   };
 
   return {
@@ -263,7 +333,10 @@ export function createRuleEngine(options: RuleEngineOptions): RuleEngine {
             ruleId: failure.ruleId,
             eventId: failure.eventId,
           }));
-      const alerts: Alert[] = [];
+      // Stateless alerts at once; stateful matches wait for the counters, and first-seen ones for
+      // their store, in place, so the alerts come out in event order whatever decides them.
+      const raised: Array<Alert | StatefulMatch | FirstSeenCandidate> = [];
+      const stateful: StatefulMatch[] = [];
       const firstSeenCandidates: FirstSeenCandidate[] = [];
       let latest = Number.NEGATIVE_INFINITY;
       for (const event of events) {
@@ -302,8 +375,7 @@ export function createRuleEngine(options: RuleEngineOptions): RuleEngine {
                 });
                 continue;
               }
-              firstSeenCandidates.push({
-                position: alerts.length,
+              const candidate: FirstSeenCandidate = {
                 rule,
                 firstSeen: rule.firstSeen,
                 event,
@@ -311,11 +383,13 @@ export function createRuleEngine(options: RuleEngineOptions): RuleEngine {
                 time,
                 groupKey: rule.groupKey(event),
                 value,
-              });
+              };
+              firstSeenCandidates.push(candidate);
+              raised.push(candidate);
               continue;
             }
             if (threshold === undefined && suppressMs === undefined) {
-              alerts.push(
+              raised.push(
                 alertFor(rule, event, [event], rule.groupKey(event), `${rule.id}:${eventId}`, time),
               );
               continue;
@@ -328,37 +402,59 @@ export function createRuleEngine(options: RuleEngineOptions): RuleEngine {
               continue;
             }
             if (time > latest) latest = time;
-            const groupKey = rule.groupKey(event);
-            let occurrence = `event:${eventId}`;
-            let alertEvents: AtlasEvent[] = [event];
-            // A window's trigger time may differ between readings, but lies within the window.
-            let createdAt = time;
-            if (threshold !== undefined) {
-              const reached = await countTowardThreshold(
-                rule,
-                threshold,
-                event,
-                eventId,
-                time,
-                keyPart(groupKey),
-              );
-              if (reached === undefined) continue;
-              occurrence = `window:${reached.windowStart}`;
-              alertEvents = reached.events;
-              createdAt = reached.windowStart;
-            }
-            if (suppressMs !== undefined) {
-              const first =
-                knownFirst(rule, groupKey, occurrence, time) ??
-                (await askFirst(rule, suppressMs, groupKey, occurrence, time, createdAt));
-              if (!first) continue;
-            }
-            const fingerprint = hashedFingerprint(rule.id, groupKey, occurrence);
-            alerts.push(alertFor(rule, event, alertEvents, groupKey, fingerprint, time));
+            const match: StatefulMatch = {
+              rule,
+              event,
+              eventId,
+              time,
+              groupKey: rule.groupKey(event),
+              occurrence: `event:${eventId}`,
+              events: [event],
+              // A window's trigger time may differ between readings, but lies within the window.
+              createdAt: time,
+              alerts: undefined,
+            };
+            stateful.push(match);
+            raised.push(match);
           } catch (error) {
-            if (error instanceof RuleStateError) throw error;
             report(evaluationError(rule, event, error));
           }
+        }
+      }
+      if (stateful.length > 0) {
+        await countTowardThresholds(stateful);
+        await decideSuppressions(stateful);
+      }
+      // First-seen rules read the whole batch's state in one go.
+      const fresh = new Set(await firstSeen.resolve(firstSeenCandidates));
+      const alerts: Alert[] = [];
+      for (const entry of raised) {
+        if (!('rule' in entry)) {
+          alerts.push(entry);
+          continue;
+        }
+        const { rule, event, groupKey, time } = entry;
+        try {
+          if ('firstSeen' in entry) {
+            if (!fresh.has(entry)) continue;
+            const occurrence = `first-seen:${entry.value}:${entry.eventId}`;
+            alerts.push(
+              alertFor(
+                rule,
+                event,
+                [event],
+                groupKey,
+                hashedFingerprint(rule.id, groupKey, occurrence),
+                time,
+              ),
+            );
+            continue;
+          }
+          if (entry.alerts === false) continue;
+          const fingerprint = hashedFingerprint(rule.id, groupKey, entry.occurrence);
+          alerts.push(alertFor(rule, event, entry.events, groupKey, fingerprint, time));
+        } catch (error) {
+          report(evaluationError(rule, event, error));
         }
       }
       if (windows.size > WINDOW_MEMORY_PRUNE_AT) {
@@ -368,47 +464,9 @@ export function createRuleEngine(options: RuleEngineOptions): RuleEngine {
         if (known.size <= WINDOW_MEMORY_PRUNE_AT) continue;
         for (const [groupKey, first] of known) if (first.liveUntil <= latest) known.delete(groupKey);
       }
-      if (firstSeenCandidates.length === 0) return alerts;
-      // First-seen rules read the whole batch's state in one go: their alerts join the others after.
-      const fresh = await firstSeen.resolve(firstSeenCandidates);
-      return withFirstSeenAlerts(
-        alerts,
-        fresh.map((candidate) => ({
-          position: candidate.position,
-          alert: alertFor(
-            candidate.rule,
-            candidate.event,
-            [candidate.event],
-            candidate.groupKey,
-            hashedFingerprint(
-              candidate.rule.id,
-              candidate.groupKey,
-              `first-seen:${candidate.value}:${candidate.eventId}`,
-            ),
-            candidate.time,
-          ),
-        })),
-      );
+      return alerts;
     },
   };
-}
-
-/** The batch's alerts with the first-seen ones put back where their events raised them. */
-function withFirstSeenAlerts(
-  alerts: readonly Alert[],
-  placed: readonly { position: number; alert: Alert }[],
-): Alert[] {
-  const merged: Alert[] = [];
-  let next = 0;
-  for (const [index, alert] of alerts.entries()) {
-    while (next < placed.length && (placed[next] as { position: number }).position <= index) {
-      merged.push((placed[next] as { alert: Alert }).alert);
-      next += 1;
-    }
-    merged.push(alert);
-  }
-  for (; next < placed.length; next += 1) merged.push((placed[next] as { alert: Alert }).alert);
-  return merged;
 }
 
 /** The failure of `rule` on `event`, saying what was skipped and that the rest went on. */
@@ -427,9 +485,19 @@ function evaluationError(rule: CompiledRule, event: AtlasEvent, error: unknown):
   );
 }
 
-function stateError(rule: CompiledRule, key: string, error: unknown): RuleStateError {
+/** The counter store's failure for a batch, naming the rules and keys it was counting. */
+function stateError(ruleIds: readonly string[], keys: readonly string[], error: unknown): RuleStateError {
+  const rules = [...new Set(ruleIds)];
+  const named =
+    rules.length === 1
+      ? `rule "${rules[0]}"`
+      : `rules ${rules
+          .slice(0, 3)
+          .map((id) => `"${id}"`)
+          .join(', ')}${rules.length > 3 ? ` and ${rules.length - 3} more` : ''}`;
+  const counted = keys.length === 1 ? `key ${keys[0]}` : `${keys.length} keys, such as ${keys[0]}`;
   return new RuleStateError(
-    `The counter store failed for rule "${rule.id}" (key ${key}): ${error instanceof Error ? error.message : String(error)}; evaluate the batch again once the store answers`,
+    `The counter store failed for ${named} (${counted}): ${error instanceof Error ? error.message : String(error)}; evaluate the batch again once the store answers`,
     { cause: error },
   );
 }

@@ -13,8 +13,6 @@ const MAX_KEY_PART = 256;
 
 /** A first-seen rule's match on one event, waiting for the batch's state to be read. */
 export interface FirstSeenCandidate {
-  /** Where the alert goes among the batch's alerts: the number of alerts raised before it. */
-  readonly position: number;
   readonly rule: CompiledRule;
   /** The rule's `firstSeen`. */
   readonly firstSeen: CompiledFirstSeen;

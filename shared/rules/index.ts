@@ -1,4 +1,4 @@
-export type { CounterIncrementOptions, CounterStore } from './counter-store.js';
+export type { CounterIncrement, CounterIncrementOptions, CounterStore } from './counter-store.js';
 export { createRuleEngine, type RuleEngine, type RuleEngineOptions } from './engine.js';
 export {
   type LayerWarning,

@@ -1,4 +1,4 @@
-import type { CounterIncrementOptions, CounterStore } from './counter-store.js';
+import type { CounterIncrement, CounterIncrementOptions, CounterStore } from './counter-store.js';
 
 interface CounterSet {
   expiresAt: number;
@@ -37,6 +37,12 @@ export class MemoryCounterStore implements CounterStore {
 
   increment(key: string, member: string, options: CounterIncrementOptions): Promise<number> {
     return Promise.resolve(this.incrementNow(key, member, options));
+  }
+
+  incrementMany(increments: readonly CounterIncrement[]): Promise<number[]> {
+    return Promise.resolve(
+      increments.map(({ key, member, ...options }) => this.incrementNow(key, member, options)),
+    );
   }
 
   get(key: string, now: number): Promise<number> {

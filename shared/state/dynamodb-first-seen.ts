@@ -56,7 +56,7 @@ export async function readFirstSeenItems(
       if (attempt > 1) await clock.sleep(Math.min(2_000, 50 * 2 ** (attempt - 2)));
       const { items, unprocessed } = await requester.batchGetItem({
         keys: pending,
-        projection: '#pk, #seen, #windowExpiresAt, #startedAt, #expiresAt',
+        expression: '#pk, #seen, #windowExpiresAt, #startedAt, #expiresAt',
         names: {
           '#pk': 'pk',
           '#seen': 'seen',

@@ -90,8 +90,9 @@ export class DynamoDbRequester {
    */
   async batchGetItem(input: {
     keys: Item[];
-    projection: string;
-    names: Record<string, string>;
+    /** Attributes to read, with the placeholders it uses; all of them when absent. */
+    expression?: string;
+    names?: Record<string, string>;
     /** Strongly consistent reads (twice the read capacity). Default false. */
     consistent?: boolean;
   }): Promise<{ items: Item[]; unprocessed: Item[] }> {
@@ -99,8 +100,8 @@ export class DynamoDbRequester {
       RequestItems: {
         [this.tableName]: {
           Keys: input.keys,
-          ProjectionExpression: input.projection,
-          ExpressionAttributeNames: input.names,
+          ...(input.expression === undefined ? {} : { ProjectionExpression: input.expression }),
+          ...(input.names === undefined ? {} : { ExpressionAttributeNames: input.names }),
           ...(input.consistent === true ? { ConsistentRead: true } : {}),
         },
       },

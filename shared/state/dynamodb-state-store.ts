@@ -3,7 +3,7 @@ import type { AttributeValue, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { mapWithConcurrency } from '../bounded-concurrency.js';
 import { type Clock, systemClock } from '../clock.js';
 import { type Logger, silentLogger } from '../logger.js';
-import type { CounterIncrementOptions } from '../rules/counter-store.js';
+import type { CounterIncrement, CounterIncrementOptions } from '../rules/counter-store.js';
 import type { FirstSeenRecord } from '../rules/first-seen-store.js';
 import { type AlertHour, addAlertHours, formatAlertHours, parseAlertHours } from './alert-hours.js';
 import {
@@ -23,21 +23,18 @@ import {
   readStringSet,
   stringValue,
 } from './dynamodb-attributes.js';
+import { batchGetAll } from './dynamodb-batch-reads.js';
 import { type ChunkLocation, deleteChunks, readChunks, splitBytes, writeChunks } from './dynamodb-chunks.js';
+import { incrementCounterBatch } from './dynamodb-counter-batches.js';
 import { readFirstSeenItems, writeFirstSeenItems } from './dynamodb-first-seen.js';
-import { counterMember, type ItemKey, stateKeys } from './dynamodb-keys.js';
+import { type ItemKey, stateKeys } from './dynamodb-keys.js';
 import { conditionFailure, DynamoDbRequester } from './dynamodb-requester.js';
-import { LeaseLostError, StateConflictError, StateStoreRequestError } from './errors.js';
+import { LeaseLostError } from './errors.js';
 import { DAY_MS, isExpired, nowSeconds, ttlSeconds } from './expiry.js';
 import { FullCounters } from './full-counters.js';
 import { decodeInventory, encodeInventory } from './inventory-codec.js';
 import { type InventorySnapshot, inventoryKeyOf } from './inventory-snapshot.js';
-import {
-  counterTtlSeconds,
-  type ResolvedRetention,
-  resolveRetention,
-  type StateRetention,
-} from './retention.js';
+import { type ResolvedRetention, resolveRetention, type StateRetention } from './retention.js';
 import { SEEN_ID_BYTES, SeenIdSet } from './seen-id-set.js';
 import { MAX_ERROR_MESSAGE_CHARS, sourceReport } from './source-report.js';
 import type {
@@ -83,23 +80,6 @@ const SEEN_CHUNK_RETENTION_MS = 400 * DAY_MS;
 
 /** Cursors {@link DynamoDbStateStore.createMissingCursors} writes at once. */
 const CURSOR_CREATION_CONCURRENCY = 8;
-
-/** Keys in one `BatchGetItem`: DynamoDB's limit. */
-const BATCH_GET_KEYS = 100;
-
-/** `BatchGetItem` requests in flight at once. */
-const BATCH_CONCURRENCY = 4;
-
-/** Attempts at a batch whose keys DynamoDB keeps leaving unprocessed. */
-const BATCH_ATTEMPTS = 8;
-
-/** The pause before attempt `attempt` (2 and up) of a batch: 50 ms doubling, at most 2 s. */
-function batchPauseMs(attempt: number): number {
-  return Math.min(2_000, 50 * 2 ** (attempt - 2));
-}
-
-/** Attempts at a counter update that keeps losing races with concurrent resets. */
-const COUNTER_ATTEMPTS = 3;
 
 /** Options of {@link DynamoDbStateStore}. */
 export interface DynamoDbStateStoreOptions extends StateRetention {
@@ -312,46 +292,31 @@ export class DynamoDbStateStore implements StateStore {
 
   /**
    * `BatchGetItem` of the source items, 100 keys a request, only the times projected (eventually
-   * consistent: an order needs no more). Keys DynamoDB leaves unprocessed are asked for again after a
-   * growing pause, up to {@link BATCH_ATTEMPTS} times.
+   * consistent: an order needs no more). Keys DynamoDB leaves unprocessed are asked for again (see
+   * `batchGetAll`).
    */
   async readSourceTimes(options: ReadSourceTimesOptions): Promise<Map<string, SourceTimes>> {
     const byKey = new Map<string, string>();
     for (const source of options.sources) byKey.set(stateKeys.source(source).pk, source);
-    const times = new Map<string, SourceTimes>();
-    const batches: Item[][] = [];
-    const keys = [...byKey.keys()].map((pk) => ({ pk: stringValue(pk), sk: stringValue('CURSOR') }));
-    for (let at = 0; at < keys.length; at += BATCH_GET_KEYS)
-      batches.push(keys.slice(at, at + BATCH_GET_KEYS));
-    await mapWithConcurrency(batches, BATCH_CONCURRENCY, async (batch) => {
-      let pending = batch;
-      for (let attempt = 1; pending.length > 0; attempt += 1) {
-        if (attempt > BATCH_ATTEMPTS) {
-          throw new StateStoreRequestError(
-            `DynamoDB left ${pending.length} source items of state table ${this.tableName} unprocessed ` +
-              `${BATCH_ATTEMPTS} times in a row (throttled): the table needs more read capacity`,
-            { operation: 'BatchGetItem', tableName: this.tableName },
-          );
-        }
-        if (attempt > 1) await this.#clock.sleep(batchPauseMs(attempt));
-        const { items, unprocessed } = await this.#requester.batchGetItem({
-          keys: pending,
-          projection: '#pk, #watermark, #polledAt',
-          names: sourceNames('pk', 'watermark', 'polledAt'),
-        });
-        for (const item of items) {
-          const source = byKey.get(readString(item, 'pk') ?? '');
-          if (source === undefined) continue;
-          const watermark = readNumber(item, 'watermark');
-          const polledAt = readNumber(item, 'polledAt');
-          times.set(source, {
-            ...(watermark === undefined ? {} : { watermark }),
-            ...(polledAt === undefined ? {} : { polledAt }),
-          });
-        }
-        pending = unprocessed;
-      }
+    const items = await batchGetAll(this.#requester, this.#clock, {
+      keys: [...byKey.keys()].map((pk) => ({ pk: stringValue(pk), sk: stringValue('CURSOR') })),
+      projection: {
+        expression: '#pk, #watermark, #polledAt',
+        names: sourceNames('pk', 'watermark', 'polledAt'),
+      },
+      what: 'source items',
     });
+    const times = new Map<string, SourceTimes>();
+    for (const item of items) {
+      const source = byKey.get(readString(item, 'pk') ?? '');
+      if (source === undefined) continue;
+      const watermark = readNumber(item, 'watermark');
+      const polledAt = readNumber(item, 'polledAt');
+      times.set(source, {
+        ...(watermark === undefined ? {} : { watermark }),
+        ...(polledAt === undefined ? {} : { polledAt }),
+      });
+    }
     return times;
   }
 
@@ -583,77 +548,27 @@ export class DynamoDbStateStore implements StateStore {
     }
   }
 
-  /**
-   * One conditional `UpdateItem`, or none when this store has seen the set full and live (see
-   * `FullCounters`): increments past a threshold cost nothing.
-   */
+  /** {@link incrementMany} of one increment: a read and at most one conditional write. */
   async increment(key: string, member: string, options: CounterIncrementOptions): Promise<number> {
-    if (options.limit < 1) return options.limit + 1;
-    const wallNow = this.#clock.now();
-    const stored = counterMember(member);
-    const known = this.#fullCounters.answer(key, stored, options, wallNow);
-    if (known !== undefined) return known;
-    const itemKey = keyOf(stateKeys.counter(key));
-    const names = { '#members': 'members', '#windowExpiresAt': 'windowExpiresAt', '#expiresAt': 'expiresAt' };
-    const values = {
-      ':memberSet': { SS: [stored] },
-      ':windowExpiresAt': numberValue(options.expiresAt),
-      ':ttl': numberValue(
-        counterTtlSeconds({ wallNow, counter: options, graceMs: this.#retention.counterGraceMs }),
-      ),
-      ':now': numberValue(options.now),
-      ':nowSeconds': numberValue(nowSeconds(wallNow)),
-    };
-    for (let attempt = 0; attempt < COUNTER_ATTEMPTS; attempt += 1) {
-      try {
-        // The common case, one round trip: add to a live set that holds the member or has room.
-        const output = await this.#requester.updateItem({
-          Key: itemKey,
-          UpdateExpression:
-            'ADD #members :memberSet ' +
-            'SET #windowExpiresAt = if_not_exists(#windowExpiresAt, :windowExpiresAt), #expiresAt = if_not_exists(#expiresAt, :ttl)',
-          ConditionExpression:
-            'attribute_not_exists(pk) OR (#windowExpiresAt > :now AND #expiresAt > :nowSeconds AND ' +
-            '(contains(#members, :member) OR size(#members) < :limit))',
-          ExpressionAttributeNames: names,
-          ExpressionAttributeValues: {
-            ...values,
-            ':member': stringValue(stored),
-            ':limit': numberValue(options.limit),
-          },
-          ReturnValues: 'ALL_NEW',
-          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-        });
-        const item = output.Attributes ?? {};
-        this.#fullCounters.remember(key, item, options.limit);
-        return readStringSet(item, 'members')?.length ?? 0;
-      } catch (error) {
-        const failure = conditionFailure(error);
-        if (failure === undefined) throw error;
-        if (failure.item !== undefined && counterIsLive(failure.item, options.now, wallNow)) {
-          this.#fullCounters.remember(key, failure.item, options.limit);
-          return options.limit + 1;
-        }
-      }
-      try {
-        // The set expired: start it again, unless a concurrent writer already did.
-        await this.#requester.updateItem({
-          Key: itemKey,
-          UpdateExpression:
-            'SET #members = :memberSet, #windowExpiresAt = :windowExpiresAt, #expiresAt = :ttl',
-          ConditionExpression:
-            'attribute_not_exists(pk) OR #windowExpiresAt <= :now OR #expiresAt <= :nowSeconds',
-          ExpressionAttributeNames: names,
-          ExpressionAttributeValues: values,
-        });
-        return 1;
-      } catch (error) {
-        if (conditionFailure(error) === undefined) throw error;
-      }
-    }
-    throw new StateConflictError(
-      `counter ${key} kept changing under concurrent writers after ${COUNTER_ATTEMPTS} attempts: the event ` +
-        'is evaluated again on the next tick',
+    const [count = 0] = await this.incrementMany([{ key, member, ...options }]);
+    return count;
+  }
+
+  /**
+   * A strongly consistent `BatchGetItem` of the keys not known full, then one conditional `UpdateItem`
+   * per key whose set changed; none at all for keys whose sets this store has seen full and live.
+   * See `incrementCounterBatch`.
+   */
+  incrementMany(increments: readonly CounterIncrement[]): Promise<number[]> {
+    if (increments.length === 0) return Promise.resolve([]);
+    return incrementCounterBatch(
+      {
+        requester: this.#requester,
+        clock: this.#clock,
+        counterGraceMs: this.#retention.counterGraceMs,
+        fullCounters: this.#fullCounters,
+      },
+      increments,
     );
   }
 

@@ -3,10 +3,11 @@ import { mkdir, readFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { type Clock, systemClock } from '../clock.js';
 import { type Logger, silentLogger } from '../logger.js';
-import type { CounterIncrementOptions } from '../rules/counter-store.js';
+import type { CounterIncrement, CounterIncrementOptions } from '../rules/counter-store.js';
 import type { FirstSeenRecord } from '../rules/first-seen-store.js';
 import { type AlertHour, addAlertHours } from './alert-hours.js';
 import { writeFileAtomic } from './atomic-file.js';
+import { applyCounterIncrements, incrementsByKey } from './counter-increments.js';
 import { LeaseLostError, StateFileCorruptError, StateStoreClosedError } from './errors.js';
 import { firstSeenTtlSeconds, isExpired, ttlSeconds } from './expiry.js';
 import { acquireFileLock, type FileLock } from './file-lock.js';
@@ -18,12 +19,7 @@ import {
   parseInventorySnapshot,
   withoutPrivateKeys,
 } from './inventory-snapshot.js';
-import {
-  counterTtlSeconds,
-  type ResolvedRetention,
-  resolveRetention,
-  type StateRetention,
-} from './retention.js';
+import { type ResolvedRetention, resolveRetention, type StateRetention } from './retention.js';
 import { SeenIdSet } from './seen-id-set.js';
 import { MAX_ERROR_MESSAGE_CHARS, sourceReport } from './source-report.js';
 import type {
@@ -439,27 +435,41 @@ export class FileStateStore implements StateStore {
   async increment(key: string, member: string, options: CounterIncrementOptions): Promise<number> {
     this.#count('increment');
     this.#assertOpen();
+    const [count = 0] = await this.#applyIncrements([{ key, member, ...options }]);
+    return count;
+  }
+
+  /** Applies the increments in memory, key by key, then writes the file once if any set changed. */
+  async incrementMany(increments: readonly CounterIncrement[]): Promise<number[]> {
+    this.#count('incrementMany');
+    this.#assertOpen();
+    return this.#applyIncrements(increments);
+  }
+
+  async #applyIncrements(increments: readonly CounterIncrement[]): Promise<number[]> {
     const wallNow = this.#clock.now();
-    const existing = this.#counters.get(key);
-    const live =
-      existing !== undefined &&
-      existing.windowExpiresAt > options.now &&
-      !isExpired(existing.expiresAt, wallNow);
-    if (!live) {
-      if (options.limit < 1) return options.limit + 1;
-      this.#counters.set(key, {
-        members: new Set([member]),
-        windowExpiresAt: options.expiresAt,
-        expiresAt: counterTtlSeconds({ wallNow, counter: options, graceMs: this.#retention.counterGraceMs }),
+    const answers: number[] = new Array(increments.length);
+    let changed = false;
+    for (const [key, entries] of incrementsByKey(increments)) {
+      const update = applyCounterIncrements(this.#counters.get(key), entries, {
+        wallNow,
+        graceMs: this.#retention.counterGraceMs,
       });
-      await this.#persist();
-      return 1;
+      entries.forEach((entry, at) => {
+        answers[entry.index] = update.answers[at] ?? 0;
+      });
+      const counter = update.counter;
+      if (update.write === 'none' || counter === undefined) continue;
+      this.#counters.set(key, {
+        members: new Set(counter.members),
+        windowExpiresAt: counter.windowExpiresAt,
+        // Never undefined here: a set this store started has a TTL.
+        expiresAt: counter.expiresAt ?? ttlSeconds(wallNow),
+      });
+      changed = true;
     }
-    if (existing.members.has(member)) return existing.members.size;
-    if (existing.members.size >= options.limit) return options.limit + 1;
-    existing.members.add(member);
-    await this.#persist();
-    return existing.members.size;
+    if (changed) await this.#persist();
+    return answers;
   }
 
   async get(key: string, now: number): Promise<number> {

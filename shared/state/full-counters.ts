@@ -1,4 +1,4 @@
-import { type Item, readNumber, readStringSet } from './dynamodb-attributes.js';
+import type { StoredCounter } from './counter-increments.js';
 import { isExpired } from './expiry.js';
 
 /** Full counter sets remembered at most; the oldest is forgotten first. */
@@ -55,16 +55,14 @@ export class FullCounters {
     return entry.members.has(member) ? entry.members.size : options.limit + 1;
   }
 
-  /** Remembers the counter item as stored, if its set holds `limit` members or more. */
-  remember(key: string, item: Item, limit: number): void {
-    const members = readStringSet(item, 'members');
-    const windowExpiresAt = readNumber(item, 'windowExpiresAt');
-    if (members === undefined || windowExpiresAt === undefined || members.length < limit) return;
+  /** Remembers the counter as stored, if its set holds `limit` members or more. */
+  remember(key: string, counter: StoredCounter, limit: number): void {
+    if (counter.members.size < limit) return;
     this.#entries.delete(key);
     this.#entries.set(key, {
-      members: new Set(members),
-      windowExpiresAt,
-      expiresAt: readNumber(item, 'expiresAt'),
+      members: counter.members,
+      windowExpiresAt: counter.windowExpiresAt,
+      expiresAt: counter.expiresAt,
     });
     if (this.#entries.size > this.#maxEntries) {
       const oldest = this.#entries.keys().next();

@@ -74,6 +74,37 @@ export function describeCounterStoreContract(
       expect(await store.get('k', live.expiresAt)).toBe(0);
     });
 
+    it('answers a batch as calls one after another would, each key in order', async () => {
+      const store = await create();
+      const next = { now: live.expiresAt, expiresAt: live.expiresAt + 60_000, limit: 3 };
+
+      const counts = await store.incrementMany([
+        { key: 'k1', member: 'a', ...live },
+        { key: 'k2', member: 'a', ...live },
+        { key: 'k1', member: 'b', ...live },
+        { key: 'k1', member: 'a', ...live },
+        { key: 'k1', member: 'c', ...live },
+        { key: 'k1', member: 'd', ...live },
+        { key: 'k1', member: 'd', ...next },
+      ]);
+
+      expect(counts).toEqual([1, 1, 2, 2, 3, 4, 1]);
+      expect([await store.get('k1', next.now), await store.get('k2', live.now)]).toEqual([1, 1]);
+    });
+
+    it('counts a batch read again nothing twice', async () => {
+      const store = await create();
+      const batch = ['a', 'b', 'a'].map((member) => ({ key: 'k', member, ...live }));
+
+      const counts = [await store.incrementMany(batch), await store.incrementMany(batch)];
+
+      expect(counts).toEqual([
+        [1, 2, 2],
+        [2, 2, 2],
+      ]);
+      expect(await store.get('k', live.now)).toBe(2);
+    });
+
     it('answers 0 for a key it never saw', async () => {
       const store = await create();
 

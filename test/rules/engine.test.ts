@@ -2,11 +2,13 @@ import { describe, expect, it } from 'vitest';
 import type { AtlasEvent } from '../../shared/atlas/types.js';
 import type { Clock } from '../../shared/clock.js';
 import { type Logger, silentLogger } from '../../shared/logger.js';
+import type { Alert } from '../../shared/notify/alert.js';
 import type { CounterStore } from '../../shared/rules/counter-store.js';
 import { createRuleEngine } from '../../shared/rules/engine.js';
 import { RuleEvaluationError, RuleLoadError, RuleStateError } from '../../shared/rules/errors.js';
 import { MemoryCounterStore } from '../../shared/rules/memory-counter-store.js';
 import type { RulePack } from '../../shared/rules/rule-pack.js';
+import { createPrng } from '../../simulator/prng.js';
 import { packOf } from './rule-files.js';
 
 const STATELESS = `
@@ -444,6 +446,7 @@ describe('createRuleEngine threshold rules', () => {
     const failure = new Error('ProvisionedThroughputExceededException');
     const failing: CounterStore = {
       increment: () => Promise.reject(failure),
+      incrementMany: () => Promise.reject(failure),
       get: () => Promise.resolve(0),
     };
     const engine = engineFor(packOf(STATEFUL), failing, ['many-reads']);
@@ -489,11 +492,15 @@ describe('createRuleEngine suppressed rules', () => {
 
   it('answers from what it knows while the suppression lasts, without asking the store again', async () => {
     const store = new MemoryCounterStore();
-    const calls: string[] = [];
+    const calls: string[][] = [];
     const counting: CounterStore = {
       increment: (key, member, options) => {
-        calls.push(member);
+        calls.push([member]);
         return store.increment(key, member, options);
+      },
+      incrementMany: (increments) => {
+        calls.push(increments.map((increment) => increment.member));
+        return store.incrementMany(increments);
       },
       get: (key, now) => store.get(key, now),
     };
@@ -511,7 +518,8 @@ describe('createRuleEngine suppressed rules', () => {
       ['m1', first[0]?.fingerprint],
       ['m4', expect.any(String)],
     ]);
-    expect(calls).toEqual(['event:m1', 'event:m4']);
+    // The first batch asks about both of its events in one call: the store alone knows m1 is first.
+    expect(calls).toEqual([['event:m1', 'event:m2'], ['event:m4']]);
   });
 
   it('suppresses threshold alerts of later windows', async () => {
@@ -530,6 +538,95 @@ describe('createRuleEngine suppressed rules', () => {
       ['w1a', 'w1b'],
       ['w7a', 'w7b'],
     ]);
+  });
+});
+
+describe('createRuleEngine batches of stateful matches', () => {
+  /** Seeded events of every stateful rule over three hours, with events read twice and a few late. */
+  function mixedEvents(seed: number, count: number): AtlasEvent[] {
+    const next = createPrng(seed);
+    const events: AtlasEvent[] = [];
+    for (let index = 0; index < count; index += 1) {
+      const late = next() < 0.05 ? -minutes(15) : 0;
+      const offset = Math.floor((index / count) * minutes(180)) + late;
+      const repeated = index > 0 && next() < 0.1 ? events[Math.floor(next() * events.length)] : undefined;
+      if (repeated !== undefined) {
+        events.push(repeated);
+      } else if (next() < 0.6) {
+        events.push(
+          read(`r${index}`, offset, ['ana@example.com', 'bo@example.com', 'cy@example.com'][index % 3]),
+        );
+      } else {
+        events.push(metric(`m${index}`, offset, index % 2 === 0 ? 'host-1' : 'host-2'));
+      }
+    }
+    return events;
+  }
+
+  const summary = (alerts: readonly Alert[]) =>
+    alerts.map((alert) => [alert.ruleId, alert.fingerprint, alert.events.map((event) => event.id)]);
+
+  it('raises in one batch exactly the alerts it raises event by event', async () => {
+    // Prepare
+    const events = mixedEvents(1_124, 400);
+    const batched = engineFor(packOf(STATEFUL));
+    const single = engineFor(packOf(STATEFUL));
+
+    // Act
+    const inOneBatch = await batched.evaluate(events);
+    const oneByOne: Alert[] = [];
+    for (const event of events) oneByOne.push(...(await single.evaluate([event])));
+
+    // Assess
+    expect(summary(inOneBatch)).toEqual(summary(oneByOne));
+    expect(new Set(inOneBatch.map((alert) => alert.ruleId))).toEqual(
+      new Set(['many-reads', 'metric-once', 'many-reads-quiet']),
+    );
+  });
+
+  it('suppresses a late first event read again after its group started over in the same batch', async () => {
+    // Prepare: m1 was the first of its group; m2 comes after the hour, then m1 is read again, late.
+    const batched = engineFor(packOf(STATEFUL), new MemoryCounterStore(), ['metric-once']);
+    const single = engineFor(packOf(STATEFUL), new MemoryCounterStore(), ['metric-once']);
+    const [first] = await batched.evaluate([metric('m1', 0)]);
+    await single.evaluate([metric('m1', 0)]);
+    const later = [metric('m2', minutes(61)), metric('m1', 0)];
+
+    // Act
+    const inOneBatch = await batched.evaluate(later);
+    const oneByOne: Alert[] = [];
+    for (const event of later) oneByOne.push(...(await single.evaluate([event])));
+
+    // Assess: m2 starts a new hour, within which m1 is not the first any more.
+    expect(inOneBatch.map((alert) => alert.events[0]?.id)).toEqual(['m2']);
+    expect(inOneBatch[0]?.fingerprint).not.toBe(first?.fingerprint);
+    expect(summary(inOneBatch)).toEqual(summary(oneByOne));
+  });
+
+  it('asks the counter store once for threshold windows and once for suppressions, whatever the batch size', async () => {
+    // Prepare
+    const store = new MemoryCounterStore();
+    const calls: number[] = [];
+    const counting: CounterStore = {
+      increment: (key, member, options) => {
+        calls.push(1);
+        return store.increment(key, member, options);
+      },
+      incrementMany: (increments) => {
+        calls.push(increments.length);
+        return store.incrementMany(increments);
+      },
+      get: (key, now) => store.get(key, now),
+    };
+    const engine = engineFor(packOf(STATEFUL), counting);
+
+    // Act
+    await engine.evaluate(mixedEvents(7, 300));
+
+    // Assess: every read counts toward two thresholds; metrics and full windows ask about suppression.
+    expect(calls).toHaveLength(2);
+    expect(calls[0]).toBeGreaterThan(250);
+    expect(calls[1]).toBeGreaterThan(0);
   });
 });
 

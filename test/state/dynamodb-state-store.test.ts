@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { gunzipSync } from 'node:zlib';
-import { type DynamoDBClient, GetItemCommand, QueryCommand } from '@aws-sdk/client-dynamodb';
+import { type DynamoDBClient, GetItemCommand, PutItemCommand, QueryCommand } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   createStateTable,
@@ -126,20 +126,159 @@ describe('DynamoDbStateStore requests', () => {
     // Act
     store.resetStats();
     const filling = await store.increment(key, 'c', window);
-    const past = [
-      await store.increment(key, 'd', { ...window, now: 30_000 }),
-      await store.increment(key, 'a', { ...window, now: 30_000 }),
-      await store.increment(key, 'e', { ...window, now: 60_999 }),
-    ];
+    const fillingRequests = store.stats().requests;
+    store.resetStats();
+    const past = await store.incrementMany([
+      { key, member: 'd', ...window, now: 30_000 },
+      { key, member: 'a', ...window, now: 30_000 },
+      { key, member: 'e', ...window, now: 60_999 },
+    ]);
     const pastRequests = store.stats().total;
     const nextWindow = await store.increment(key, 'd', { ...window, now: 61_000, expiresAt: 121_000 });
 
     // Assess
     expect(filling).toBe(3);
+    expect(fillingRequests).toEqual({ BatchGetItem: 1, UpdateItem: 1 });
     expect(past).toEqual([4, 3, 4]);
-    expect(pastRequests).toBe(1);
+    expect(pastRequests).toBe(0);
     expect(nextWindow).toBe(1);
-    expect(store.stats().total).toBeGreaterThan(1);
+    expect(store.stats().total).toBe(2);
+  });
+
+  it('counts a batch over many keys with one read per 100 keys and one write per key that changed', async () => {
+    // Prepare: 150 keys, each with three increments, and one key already holding its members.
+    const store = newStore();
+    const prefix = `rule|${randomUUID()}`;
+    const window = { now: 0, expiresAt: Date.UTC(2030, 0, 1), limit: 3 };
+    const known = `${prefix}|known`;
+    await store.incrementMany(['a', 'b'].map((member) => ({ key: known, member, ...window })));
+    const increments = Array.from({ length: 150 }, (_, index) =>
+      ['a', 'b', 'a'].map((member) => ({ key: `${prefix}|${index}`, member, ...window })),
+    ).flat();
+
+    // Act
+    store.resetStats();
+    const counts = await store.incrementMany([
+      ...increments,
+      { key: known, member: 'b', ...window },
+      { key: known, member: 'a', ...window },
+    ]);
+
+    // Assess
+    expect(counts).toEqual([...Array.from({ length: 150 }, () => [1, 2, 2]).flat(), 2, 2]);
+    expect(store.stats()).toEqual({ requests: { BatchGetItem: 2, UpdateItem: 150 }, total: 152 });
+    expect(await store.get(`${prefix}|149`, 0)).toBe(2);
+  });
+
+  it('does not write again a counter whose window is past its threshold, even from another instance', async () => {
+    // Prepare: a threshold window filled to its count of 3 by one instance.
+    const window = { now: 0, expiresAt: Date.UTC(2030, 0, 1), limit: 3 };
+    const key = `threshold|${randomUUID()}`;
+    await newStore().incrementMany(['a', 'b', 'c'].map((member) => ({ key, member, ...window })));
+    const store = newStore();
+
+    // Act: later events of the window, read by an instance that has not seen the set.
+    const firstBatch = await store.incrementMany(
+      ['d', 'e', 'a'].map((member) => ({ key, member, ...window })),
+    );
+    const firstRequests = store.stats().requests;
+    store.resetStats();
+    const secondBatch = await store.incrementMany(['f', 'b'].map((member) => ({ key, member, ...window })));
+
+    // Assess
+    expect(firstBatch).toEqual([4, 4, 3]);
+    expect(firstRequests).toEqual({ BatchGetItem: 1 });
+    expect(secondBatch).toEqual([4, 3]);
+    expect(store.stats().total).toBe(0);
+  });
+
+  it('applies a batch again to a counter another writer changed between its read and its write', async () => {
+    // Prepare: a client that lets another instance add members just before this one's first write.
+    const racing = createDynamoDbLocalClient(endpoint);
+    const key = `threshold|${randomUUID()}`;
+    const window = { now: 0, expiresAt: Date.UTC(2030, 0, 1), limit: 4 };
+    let raced = false;
+    racing.middlewareStack.add(
+      (next, context) => async (args) => {
+        if (context.commandName === 'UpdateItemCommand' && !raced) {
+          raced = true;
+          await newStore().incrementMany(['x', 'y', 'z'].map((member) => ({ key, member, ...window })));
+        }
+        return next(args);
+      },
+      { step: 'initialize', name: 'raceAnotherWriter' },
+    );
+    const store = new DynamoDbStateStore({ client: racing, tableName, clock: new ManualClock() });
+
+    // Act
+    const counts = await store.incrementMany(['a', 'b', 'x'].map((member) => ({ key, member, ...window })));
+
+    // Assess: as if the other writer's members had been there first.
+    expect(raced).toBe(true);
+    expect(counts).toEqual([4, 5, 4]);
+    expect(store.stats().requests).toEqual({ BatchGetItem: 1, UpdateItem: 2 });
+    expect(await store.get(key, 0)).toBe(4);
+    racing.destroy();
+  });
+
+  it('never lets two instances counting the same keys at once store more than the limit', async () => {
+    // Prepare: two instances, each with its own members for the same five keys.
+    const prefix = `threshold|${randomUUID()}`;
+    const window = { now: 0, expiresAt: Date.UTC(2030, 0, 1), limit: 6 };
+    const batchOf = (owner: string) =>
+      Array.from({ length: 5 }, (_, key) =>
+        Array.from({ length: 5 }, (_, member) => ({
+          key: `${prefix}|${key}`,
+          member: `${owner}${member}`,
+          ...window,
+        })),
+      ).flat();
+
+    // Act
+    const [left, right] = await Promise.all([
+      newStore().incrementMany(batchOf('l')),
+      newStore().incrementMany(batchOf('r')),
+    ]);
+
+    // Assess: each key holds 6 members, and exactly 6 increments of each key were counted.
+    for (let key = 0; key < 5; key += 1) {
+      const answers = [...left.slice(key * 5, key * 5 + 5), ...right.slice(key * 5, key * 5 + 5)];
+      expect(await newStore().get(`${prefix}|${key}`, 0)).toBe(6);
+      expect(answers.filter((count) => count <= 6)).toHaveLength(6);
+      expect(answers.filter((count) => count === 7)).toHaveLength(4);
+    }
+  });
+
+  it('counts on a counter written before revisions, guarded by its size', async () => {
+    // Prepare: a counter item as an earlier version wrote it, with no revision.
+    const key = `threshold|${randomUUID()}`;
+    const window = { now: 0, expiresAt: Date.UTC(2030, 0, 1), limit: 5 };
+    await client.send(
+      new PutItemCommand({
+        TableName: tableName,
+        Item: {
+          pk: { S: `COUNTER#${key}` },
+          sk: { S: 'COUNTER' },
+          members: { SS: ['a', 'b'] },
+          windowExpiresAt: { N: String(window.expiresAt) },
+          expiresAt: { N: String(Math.ceil(window.expiresAt / 1000) + 86_400) },
+        },
+      }),
+    );
+
+    // Act
+    const counts = await newStore().incrementMany(['c', 'a'].map((member) => ({ key, member, ...window })));
+
+    // Assess
+    const stored = await client.send(
+      new GetItemCommand({
+        TableName: tableName,
+        Key: { pk: { S: `COUNTER#${key}` }, sk: { S: 'COUNTER' } },
+      }),
+    );
+    expect(counts).toEqual([3, 3]);
+    expect(stored.Item?.members?.SS?.sort()).toEqual(['a', 'b', 'c']);
+    expect(stored.Item?.revision?.N).toBe('1');
   });
 
   it('creates missing cursors with one request each, and none for a source it knows has a cursor', async () => {
@@ -236,18 +375,6 @@ describe('DynamoDbStateStore requests', () => {
     expect(claimRequests).toBe(1);
     expect(second.outcome).toBe('in-progress');
     expect(store.stats()).toEqual({ requests: { PutItem: 2 }, total: 2 });
-  });
-
-  it('counts a member in one request while its set is live and has room, and in none once it is full', async () => {
-    const store = newStore();
-    const key = `rule|${randomUUID()}`;
-    const window = { now: 0, expiresAt: Date.UTC(2030, 0, 1), limit: 3 };
-
-    const counts: number[] = [];
-    for (const member of ['a', 'b', 'a', 'c', 'd']) counts.push(await store.increment(key, member, window));
-
-    expect(counts).toEqual([1, 2, 2, 3, 4]);
-    expect(store.stats()).toEqual({ requests: { UpdateItem: 4 }, total: 4 });
   });
 
   it('counts only its own requests when it shares a client', async () => {

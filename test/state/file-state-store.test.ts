@@ -94,6 +94,37 @@ describe('FileStateStore', () => {
     expect(await second.get('rule|alice', 1)).toBe(1);
   });
 
+  it('writes the file once for a batch of counter increments, and not at all when nothing changed', async () => {
+    // Prepare
+    const path = statePath();
+    const clock = new ManualClock();
+    const store = await openStore(path, { clock });
+    const window = { now: 0, expiresAt: clock.now() + 60_000, limit: 3 };
+    const batch = ['a', 'b', 'c', 'd'].flatMap((member) => [
+      { key: 'threshold|alice', member, ...window },
+      { key: 'threshold|bob', member, ...window },
+    ]);
+
+    // Act
+    const counts = await store.incrementMany(batch);
+    const firstWrites = store.stats().requests.fileWrite;
+    store.resetStats();
+    const again = await store.incrementMany(batch);
+    const stored = JSON.parse(await readFile(path, 'utf8')) as {
+      counters: Array<{ key: string; members: string[] }>;
+    };
+
+    // Assess
+    expect(counts).toEqual([1, 1, 2, 2, 3, 3, 4, 4]);
+    expect(again).toEqual([3, 3, 3, 3, 3, 3, 4, 4]);
+    expect(firstWrites).toBe(1);
+    expect(store.stats().requests).toEqual({ incrementMany: 1 });
+    expect(stored.counters.map((counter) => [counter.key, counter.members])).toEqual([
+      ['threshold|alice', ['a', 'b', 'c']],
+      ['threshold|bob', ['a', 'b', 'c']],
+    ]);
+  });
+
   it('refuses a second store on the same file, naming the file and the pid', async () => {
     const path = statePath();
     await openStore(path);

@@ -1,7 +1,9 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import type { AtlasApiKey } from '../../shared/atlas/types.js';
+import { type CounterStore, MemoryCounterStore } from '../../shared/rules/index.js';
 import { type InventorySnapshot, LeaseLostError, type StateStore } from '../../shared/state/index.js';
+import { createPrng } from '../../simulator/prng.js';
 import { ManualClock } from './manual-clock.js';
 
 const MINUTE = 60_000;
@@ -842,6 +844,132 @@ export function describeStateStoreContract(name: string, createStore: CreateCont
       expect(await store.get(`${prefix}|one`, window.now)).toBe(1);
       expect(await store.get(longKey, window.now)).toBe(2);
       expect(await store.get(`${longKey}g`, window.now)).toBe(0);
+    });
+  });
+
+  describe(`${name}: rule counters in batches`, () => {
+    const window = {
+      now: Date.UTC(2025, 5, 1, 12, 0, 0),
+      expiresAt: Date.UTC(2025, 5, 1, 12, 10, 0),
+      limit: 5,
+    };
+
+    it('answers a batch exactly as calls one after another would, over keys, limits and windows', async () => {
+      // Prepare: seeded increments, with windows that end and start again inside a batch; the
+      // in-memory store, counting them call by call, is the reference.
+      const { store, clock } = await setUp(createStore);
+      const reference = new MemoryCounterStore();
+      const next = createPrng(20_261_124);
+      const prefix = unique('rule');
+      const increments = Array.from({ length: 240 }, (_, at) => {
+        const start = window.now + Math.floor(at / 40) * 4 * MINUTE;
+        return {
+          key: `${prefix}|k${Math.floor(next() * 6)}`,
+          member: `event-${Math.floor(next() * 30)}`,
+          now: start + Math.floor(next() * MINUTE),
+          expiresAt: start + 2 * MINUTE + Math.floor(next() * 3 * MINUTE),
+          limit: 1 + Math.floor(next() * 8),
+        };
+      });
+
+      // Act
+      const oneByOne: number[] = [];
+      for (const { key, member, ...options } of increments)
+        oneByOne.push(await reference.increment(key, member, options));
+      const inBatches: number[] = [];
+      for (let at = 0; at < increments.length; at += 40) {
+        inBatches.push(...(await store.incrementMany(increments.slice(at, at + 40))));
+        clock.advance(MINUTE);
+      }
+
+      // Assess
+      const keys = [...new Set(increments.map((entry) => entry.key))];
+      const last = increments[increments.length - 1]?.now ?? 0;
+      const sizes = (counters: CounterStore) => Promise.all(keys.map((key) => counters.get(key, last)));
+      expect(inBatches).toEqual(oneByOne);
+      expect(oneByOne.filter((count) => count === 1).length).toBeGreaterThan(6);
+      expect(oneByOne.some((count, at) => count > (increments[at]?.limit ?? 0))).toBe(true);
+      expect(await sizes(store)).toEqual(await sizes(reference));
+    });
+
+    it('counts a batch read again nothing twice', async () => {
+      const { store } = await setUp(createStore);
+      const key = unique('rule|user');
+      const batch = ['a', 'b', 'a', 'c'].map((member) => ({ key, member, ...window }));
+
+      const first = await store.incrementMany(batch);
+      const again = await store.incrementMany(batch);
+
+      expect(first).toEqual([1, 2, 2, 3]);
+      expect(again).toEqual([3, 3, 3, 3]);
+      expect(await store.get(key, window.now)).toBe(3);
+    });
+
+    it('keeps the limit inside a batch and across batches', async () => {
+      const { store } = await setUp(createStore);
+      const key = unique('rule|user');
+      const options = { ...window, limit: 3 };
+
+      const first = await store.incrementMany(
+        ['a', 'b', 'c', 'd', 'a'].map((member) => ({ key, member, ...options })),
+      );
+      const second = await store.incrementMany(['e', 'c'].map((member) => ({ key, member, ...options })));
+
+      expect(first).toEqual([1, 2, 3, 4, 3]);
+      expect(second).toEqual([4, 3]);
+      expect(await store.get(key, window.now)).toBe(3);
+    });
+
+    it('starts a key again inside a batch once its window has ended, with the new expiry', async () => {
+      const { store } = await setUp(createStore);
+      const key = unique('suppress|group');
+      const at = (offset: number, member: string) => ({
+        key,
+        member,
+        now: window.now + offset,
+        expiresAt: window.now + offset + 10 * MINUTE,
+        limit: 1,
+      });
+
+      const counts = await store.incrementMany([
+        at(0, 'first'),
+        at(5 * MINUTE, 'second'),
+        at(10 * MINUTE, 'third'),
+        at(15 * MINUTE, 'fourth'),
+      ]);
+
+      expect(counts).toEqual([1, 2, 1, 2]);
+      expect(await store.get(key, window.now + 20 * MINUTE - 1)).toBe(1);
+      expect(await store.get(key, window.now + 20 * MINUTE)).toBe(0);
+    });
+
+    it('starts again a key whose wall-clock lifetime has passed, even inside its window', async () => {
+      const { store, clock } = await setUp(createStore);
+      const key = unique('rule|user');
+      const backfill = {
+        key,
+        now: clock.now() - 30 * DAY,
+        expiresAt: clock.now() - 30 * DAY + 10 * MINUTE,
+        limit: 5,
+      };
+      await store.incrementMany([
+        { ...backfill, member: 'a' },
+        { ...backfill, member: 'b' },
+      ]);
+      clock.advance(2 * DAY);
+
+      const counts = await store.incrementMany([
+        { ...backfill, member: 'a' },
+        { ...backfill, member: 'c' },
+      ]);
+
+      expect(counts).toEqual([1, 2]);
+    });
+
+    it('answers an empty batch with no answers', async () => {
+      const { store } = await setUp(createStore);
+
+      expect(await store.incrementMany([])).toEqual([]);
     });
   });
 

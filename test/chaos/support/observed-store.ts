@@ -1,4 +1,4 @@
-import type { CounterIncrementOptions } from '../../../shared/rules/counter-store.js';
+import type { CounterIncrement, CounterIncrementOptions } from '../../../shared/rules/counter-store.js';
 import type { FirstSeenRecord } from '../../../shared/rules/first-seen-store.js';
 import type {
   AcquireLeaseOptions,
@@ -144,6 +144,10 @@ export class ObservedStore implements StateStore {
 
   increment(key: string, member: string, options: CounterIncrementOptions): Promise<number> {
     return this.#call(() => this.#inner.increment(key, member, options));
+  }
+
+  incrementMany(increments: readonly CounterIncrement[]): Promise<number[]> {
+    return this.#call(() => this.#inner.incrementMany(increments));
   }
 
   get(key: string, now: number): Promise<number> {
