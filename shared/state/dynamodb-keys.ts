@@ -27,6 +27,8 @@ export const stateKeys = {
   alert: (fingerprint: string): ItemKey => ({ pk: `ALERT#${keyName(fingerprint)}`, sk: 'ALERT' }),
   counter: (key: string): ItemKey => ({ pk: `COUNTER#${keyName(key)}`, sk: 'COUNTER' }),
   inventory: (orgId: string): ItemKey => ({ pk: `INVENTORY#${keyName(orgId)}`, sk: 'SNAPSHOT' }),
+  /** An organization's or project's name kept for alerts (`org:<id>`, `project:<id>`). */
+  name: (key: string): ItemKey => ({ pk: `NAME#${keyName(key)}`, sk: 'NAME' }),
   /** Sort-key prefix of one generation of an inventory snapshot's extra chunks. */
   inventoryChunkPrefix: (generation: string): string => `SNAPSHOT#${generation}#`,
 } as const;

@@ -42,6 +42,7 @@ import type {
   AcquireLeaseOptions,
   AlertClaimOptions,
   AlertClaimResult,
+  CachedName,
   ClaimAlertOptions,
   ClaimAlertsOptions,
   CommitCursorOptions,
@@ -49,6 +50,7 @@ import type {
   LeaseAcquisition,
   MarkAlertsSentOptions,
   ReadInventoryOptions,
+  ReadNamesOptions,
   ReadSourceTimesOptions,
   ReleaseLeaseOptions,
   RenewLeaseOptions,
@@ -60,6 +62,7 @@ import type {
   StateStore,
   StateStoreStats,
   WriteInventoryOptions,
+  WriteNamesOptions,
 } from './state-store.js';
 
 /**
@@ -745,6 +748,67 @@ export class DynamoDbStateStore implements StateStore {
       await this.#deleteQuietly(location(replaced), readNumber(previous, 'chunks') ?? 0);
     }
     return true;
+  }
+
+  async readNames(options: ReadNamesOptions): Promise<Map<string, CachedName>> {
+    const byKey = new Map<string, string>();
+    for (const key of options.keys) byKey.set(stateKeys.name(key).pk, key);
+    const found = new Map<string, CachedName>();
+    const keys = [...byKey.keys()].map((pk) => ({ pk: stringValue(pk), sk: stringValue('NAME') }));
+    const batches: Item[][] = [];
+    for (let at = 0; at < keys.length; at += BATCH_GET_KEYS)
+      batches.push(keys.slice(at, at + BATCH_GET_KEYS));
+    const now = this.#clock.now();
+    await mapWithConcurrency(batches, BATCH_CONCURRENCY, async (batch) => {
+      let pending = batch;
+      for (let attempt = 1; pending.length > 0; attempt += 1) {
+        if (attempt > BATCH_ATTEMPTS) {
+          throw new StateStoreRequestError(
+            `DynamoDB left ${pending.length} name items of state table ${this.tableName} unprocessed ` +
+              `${BATCH_ATTEMPTS} times in a row (throttled): the table needs more read capacity`,
+            { operation: 'BatchGetItem', tableName: this.tableName },
+          );
+        }
+        if (attempt > 1) await this.#clock.sleep(batchPauseMs(attempt));
+        const { items, unprocessed } = await this.#requester.batchGetItem({
+          keys: pending,
+          projection: '#pk, #name, #resolvedAt, #nameExpiresAt',
+          names: {
+            '#pk': 'pk',
+            '#name': 'name',
+            '#resolvedAt': 'resolvedAt',
+            '#nameExpiresAt': 'nameExpiresAt',
+          },
+        });
+        for (const item of items) {
+          const key = byKey.get(readString(item, 'pk') ?? '');
+          const name = readString(item, 'name');
+          const resolvedAt = readNumber(item, 'resolvedAt');
+          const expiresAt = readNumber(item, 'nameExpiresAt');
+          if (key === undefined || name === undefined || resolvedAt === undefined || expiresAt === undefined)
+            continue;
+          if (expiresAt <= now) continue;
+          found.set(key, { key, name, resolvedAt, expiresAt });
+        }
+        pending = unprocessed;
+      }
+    });
+    return found;
+  }
+
+  async writeNames(options: WriteNamesOptions): Promise<void> {
+    await mapWithConcurrency(options.names, BATCH_CONCURRENCY, async (entry) => {
+      await this.#requester.putItem({
+        Item: {
+          ...keyOf(stateKeys.name(entry.key)),
+          name: stringValue(entry.name),
+          resolvedAt: numberValue(entry.resolvedAt),
+          nameExpiresAt: numberValue(entry.expiresAt),
+          // DynamoDB's own TTL deletes it a little later; reads drop it at `nameExpiresAt`.
+          expiresAt: numberValue(ttlSeconds(entry.expiresAt)),
+        },
+      });
+    });
   }
 
   stats(): StateStoreStats {

@@ -50,12 +50,23 @@ const inventoryRecord = z.strictObject({
   expiresAt: z.number(),
 });
 
+const nameRecord = z.strictObject({
+  /** `org:<id>` or `project:<id>`. */
+  key: z.string(),
+  name: z.string().max(256),
+  resolvedAt: z.number(),
+  /** When the name is read from Atlas again, in milliseconds (not seconds: it is no TTL). */
+  nameExpiresAt: z.number(),
+});
+
 export const fileStateSchema = z.strictObject({
   version: z.literal(FILE_STATE_VERSION),
   sources: z.array(sourceRecord),
   alerts: z.array(alertRecord),
   counters: z.array(counterRecord),
   inventories: z.array(inventoryRecord),
+  /** Organization and project names kept for alerts; absent in files written before they were kept. */
+  names: z.array(nameRecord).optional(),
 });
 
 export type FileStateDocument = z.infer<typeof fileStateSchema>;
