@@ -20,6 +20,12 @@ export const ATLAS_ROLE_REQUIREMENTS = {
     call: 'GET /orgs/{orgId}/serviceAccounts',
     purpose: 'service account inventory',
   },
+  /** The organization's name in alerts: `GET /orgs/{orgId}`. */
+  orgName: {
+    role: 'Organization Member',
+    call: 'GET /orgs/{orgId}',
+    purpose: 'organization names in alerts',
+  },
   /** Project discovery (`allProjectsOfOrgs`): `GET /orgs/{orgId}/groups`. */
   orgProjects: {
     role: 'Organization Member',
@@ -31,6 +37,12 @@ export const ATLAS_ROLE_REQUIREMENTS = {
     role: 'Project Read Only',
     call: 'GET /groups/{groupId}/events',
     purpose: 'project events',
+  },
+  /** The project's name in alerts: `GET /groups/{groupId}`. */
+  projectName: {
+    role: 'Project Read Only',
+    call: 'GET /groups/{groupId}',
+    purpose: 'project names in alerts',
   },
   /** Inventory: `GET /groups/{groupId}/accessList`. */
   projectAccessList: {

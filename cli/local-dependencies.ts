@@ -11,7 +11,7 @@ import {
   OutboxNotifier,
   SnsNotifier,
 } from '../shared/notify/index.js';
-import { ProjectDiscoveryCache, type TickDependencies } from '../shared/poll/index.js';
+import { NameCache, ProjectDiscoveryCache, type TickDependencies } from '../shared/poll/index.js';
 import { createRuleEngine, type RulePack } from '../shared/rules/index.js';
 import { rulePackWarnings } from '../shared/rules/lint/index.js';
 import { formatRuleWarnings } from '../shared/rules/problem-format.js';
@@ -99,7 +99,16 @@ export async function openLocalPoll(options: OpenLocalPollOptions): Promise<Loca
     const notifier =
       options.notifier ?? createNotifier(settings, options.stdout, clock, logger, consoleLinks, closers);
     return {
-      deps: { atlas, store, engine, notifier, clock, logger, discoveryCache: new ProjectDiscoveryCache() },
+      deps: {
+        atlas,
+        store,
+        engine,
+        notifier,
+        clock,
+        logger,
+        discoveryCache: new ProjectDiscoveryCache(),
+        names: new NameCache(),
+      },
       atlas,
       store,
       pack,

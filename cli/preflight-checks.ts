@@ -9,6 +9,7 @@ import {
   parseServerDate,
 } from '../shared/atlas/index.js';
 import { mapWithConcurrency } from '../shared/bounded-concurrency.js';
+import { cleanAtlasName } from '../shared/notify/alert-context.js';
 import type { PollerConfig } from '../shared/poll/index.js';
 import { ATLAS_ROLE_REQUIREMENTS, type AtlasCallName } from './atlas-role-requirements.js';
 
@@ -151,7 +152,12 @@ function initialProbes(client: AtlasClient, config: PollerConfig): Probe[] {
             'entry',
           ),
       };
-      return { ...events, next: [accessList] };
+      const name: Probe = {
+        call: 'projectName',
+        scope: `project ${projectId}`,
+        run: async (innerSignal) => nameNote(await client.getProject(projectId, { signal: innerSignal })),
+      };
+      return { ...events, next: [accessList, name] };
     },
   });
   for (const orgId of orgIds) {
@@ -159,6 +165,11 @@ function initialProbes(client: AtlasClient, config: PollerConfig): Probe[] {
       call: 'orgEvents',
       scope: `org ${orgId}`,
       run: async (signal) => firstPageNote(client.listOrgEvents(orgId, { itemsPerPage: 1, signal }), 'event'),
+    });
+    probes.push({
+      call: 'orgName',
+      scope: `org ${orgId}`,
+      run: async (signal) => nameNote(await client.getOrg(orgId, { signal })),
     });
     probes.push({
       call: 'apiKeys',
@@ -220,6 +231,12 @@ async function firstPageNote(
 ): Promise<{ note: string }> {
   const page = await firstPage(list);
   return { note: countNote(page?.totalCount ?? 0, noun) };
+}
+
+/** What a name probe found: the name as alerts show it, cleaned. */
+function nameNote(resource: { name?: unknown }): { note: string } {
+  const name = cleanAtlasName(resource.name);
+  return { note: name === undefined ? 'no name given: alerts show the id' : `named ${name}` };
 }
 
 function countNote(count: number, noun: string): string {

@@ -219,6 +219,11 @@ function listEvents(request: ApiRequest, scope: EventScopeView, projectFilters: 
   return listJson(request, page, results, total);
 }
 
+/** One resource as a 200 answer. */
+function jsonReply(body: Record<string, unknown>): ApiSuccess {
+  return { status: 200, body: Buffer.from(JSON.stringify(body)), list: false };
+}
+
 function getEvent(request: ApiRequest, scope: EventScopeView): ApiReply {
   const includeRaw = parseBooleanParam(request.query, 'includeRaw', false);
   if (includeRaw instanceof ApiProblem) return includeRaw;
@@ -286,6 +291,29 @@ export function handleApiRequest(request: ApiRequest): ApiReply {
       return route.name === 'listOrgEvents'
         ? listEvents(request, orgScope(org), false)
         : getEvent(request, orgScope(org));
+    }
+    case 'getOrg': {
+      const org = memberOrg(request);
+      if (org instanceof ApiProblem) return org;
+      return jsonReply({
+        id: org.id,
+        isDeleted: false,
+        links: selfLink(`${request.origin}${request.prefix}/orgs/${org.id}`),
+        name: org.name,
+        skipDefaultAlertsSettings: false,
+      });
+    }
+    case 'getProject': {
+      const project = readableProject(request);
+      if (project instanceof ApiProblem) return project;
+      return jsonReply({
+        clusterCount: project.clusterCount,
+        created: project.created,
+        id: project.id,
+        links: selfLink(`${request.origin}${request.prefix}/groups/${project.id}`),
+        name: project.name,
+        orgId: project.orgId,
+      });
     }
     case 'listOrgProjects': {
       const org = memberOrg(request);

@@ -21,7 +21,9 @@ export type RouteName =
   | 'listOrgProjects'
   | 'listServiceAccounts'
   | 'listServiceAccountAccessList'
-  | 'listProjectAccessList';
+  | 'listProjectAccessList'
+  | 'getOrg'
+  | 'getProject';
 
 /** Path parameters a route captures, decoded. */
 export interface RouteParams {
@@ -81,6 +83,12 @@ export function matchRoute(rest: string): RouteMatch | undefined {
   const [, collection, id, sub, subId, leaf] = segments;
   if (id === undefined || id === '') return undefined;
   const length = segments.length;
+  if (length === 3 && collection === 'groups') {
+    return { name: 'getProject', pattern: '/groups/{groupId}', params: { groupId: id } };
+  }
+  if (length === 3 && collection === 'orgs') {
+    return { name: 'getOrg', pattern: '/orgs/{orgId}', params: { orgId: id } };
+  }
   if (collection === 'groups' && sub === 'events') {
     if (length === 4)
       return { name: 'listProjectEvents', pattern: '/groups/{groupId}/events', params: { groupId: id } };

@@ -8,6 +8,7 @@ import { AtlasClient } from '../../shared/atlas/index.js';
 import { systemClock } from '../../shared/clock.js';
 import { OutboxNotifier } from '../../shared/notify/index.js';
 import {
+  NameCache,
   ProjectDiscoveryCache,
   pollerConfigSchema,
   runTick,
@@ -48,6 +49,7 @@ serveRpc({
       notifier: new OutboxNotifier({ path: options.outboxPath, clock: systemClock }),
       clock: systemClock,
       discoveryCache: new ProjectDiscoveryCache(),
+      names: new NameCache(),
     };
     running = { deps, options, dynamoDb, atlas };
     return { rssBytes: process.memoryUsage.rss() };

@@ -80,6 +80,7 @@ export function createDispatcherHandler(options: DispatcherHandlerOptions): Disp
             clock,
             logger,
             discoveryCache: runtime.discoveryCache,
+            names: runtime.names,
             metrics: runtime.sink,
           },
           { config, owner: context.awsRequestId, deadline },

@@ -56,6 +56,7 @@ export function createWorkerHandler(options: WorkerHandlerOptions): WorkerHandle
               notifier: runtime.notifier,
               clock,
               logger,
+              names: runtime.names,
               metrics: runtime.sink,
             },
             { config, owner: context.awsRequestId, deadline, sources },

@@ -67,7 +67,7 @@ export interface PollerHandlerOptions {
  */
 export function createPollerHandler(options: PollerHandlerOptions): PollerHandler {
   const { config, metrics } = options;
-  const { clock, logger, store, engine, notifier, credentials, clients, discoveryCache, sink } =
+  const { clock, logger, store, engine, notifier, credentials, clients, discoveryCache, names, sink } =
     createPollerRuntime(options);
 
   return async (_event, context) => {
@@ -77,7 +77,7 @@ export function createPollerHandler(options: PollerHandlerOptions): PollerHandle
     try {
       const atlas = clients.clientFor(await credentials.credentials());
       summary = await runTick(
-        { atlas, store, engine, notifier, clock, logger, discoveryCache, metrics: sink },
+        { atlas, store, engine, notifier, clock, logger, discoveryCache, names, metrics: sink },
         { config, owner: context.awsRequestId, deadline },
       );
     } catch (error) {

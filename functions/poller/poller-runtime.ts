@@ -6,7 +6,7 @@ import type { SNSClient } from '@aws-sdk/client-sns';
 import { type Clock, systemClock } from '../../shared/clock.js';
 import type { Logger } from '../../shared/logger.js';
 import { SnsNotifier } from '../../shared/notify/index.js';
-import { type MetricsSink, ProjectDiscoveryCache } from '../../shared/poll/index.js';
+import { type MetricsSink, NameCache, ProjectDiscoveryCache } from '../../shared/poll/index.js';
 import { createRuleEngine, type RuleEngine, type RulePack } from '../../shared/rules/index.js';
 import { DynamoDbStateStore } from '../../shared/state/index.js';
 import { AtlasClientCache } from './atlas-client-cache.js';
@@ -41,6 +41,8 @@ export interface PollerRuntime {
   /** The Atlas client for the current credentials (rebuilt only when they change). */
   clients: AtlasClientCache;
   discoveryCache: ProjectDiscoveryCache;
+  /** Organization and project names for alerts, kept while the container is warm. */
+  names: NameCache;
   /** The tick's metrics as Powertools EMF. */
   sink: MetricsSink;
 }
@@ -89,6 +91,7 @@ export function createPollerRuntime(options: PollerRuntimeOptions): PollerRuntim
       logger,
     }),
     discoveryCache: new ProjectDiscoveryCache(),
+    names: new NameCache(),
     sink: powertoolsMetricsSink(options.metrics),
   };
 }

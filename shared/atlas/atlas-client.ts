@@ -24,6 +24,7 @@ import {
   readApiKey,
   readEvent,
   readListPage,
+  readOrganization,
   readProject,
   readServiceAccount,
   type Shape,
@@ -38,6 +39,7 @@ import type {
   AtlasAccessListEntry,
   AtlasApiKey,
   AtlasEvent,
+  AtlasOrganization,
   AtlasProject,
   AtlasProjectAccessListEntry,
   AtlasServiceAccount,
@@ -326,6 +328,26 @@ export class AtlasClient {
       readProject,
       options.signal,
     );
+  }
+
+  /**
+   * One organization (`GET /orgs/{orgId}`, Organization Member): its name for alerts.
+   *
+   * @throws AtlasRequestError for an invalid id (before sending), AtlasNotFoundError when Atlas does
+   *   not know it, and the other errors of {@link listProjectEvents}.
+   */
+  async getOrg(orgId: string, options: { signal?: AbortSignal } = {}): Promise<AtlasOrganization> {
+    const path = `/orgs/${pathId('orgId', orgId)}`;
+    return this.#getJson(path, new URLSearchParams(), readOrganization, options.signal);
+  }
+
+  /**
+   * One project (`GET /groups/{groupId}`, Project Read Only): its name for alerts. Throws as
+   * {@link getOrg}.
+   */
+  async getProject(groupId: string, options: { signal?: AbortSignal } = {}): Promise<AtlasProject> {
+    const path = `/groups/${pathId('groupId', groupId)}`;
+    return this.#getJson(path, new URLSearchParams(), readProject, options.signal);
   }
 
   /** Closes the connections. The client cannot be used afterwards. */

@@ -7,6 +7,7 @@ import type {
   AtlasApiKey,
   AtlasEvent,
   AtlasLink,
+  AtlasOrganization,
   AtlasProject,
   AtlasServiceAccount,
 } from './types.js';
@@ -151,6 +152,20 @@ export function readProject(value: unknown): Shape<AtlasProject> {
   return isRecord(value) && typeof value.id === 'string'
     ? { ok: true, value: value as AtlasProject }
     : { ok: false, problem: 'a project without a string id' };
+}
+
+/**
+ * Reads an organization: an object with a string `id`.
+ *
+ * @example
+ * ```ts
+ * readOrganization({ id: '5f...', name: 'Acme Corp' });
+ * ```
+ */
+export function readOrganization(value: unknown): Shape<AtlasOrganization> {
+  return isRecord(value) && typeof value.id === 'string'
+    ? { ok: true, value: value as AtlasOrganization }
+    : { ok: false, problem: 'an organization without a string id' };
 }
 
 /**

@@ -125,7 +125,17 @@ export interface AtlasProjectAccessListEntry {
   [key: string]: unknown;
 }
 
-/** A project, as the org projects list (`/orgs/{orgId}/groups`) returns it. */
+/** An organization, as `GET /orgs/{orgId}` returns it. */
+export interface AtlasOrganization {
+  id: string;
+  /** Atlas-controlled text: clean and bound it before showing it. */
+  name?: string;
+  isDeleted?: boolean;
+  links?: AtlasLink[];
+  [key: string]: unknown;
+}
+
+/** A project, as the org projects list (`/orgs/{orgId}/groups`) and `GET /groups/{groupId}` return it. */
 export interface AtlasProject {
   id: string;
   name?: string;

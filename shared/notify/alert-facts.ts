@@ -1,5 +1,6 @@
 import type { AtlasEvent } from '../atlas/types.js';
 import type { Alert } from './alert.js';
+import { type AlertContext, displayName } from './alert-context.js';
 import { formatAgo, formatUtc, parseEventTime } from './relative-time.js';
 
 /**
@@ -25,8 +26,13 @@ export interface AlertFacts {
   actors: string[];
   /** How many distinct actors were left out of `actors`. */
   moreActors: number;
-  /** Organization, project, cluster, host, namespace of the newest event. */
+  /**
+   * Organization, project, cluster, host, namespace of the newest event; the organization and project
+   * by name (`payments-prod (64b5…d11)`) when the alert's context knows it.
+   */
   where: Fact[];
+  /** The API key or service account the alert is about: what it is for and its current roles. */
+  credential: Fact[];
   /** The fields that say what changed, for the newest event's type. */
   changes: Fact[];
   /** Id of the newest event, when it has one. */
@@ -89,7 +95,7 @@ const INTERNET_WIDE = new Set(['0.0.0.0/0', '::/0', '0.0.0.0']);
  * describeAlert(alert).actors; // ['j.doe@example.com from 203.0.113.22']
  * ```
  */
-export function describeAlert(alert: Pick<Alert, 'events'>): AlertFacts {
+export function describeAlert(alert: Pick<Alert, 'events' | 'context'>): AlertFacts {
   const events = Array.isArray(alert.events) ? alert.events.filter(isEvent) : [];
   const times = events.map((event) => parseEventTime(event.created)).filter((ms) => ms !== undefined);
   const actors = distinct(events.map(describeActor).filter((actor) => actor !== undefined));
@@ -101,7 +107,8 @@ export function describeAlert(alert: Pick<Alert, 'events'>): AlertFacts {
     ),
     actors: actors.slice(0, MAX_ACTORS),
     moreActors: Math.max(0, actors.length - MAX_ACTORS),
-    where: newest === undefined ? [] : describeWhere(newest),
+    where: newest === undefined ? [] : describeWhere(newest, alert.context),
+    credential: describeCredential(alert.context),
     changes: newest === undefined ? [] : describeChanges(newest),
   };
   if (times.length > 0) {
@@ -172,10 +179,10 @@ export function describeActor(event: AtlasEvent): string | undefined {
   return `${who}${from === undefined ? '' : ` from ${from}`}${admin}`;
 }
 
-function describeWhere(event: AtlasEvent): Fact[] {
+function describeWhere(event: AtlasEvent, context: AlertContext | undefined): Fact[] {
   const facts: Fact[] = [];
-  push(facts, 'Organization', text(event.orgId));
-  push(facts, 'Project', text(event.groupId));
+  push(facts, 'Organization', named(text(event.orgId), context?.orgId, context?.orgName));
+  push(facts, 'Project', named(text(event.groupId), context?.projectId, context?.projectName));
   push(facts, 'Cluster', text(event.clusterName) ?? text(event.clusterId));
   push(facts, 'Replica set', text(event.replicaSetName));
   push(facts, 'Shard', text(event.shardName));
@@ -194,6 +201,30 @@ function describeWhere(event: AtlasEvent): Fact[] {
     database === undefined ? collection : collection ? `${database}.${collection}` : database,
   );
   return facts;
+}
+
+/** An id by name when the context names that very id. */
+function named(
+  id: string | undefined,
+  knownId: string | undefined,
+  name: string | undefined,
+): string | undefined {
+  return id !== undefined && id === knownId ? displayName(id, name) : id;
+}
+
+/** `API key: abcdefgh: terraform CI` and `Key roles: ORG_OWNER`, from the alert's context. */
+function describeCredential(context: AlertContext | undefined): Fact[] {
+  const credential = context?.credential;
+  if (credential === undefined || typeof credential.id !== 'string') return [];
+  const label = credential.kind === 'service-account' ? 'Service account' : 'API key';
+  const description = text(credential.description);
+  const roles = Array.isArray(credential.roles)
+    ? credential.roles.filter((role) => text(role) !== undefined)
+    : [];
+  return [
+    { label, value: description === undefined ? credential.id : `${credential.id}: ${description}` },
+    { label: 'Current roles', value: roles.length === 0 ? '(none)' : roles.join(', ') },
+  ];
 }
 
 function describeChanges(event: AtlasEvent): Fact[] {

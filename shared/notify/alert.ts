@@ -1,4 +1,5 @@
 import type { AtlasEvent } from '../atlas/types.js';
+import type { AlertContext } from './alert-context.js';
 
 /** Severities, lowest first. */
 export const SEVERITIES = ['info', 'low', 'medium', 'high', 'critical'] as const;
@@ -43,6 +44,11 @@ export interface Alert {
   raisedAt: number;
   /** Which rules raised it: the pack version and the layers that shaped the rule. */
   rulePack?: AlertRulePack;
+  /**
+   * Names of its organization and project, and the details of the key it is about, when the poller
+   * knew them: formatters show them next to the ids. Absent in rule tests and replays.
+   */
+  context?: AlertContext;
 }
 
 /** Where the rule of an alert comes from, so a reader can tell a tuned rule from a shipped one. */

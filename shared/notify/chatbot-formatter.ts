@@ -113,6 +113,7 @@ function describeFacts(alert: Alert, facts: AlertFacts, context: FormatContext):
   lines.push(`*Who:* ${describeWho(facts, value)}`);
   if (facts.where.length > 0)
     lines.push(`*Where:* ${facts.where.map((fact) => factText(fact, value)).join(', ')}`);
+  for (const fact of facts.credential) lines.push(`*${fact.label}:* ${value(fact.value)}`);
   for (const fact of facts.changes.slice(0, CHATBOT_LIMITS.changeLines)) {
     lines.push(`*${escapeSlackText(fact.label, { maxLength: 60 })}:* ${value(fact.value)}`);
   }

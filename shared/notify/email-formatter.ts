@@ -129,6 +129,7 @@ function headerFacts(
     { label: 'When', value: describeWhen(facts, alert.raisedAt, context.now) },
     { label: 'Who', value: describeWho(facts, value) },
     ...facts.where.map((fact) => ({ label: fact.label, value: value(fact.value) })),
+    ...facts.credential.map((fact) => ({ label: fact.label, value: value(fact.value) })),
   ];
   const types = facts.eventTypes.slice(0, 5).map(value).join(', ');
   if (types !== '') {

@@ -15,8 +15,10 @@ import {
 } from '../state/inventory-snapshot.js';
 import type { StateStore } from '../state/state-store.js';
 import { type Delivery, deliverAlerts } from './alert-delivery.js';
+import type { AlertDescriber } from './alert-describer.js';
 import { diffInventory } from './inventory-diff.js';
 import { baselineFindings } from './inventory-findings.js';
+import type { PollSource } from './poll-source.js';
 import type { AlertCounts } from './tick-types.js';
 
 /** Options of {@link checkInventory}. */
@@ -44,6 +46,8 @@ export interface CheckInventoryOptions {
   baselineFindings?: boolean;
   /** Told of each rule that fails on an inventory event (see `RuleEngine.evaluate`). */
   onRuleError?: (failure: RuleEvaluationError) => void;
+  /** Names and key details for the alerts, the snapshot just taken included. */
+  describer?: { describer: AlertDescriber; source: PollSource };
 }
 
 /** What one inventory check did. */
@@ -125,8 +129,17 @@ export async function checkInventory(options: CheckInventoryOptions): Promise<In
     findings: findings.length,
     skipped,
   };
+  const described = options.describer;
+  if (described !== undefined) described.describer.useSnapshot(current);
   const alerts =
-    events.length === 0 ? [] : await options.engine.evaluate(events, { onRuleError: options.onRuleError });
+    events.length === 0
+      ? []
+      : await options.engine.evaluate(events, {
+          onRuleError: options.onRuleError,
+          ...(described === undefined
+            ? {}
+            : { describe: (event) => described.describer.describe(event, described.source) }),
+        });
   const delivery = await deliverAlerts({
     alerts,
     store,

@@ -2,9 +2,11 @@ import { getHeapStatistics } from 'node:v8';
 import { mapWithConcurrency } from '../bounded-concurrency.js';
 import { systemClock } from '../clock.js';
 import { silentLogger } from '../logger.js';
+import { AlertDescriber } from './alert-describer.js';
 import { PollConfigError } from './errors.js';
 import { EventBudget, eventBudgetForHeap } from './event-budget.js';
 import { emitTickMetrics } from './metrics-sink.js';
+import { NameCache } from './name-cache.js';
 import type { PollSource } from './poll-source.js';
 import { ProjectDiscoveryCache } from './project-discovery-cache.js';
 import { orderSources } from './source-order.js';
@@ -83,6 +85,7 @@ export async function runTick(deps: TickDependencies, options: TickOptions): Pro
     marginMs: timing.deadlineMarginSeconds * SECOND_MS,
     signal: options.signal,
   });
+  const names = deps.names ?? new NameCache();
   try {
     const resolved =
       options.sources === undefined
@@ -90,6 +93,7 @@ export async function runTick(deps: TickDependencies, options: TickOptions): Pro
             atlas: deps.atlas,
             sources: config.sources,
             cache: deps.discoveryCache ?? new ProjectDiscoveryCache(),
+            names,
             clock,
             logger,
             budget,
@@ -111,6 +115,14 @@ export async function runTick(deps: TickDependencies, options: TickOptions): Pro
       logger,
       budget,
       events,
+      describer: new AlertDescriber({
+        atlas: deps.atlas,
+        store: deps.store,
+        names,
+        clock,
+        logger,
+        signal: budget.signal,
+      }),
       owner: options.owner,
       leaseMs:
         options.leaseMs ??

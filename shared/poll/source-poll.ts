@@ -7,6 +7,7 @@ import type { RuleEvaluationError } from '../rules/errors.js';
 import { LeaseLostError } from '../state/errors.js';
 import type { SourceCursor, SourceLease, StateStore } from '../state/state-store.js';
 import { addAlertCounts, type Delivery, deliverAlerts, emptyAlertCounts } from './alert-delivery.js';
+import type { AlertDescriber } from './alert-describer.js';
 import { AlertDeliveryError, EventBudgetExceededError } from './errors.js';
 import type { EventBudget, EventReservation } from './event-budget.js';
 import { describeFailure } from './failure-report.js';
@@ -36,6 +37,8 @@ export interface SourcePollContext {
   budget: TickBudget;
   /** The events the tick holds in memory, over all its sources. */
   events: EventBudget;
+  /** Names and key details for the tick's alerts. */
+  describer: AlertDescriber;
   owner: string;
   leaseMs: number;
   claimMs: number;
@@ -413,7 +416,12 @@ class SourceRun {
     const events = read.fresh.filter((keyed) => keyed.time >= plan.evaluateFrom).map((keyed) => keyed.event);
     outcome.eventsNew += events.length;
     const alerts =
-      events.length === 0 ? [] : await context.engine.evaluate(events, { onRuleError: this.#onRuleError });
+      events.length === 0
+        ? []
+        : await context.engine.evaluate(events, {
+            onRuleError: this.#onRuleError,
+            describe: (event) => context.describer.describe(event, this.#source),
+          });
     const delivery = await deliverAlerts({
       alerts,
       store: context.store,
@@ -476,6 +484,7 @@ class SourceRun {
         claimMs: context.claimMs,
         signal: context.budget.signal,
         onRuleError: this.#onRuleError,
+        describer: { describer: context.describer, source: this.#source },
       });
       addAlertCounts(this.#outcome.alerts, check.alerts);
       const counts = {

@@ -2,7 +2,9 @@ import type { AtlasClient } from '../atlas/atlas-client.js';
 import { mapWithConcurrency } from '../bounded-concurrency.js';
 import type { Clock } from '../clock.js';
 import type { Logger } from '../logger.js';
+import { cleanAtlasName } from '../notify/alert-context.js';
 import { describeFailure } from './failure-report.js';
+import { type NameCache, projectNameKey } from './name-cache.js';
 import { orgSource, type PollSource, projectSource } from './poll-source.js';
 import type { PollerConfig } from './poller-config.js';
 import type { ProjectDiscoveryCache } from './project-discovery-cache.js';
@@ -14,6 +16,8 @@ export interface ResolveSourcesOptions {
   atlas: AtlasClient;
   sources: PollerConfig['sources'];
   cache: ProjectDiscoveryCache;
+  /** Takes the names of the projects listed, so their alerts need no lookup. */
+  names?: NameCache;
   clock: Clock;
   logger: Logger;
   budget: TickBudget;
@@ -77,6 +81,13 @@ async function discover(
     const projects = await options.atlas.listOrgProjects(orgId, { signal: budget.signal }).toArray();
     const projectIds = projects.map((project) => project.id);
     cache.remember(orgId, { projectIds, listedAt: now });
+    const names = options.names;
+    if (names !== undefined) {
+      for (const project of projects) {
+        const name = cleanAtlasName(project.name);
+        if (name !== undefined) names.remember(projectNameKey(project.id), name, now, now + names.ttlMs);
+      }
+    }
     return { outcome: { orgId, status: 'listed', projects: projectIds.length }, projectIds };
   } catch (error) {
     const projectIds = last?.projectIds ?? [];

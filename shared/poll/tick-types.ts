@@ -6,6 +6,7 @@ import type { Notifier } from '../notify/notifier.js';
 import type { RuleEngine } from '../rules/engine.js';
 import type { StateStore } from '../state/state-store.js';
 import type { MetricsSink } from './metrics-sink.js';
+import type { NameCache } from './name-cache.js';
 import type { PollSource } from './poll-source.js';
 import type { PollerConfig } from './poller-config.js';
 import type { ProjectDiscoveryCache } from './project-discovery-cache.js';
@@ -31,6 +32,11 @@ export interface TickDependencies {
    * Lambda). Without one, every tick lists the projects again.
    */
   discoveryCache?: ProjectDiscoveryCache;
+  /**
+   * Organization and project names for alerts, kept across ticks (module scope in the Lambda) in
+   * front of the state store's copy. Without one, each tick starts with an empty cache.
+   */
+  names?: NameCache;
   /** Receives the tick's metrics once it ends (see `emitTickMetrics`). */
   metrics?: MetricsSink;
 }

@@ -3,6 +3,7 @@ import type { AtlasEvent } from '../atlas/types.js';
 import type { Clock } from '../clock.js';
 import { type Logger, silentLogger } from '../logger.js';
 import type { Alert, AlertRulePack } from '../notify/alert.js';
+import { type AlertContext, namedIds, templateValues } from '../notify/alert-context.js';
 import type { CompileProblem } from './conditions.js';
 import type { CounterIncrement, CounterStore } from './counter-store.js';
 import { RuleEvaluationError, RuleLoadError, RuleStateError } from './errors.js';
@@ -46,6 +47,13 @@ export interface EvaluateOptions {
    * failure as a warning.
    */
   readonly onRuleError?: ((failure: RuleEvaluationError) => void) | undefined;
+  /**
+   * What the caller knows about the event an alert is raised on (names, the key's details): called
+   * once per alert, never for an event that raises none. Its result is on the alert as `context`, and
+   * templates read it (`{{context.projectName}}`; in titles `{{groupId}}` and `{{orgId}}` show the
+   * name). It must not throw; if it does, the alert goes without context.
+   */
+  readonly describe?: ((event: AtlasEvent) => Promise<AlertContext | undefined>) | undefined;
 }
 
 /** Evaluates batches of events against compiled rules. */
@@ -179,20 +187,31 @@ export function createRuleEngine(options: RuleEngineOptions): RuleEngine {
   });
   const suppressions = new Map<CompiledRule, Map<string, KnownSuppression>>();
 
-  const alertFor = (
+  const alertFor = async (
     rule: CompiledRule,
     trigger: AtlasEvent,
     events: readonly AtlasEvent[],
     groupKey: string,
     fingerprint: string,
     raisedAt: number | undefined,
-  ): Alert => {
+    describe: EvaluateOptions['describe'],
+  ): Promise<Alert> => {
+    let context: AlertContext | undefined;
+    try {
+      context = await describe?.(trigger);
+    } catch (error) {
+      logger.warn('Could not describe the event of an alert: it goes without names or key details', {
+        ruleId: rule.id,
+        message: error instanceof Error ? error.message : String(error),
+      });
+    }
+    const values = templateValues(context);
     const alert: Alert = {
       ruleId: rule.id,
       ruleName: rule.name,
       severity: rule.severity,
-      title: rule.title.render(trigger),
-      summary: rule.summary.render(trigger),
+      title: rule.title.render(trigger, { values, namedIds: namedIds(context) }),
+      summary: rule.summary.render(trigger, { values }),
       tags: rule.tags,
       events,
       groupKey,
@@ -201,6 +220,7 @@ export function createRuleEngine(options: RuleEngineOptions): RuleEngine {
       raisedAt: raisedAt ?? options.clock?.now() ?? 0,
     };
     if (rule.runbook !== undefined) alert.runbook = rule.runbook;
+    if (context !== undefined) alert.context = context;
     const rulePack = provenance.get(rule.id);
     if (rulePack !== undefined) alert.rulePack = rulePack;
     return alert;
@@ -390,7 +410,15 @@ export function createRuleEngine(options: RuleEngineOptions): RuleEngine {
             }
             if (threshold === undefined && suppressMs === undefined) {
               raised.push(
-                alertFor(rule, event, [event], rule.groupKey(event), `${rule.id}:${eventId}`, time),
+                await alertFor(
+                  rule,
+                  event,
+                  [event],
+                  rule.groupKey(event),
+                  `${rule.id}:${eventId}`,
+                  time,
+                  evaluateOptions?.describe,
+                ),
               );
               continue;
             }
@@ -438,21 +466,17 @@ export function createRuleEngine(options: RuleEngineOptions): RuleEngine {
           if ('firstSeen' in entry) {
             if (!fresh.has(entry)) continue;
             const occurrence = `first-seen:${entry.value}:${entry.eventId}`;
+            const fingerprint = hashedFingerprint(rule.id, groupKey, occurrence);
             alerts.push(
-              alertFor(
-                rule,
-                event,
-                [event],
-                groupKey,
-                hashedFingerprint(rule.id, groupKey, occurrence),
-                time,
-              ),
+              await alertFor(rule, event, [event], groupKey, fingerprint, time, evaluateOptions?.describe),
             );
             continue;
           }
           if (entry.alerts === false) continue;
           const fingerprint = hashedFingerprint(rule.id, groupKey, entry.occurrence);
-          alerts.push(alertFor(rule, event, entry.events, groupKey, fingerprint, time));
+          alerts.push(
+            await alertFor(rule, event, entry.events, groupKey, fingerprint, time, evaluateOptions?.describe),
+          );
         } catch (error) {
           report(evaluationError(rule, event, error));
         }

@@ -29,6 +29,8 @@ export const stateKeys = {
   /** A first-seen rule's values for one group, or its learning start. */
   firstSeen: (key: string): ItemKey => ({ pk: `FIRSTSEEN#${keyName(key)}`, sk: 'FIRSTSEEN' }),
   inventory: (orgId: string): ItemKey => ({ pk: `INVENTORY#${keyName(orgId)}`, sk: 'SNAPSHOT' }),
+  /** An organization's or project's name kept for alerts (`org:<id>`, `project:<id>`). */
+  name: (key: string): ItemKey => ({ pk: `NAME#${keyName(key)}`, sk: 'NAME' }),
   /** Sort-key prefix of one generation of an inventory snapshot's extra chunks. */
   inventoryChunkPrefix: (generation: string): string => `SNAPSHOT#${generation}#`,
 } as const;

@@ -41,6 +41,7 @@ import type {
   AcquireLeaseOptions,
   AlertClaimOptions,
   AlertClaimResult,
+  CachedName,
   ClaimAlertOptions,
   ClaimAlertsOptions,
   CommitCursorOptions,
@@ -48,6 +49,7 @@ import type {
   LeaseAcquisition,
   MarkAlertsSentOptions,
   ReadInventoryOptions,
+  ReadNamesOptions,
   ReadSourceTimesOptions,
   ReleaseLeaseOptions,
   RenewLeaseOptions,
@@ -59,6 +61,7 @@ import type {
   StateStore,
   StateStoreStats,
   WriteInventoryOptions,
+  WriteNamesOptions,
 } from './state-store.js';
 
 /**
@@ -80,6 +83,9 @@ const SEEN_CHUNK_RETENTION_MS = 400 * DAY_MS;
 
 /** Cursors {@link DynamoDbStateStore.createMissingCursors} writes at once. */
 const CURSOR_CREATION_CONCURRENCY = 8;
+
+/** Name items {@link DynamoDbStateStore.writeNames} puts at once. */
+const NAME_WRITE_CONCURRENCY = 4;
 
 /** Options of {@link DynamoDbStateStore}. */
 export interface DynamoDbStateStoreOptions extends StateRetention {
@@ -675,6 +681,52 @@ export class DynamoDbStateStore implements StateStore {
       await this.#deleteQuietly(location(replaced), readNumber(previous, 'chunks') ?? 0);
     }
     return true;
+  }
+
+  async readNames(options: ReadNamesOptions): Promise<Map<string, CachedName>> {
+    const byKey = new Map<string, string>();
+    for (const key of options.keys) byKey.set(stateKeys.name(key).pk, key);
+    const found = new Map<string, CachedName>();
+    const items = await batchGetAll(this.#requester, this.#clock, {
+      keys: [...byKey.keys()].map((pk) => ({ pk: stringValue(pk), sk: stringValue('NAME') })),
+      projection: {
+        expression: '#pk, #name, #resolvedAt, #nameExpiresAt',
+        names: {
+          '#pk': 'pk',
+          '#name': 'name',
+          '#resolvedAt': 'resolvedAt',
+          '#nameExpiresAt': 'nameExpiresAt',
+        },
+      },
+      what: 'name items',
+    });
+    const now = this.#clock.now();
+    for (const item of items) {
+      const key = byKey.get(readString(item, 'pk') ?? '');
+      const name = readString(item, 'name');
+      const resolvedAt = readNumber(item, 'resolvedAt');
+      const expiresAt = readNumber(item, 'nameExpiresAt');
+      if (key === undefined || name === undefined || resolvedAt === undefined || expiresAt === undefined)
+        continue;
+      if (expiresAt <= now) continue;
+      found.set(key, { key, name, resolvedAt, expiresAt });
+    }
+    return found;
+  }
+
+  async writeNames(options: WriteNamesOptions): Promise<void> {
+    await mapWithConcurrency(options.names, NAME_WRITE_CONCURRENCY, async (entry) => {
+      await this.#requester.putItem({
+        Item: {
+          ...keyOf(stateKeys.name(entry.key)),
+          name: stringValue(entry.name),
+          resolvedAt: numberValue(entry.resolvedAt),
+          nameExpiresAt: numberValue(entry.expiresAt),
+          // DynamoDB's own TTL deletes it a little later; reads drop it at `nameExpiresAt`.
+          expiresAt: numberValue(ttlSeconds(entry.expiresAt)),
+        },
+      });
+    });
   }
 
   stats(): StateStoreStats {

@@ -61,6 +61,15 @@ const inventoryRecord = z.strictObject({
   expiresAt: z.number(),
 });
 
+const nameRecord = z.strictObject({
+  /** `org:<id>` or `project:<id>`. */
+  key: z.string(),
+  name: z.string().max(256),
+  resolvedAt: z.number(),
+  /** When the name is read from Atlas again, in milliseconds (not seconds: it is no TTL). */
+  nameExpiresAt: z.number(),
+});
+
 export const fileStateSchema = z.strictObject({
   version: z.literal(FILE_STATE_VERSION),
   sources: z.array(sourceRecord),
@@ -69,6 +78,8 @@ export const fileStateSchema = z.strictObject({
   inventories: z.array(inventoryRecord),
   /** Added after version 1 was released: absent in older files. */
   firstSeen: z.array(firstSeenRecord).optional(),
+  /** Organization and project names kept for alerts; absent in files written before they were kept. */
+  names: z.array(nameRecord).optional(),
 });
 
 export type FileStateDocument = z.infer<typeof fileStateSchema>;

@@ -26,6 +26,7 @@ import type {
   AcquireLeaseOptions,
   AlertClaimOptions,
   AlertClaimResult,
+  CachedName,
   ClaimAlertOptions,
   ClaimAlertsOptions,
   CommitCursorOptions,
@@ -33,6 +34,7 @@ import type {
   LeaseAcquisition,
   MarkAlertsSentOptions,
   ReadInventoryOptions,
+  ReadNamesOptions,
   ReadSourceTimesOptions,
   ReleaseLeaseOptions,
   RenewLeaseOptions,
@@ -45,6 +47,7 @@ import type {
   StateStore,
   StateStoreStats,
   WriteInventoryOptions,
+  WriteNamesOptions,
 } from './state-store.js';
 
 /** Options of {@link FileStateStore.open}. */
@@ -126,6 +129,7 @@ export class FileStateStore implements StateStore {
   readonly #counters: Map<string, CounterRecord>;
   readonly #inventories: Map<string, InventoryRecord>;
   readonly #firstSeen: Map<string, FileFirstSeenEntry>;
+  readonly #names: Map<string, CachedName>;
   readonly #requests = new Map<string, number>();
   #version = 0;
   #writtenVersion = 0;
@@ -155,6 +159,12 @@ export class FileStateStore implements StateStore {
       document.counters.map(({ key, members, windowExpiresAt, expiresAt }) => [
         key,
         { members: new Set(members), windowExpiresAt, expiresAt },
+      ]),
+    );
+    this.#names = new Map(
+      (document.names ?? []).map(({ key, name, resolvedAt, nameExpiresAt }) => [
+        key,
+        { key, name, resolvedAt, expiresAt: nameExpiresAt },
       ]),
     );
     this.#inventories = new Map(
@@ -411,6 +421,26 @@ export class FileStateStore implements StateStore {
     );
   }
 
+  async readNames(options: ReadNamesOptions): Promise<Map<string, CachedName>> {
+    this.#count('readNames');
+    this.#assertOpen();
+    const now = this.#clock.now();
+    const found = new Map<string, CachedName>();
+    for (const key of options.keys) {
+      const record = this.#names.get(key);
+      if (record !== undefined && record.expiresAt > now) found.set(key, { ...record });
+    }
+    return found;
+  }
+
+  async writeNames(options: WriteNamesOptions): Promise<void> {
+    this.#count('writeNames');
+    this.#assertOpen();
+    if (options.names.length === 0) return;
+    for (const entry of options.names) this.#names.set(entry.key, { ...entry });
+    await this.#persist();
+  }
+
   async writeInventory(options: WriteInventoryOptions): Promise<boolean> {
     this.#count('writeInventory');
     this.#assertOpen();
@@ -640,6 +670,9 @@ export class FileStateStore implements StateStore {
           ...(record.startedAt === undefined ? {} : { startedAt: record.startedAt }),
           ...(ttl === undefined ? {} : { expiresAt: ttl }),
         })),
+      names: [...this.#names.values()]
+        .filter((record) => record.expiresAt > now)
+        .map(({ key, name, resolvedAt, expiresAt }) => ({ key, name, resolvedAt, nameExpiresAt: expiresAt })),
     };
   }
 }
@@ -650,7 +683,14 @@ async function loadDocument(path: string): Promise<FileStateDocument> {
     text = await readFile(path, 'utf8');
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') {
-      return { version: FILE_STATE_VERSION, sources: [], alerts: [], counters: [], inventories: [] };
+      return {
+        version: FILE_STATE_VERSION,
+        sources: [],
+        alerts: [],
+        counters: [],
+        inventories: [],
+        names: [],
+      };
     }
     throw error;
   }

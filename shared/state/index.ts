@@ -29,6 +29,7 @@ export type {
   AlertClaim,
   AlertClaimOptions,
   AlertClaimResult,
+  CachedName,
   ClaimAlertOptions,
   ClaimAlertsOptions,
   CommitCursorOptions,
@@ -36,6 +37,7 @@ export type {
   LeaseAcquisition,
   MarkAlertsSentOptions,
   ReadInventoryOptions,
+  ReadNamesOptions,
   ReadSourceTimesOptions,
   ReleaseLeaseOptions,
   RenewLeaseOptions,
@@ -48,5 +50,6 @@ export type {
   StateStore,
   StateStoreStats,
   WriteInventoryOptions,
+  WriteNamesOptions,
 } from './state-store.js';
 export { stateTableSchema } from './table-schema.js';

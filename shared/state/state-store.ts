@@ -130,6 +130,21 @@ export interface StateStore extends CounterStore, FirstSeenStore {
    */
   writeInventory(options: WriteInventoryOptions): Promise<boolean>;
 
+  /**
+   * The organization and project names cached for alerts, for each listed key the store holds a live
+   * record of (`org:<id>`, `project:<id>`). One read for many keys (DynamoDB: `BatchGetItem`).
+   *
+   * @throws StateStoreRequestError when the store cannot be reached.
+   */
+  readNames(options: ReadNamesOptions): Promise<Map<string, CachedName>>;
+
+  /**
+   * Keeps names resolved from Atlas until their `expiresAt`, replacing what was kept under the same keys.
+   *
+   * @throws StateStoreRequestError when the store cannot be reached.
+   */
+  writeNames(options: WriteNamesOptions): Promise<void>;
+
   /** Requests (DynamoDB) or operations (file) made so far, by operation: for metrics and benchmarks. */
   stats(): StateStoreStats;
 
@@ -338,6 +353,26 @@ export type ReadInventoryOptions = InventoryScope;
 
 export interface WriteInventoryOptions {
   snapshot: InventorySnapshot;
+}
+
+/** An organization's or project's name as resolved from Atlas, kept for alerts. */
+export interface CachedName {
+  /** `org:<id>` or `project:<id>`. */
+  readonly key: string;
+  /** The name as cleaned for display (never longer than 128 characters). */
+  readonly name: string;
+  /** When it was read from Atlas, in milliseconds since the epoch. */
+  readonly resolvedAt: number;
+  /** When it is read from Atlas again, in milliseconds since the epoch; the store drops it then. */
+  readonly expiresAt: number;
+}
+
+export interface ReadNamesOptions {
+  keys: readonly string[];
+}
+
+export interface WriteNamesOptions {
+  names: readonly CachedName[];
 }
 
 /** Requests made by a store, by operation. */

@@ -77,7 +77,11 @@ describe('the benchmark run at a tiny size', () => {
     expect(backlog.atlas.challenges).toBe(1);
     // Each project's first inventory snapshot reads its IP access list once.
     expect(backlog.atlas.inventoryReads).toBe(2);
-    expect(backlog.atlas.requests).toBe(backlog.atlas.pagesNeeded + backlog.atlas.inventoryReads + 1);
+    // Each project's name, and its organization's, read once for the alerts.
+    expect(backlog.atlas.nameReads).toBe(3);
+    expect(backlog.atlas.requests).toBe(
+      backlog.atlas.pagesNeeded + backlog.atlas.inventoryReads + backlog.atlas.nameReads + 1,
+    );
     expect(backlog.atlas.met).toBe(true);
   });
 

@@ -65,8 +65,11 @@ describe('check', () => {
     );
     expect(lines).toContain('ok   credentials: Atlas accepts the API key (HTTP Digest)');
     expect(lines).toContain('ok   egress address: Atlas accepts calls from this machine');
-    // Org events, API keys, an API key's access list, service accounts, project discovery.
-    expect(lines.filter((line) => line.startsWith(`ok   org ${ORG}`))).toHaveLength(5);
+    // Org events, its name, API keys, an API key's access list, service accounts, project discovery.
+    expect(lines.filter((line) => line.startsWith(`ok   org ${ORG}`))).toHaveLength(6);
+    expect(lines).toContain(
+      `ok   org ${ORG} organization names in alerts: readable (Organization Member): named Acme Corp`,
+    );
     expect(lines).toContainEqual(
       expect.stringMatching(
         new RegExp(
@@ -88,6 +91,9 @@ describe('check', () => {
           ),
         ),
       ).toBe(true);
+      expect(lines).toContain(
+        `ok   project ${project.id} project names in alerts: readable (Project Read Only): named ${project.name}`,
+      );
     }
     expect(lines.at(-2)).toMatch(/^ok {3}clock: this machine's clock is /);
     expect(lines.at(-1)).toBe(`ready: ${lines.length - 1} ok, 0 warnings, 0 failed, 0 skipped`);
@@ -131,8 +137,8 @@ describe('check', () => {
     expect(egress).toContain(
       'Atlas refuses calls from 127.0.0.1 (403 IP_ADDRESS_NOT_ON_ACCESS_LIST): add 127.0.0.1 to the access list',
     );
-    expect(lines.filter((line) => line.startsWith('skip '))).toHaveLength(4);
-    expect(lines.at(-1)).toBe('not ready: 2 ok, 0 warnings, 1 failed, 4 skipped');
+    expect(lines.filter((line) => line.startsWith('skip '))).toHaveLength(5);
+    expect(lines.at(-1)).toBe('not ready: 2 ok, 0 warnings, 1 failed, 5 skipped');
   });
 
   it('passes the egress check where the key’s access list holds the address', async () => {

@@ -13,11 +13,11 @@ import { runPollCommand } from './poll-command-harness.js';
  * inventory raises for the service account made an owner, as the demo prints them on one line.
  */
 const SECOND_TICK_LINES = [
-  '  CRITICAL  Service account terraform given ORG_OWNER in organization 64b5c9e2f1a3d40012ab3c01  (Acme Corp)',
+  '  CRITICAL  Service account terraform given ORG_OWNER in organization Acme Corp (64b5…c01)  (Acme Corp)',
   '  CRITICAL  Project IP access list open to 0.0.0.0/0  (analytics-prod)',
   '  HIGH      Data Explorer deleteDocument on payments.customers by carol.sre@acme.example  (payments-prod)',
   '  MEDIUM    Database user temp-admin created by carol.sre@acme.example  (payments-prod)',
-  '  MEDIUM    carol.sre@acme.example used Data Explorer for the first time in project 64b5ca17f1a3d40012ab3d11  (payments-prod)',
+  '  MEDIUM    carol.sre@acme.example used Data Explorer for the first time in project payments-prod (64b5…d11)  (payments-prod)',
 ];
 const ALERT_LINE = /^ {2}(CRITICAL|HIGH|MEDIUM|LOW|INFO) {2,}\S.*$/gm;
 
@@ -78,13 +78,17 @@ describe('atlas-audit-alerts demo, as npm start runs it', () => {
     const { first } = sections(result.stdout);
 
     expect(first).toMatch(
-      /^ {2}HIGH +MongoDB employee ts-4821 given host access in project \w+ \(SSH_KEY_NDS_HOST_ACCESS_GRANTED\) {2}\(payments-prod\)$/m,
+      /^ {2}HIGH +MongoDB employee ts-4821 given host access in project payments-prod \(64b5…d11\) \(SSH_KEY_NDS_HOST_ACCESS_GRANTED\) {2}\(payments-prod\)$/m,
     );
-    expect(first).toMatch(/^ {2}MEDIUM +Backup policy of project \w+ changed by carol\.sre@acme\.example /m);
     expect(first).toMatch(
-      /^ {2}HIGH +Encryption at rest key unusable in project \w+ \(AWS_ENCRYPTION_KEY_INVALID\) /m,
+      /^ {2}MEDIUM +Backup policy of project payments-prod \(64b5…d11\) changed by carol\.sre@acme\.example /m,
     );
-    expect(first).toMatch(/^ {2}LOW +Organization \w+ has users without MFA {2}\(Acme Corp\)$/m);
+    expect(first).toMatch(
+      /^ {2}HIGH +Encryption at rest key unusable in project analytics-prod \(64b5…d13\) \(AWS_ENCRYPTION_KEY_INVALID\) /m,
+    );
+    expect(first).toMatch(
+      /^ {2}LOW +Organization Acme Corp \(64b5…c01\) has users without MFA {2}\(Acme Corp\)$/m,
+    );
   });
 
   it('shows baseline findings of the first inventory, marked pre-existing, on the first tick', () => {
@@ -92,7 +96,7 @@ describe('atlas-audit-alerts demo, as npm start runs it', () => {
 
     expect(first).toContain('Owner zydgnobx has no access list (pre-existing, found by the first inventory)');
     expect(first).toMatch(
-      /Project \S+ open to 0\.0\.0\.0\/0 \(pre-existing, found by the first inventory\) {2}\(internal-tools\)/,
+      /Project internal-tools \(64b5…d14\) open to 0\.0\.0\.0\/0 \(pre-existing, found by the first inventory\) {2}\(internal-tools\)/,
     );
   });
 

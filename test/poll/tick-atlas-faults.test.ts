@@ -61,8 +61,9 @@ describe('runTick against a misbehaving Atlas', () => {
       inventory: { status: 'baseline' },
     });
     expect(counters.challenges).toBe(2);
-    // Three event pages, and the project's IP access list read by its first inventory snapshot.
-    expect(counters.byStatus).toEqual({ '200': 4, '401': 2 });
+    // Three event pages, the project's IP access list read by its first inventory snapshot, and the
+    // names of the organization and the project its alerts show.
+    expect(counters.byStatus).toEqual({ '200': 6, '401': 2 });
     expect(summary.totals.atlasRequests).toBe(counters.requests);
     await expectEachAlertOnce(current, events);
   });

@@ -99,12 +99,14 @@ describe('the cost of a tick for one source on DynamoDB', () => {
       });
       expect(quiet.cost.dynamoDbRequests).toBe(2);
       expect(busy.cost.alerts).toBe(100);
-      // One transaction of 100 claims and one of 100 marks.
-      expect(busy.cost.dynamoDbRequests - 2 * Math.ceil(busy.cost.alerts / 100)).toBe(
+      // One transaction of 100 claims and one of 100 marks; and, once for the container and the names'
+      // lifetime, one read of the organization's and project's names and a write of each.
+      expect(busy.cost.dynamoDbRequests - 2 * Math.ceil(busy.cost.alerts / 100) - 3).toBe(
         quiet.cost.dynamoDbRequests,
       );
       expect(busy.cost.pagesRead).toBe(20);
-      expect(busy.cost.atlasRequests).toBe(busy.cost.pagesRead + busy.cost.challenges);
+      // The pages, and the two names read once.
+      expect(busy.cost.atlasRequests).toBe(busy.cost.pagesRead + busy.cost.challenges + 2);
       expect(busy.cost.challenges).toBeLessThanOrEqual(1);
       expect(quiet.cost.atlasRequests).toBe(quiet.cost.pagesRead + quiet.cost.challenges);
       await expectEachAlertOnce(fixture, events);

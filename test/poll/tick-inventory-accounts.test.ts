@@ -101,7 +101,7 @@ describe.each(storeKinds())(
         ],
         [
           'inventory-project-open-to-internet',
-          `Project ${ids.project} open to 0.0.0.0/0 (pre-existing, found by the first inventory)`,
+          `Project payments (6650…011) open to 0.0.0.0/0 (pre-existing, found by the first inventory)`,
         ],
       ]);
       expect(fixture.notifier.delivered.map((alert) => alert.events[0]?.preExisting)).toEqual([true, true]);
@@ -150,20 +150,20 @@ describe.each(storeKinds())(
       expect(alerts(baseline)).toEqual([
         [
           'inventory-project-open-to-internet',
-          `Project ${ids.secondProject} open to 0.0.0.0/0 (new since the last inventory)`,
+          `Project analytics (6650…012) open to 0.0.0.0/0 (new since the last inventory)`,
         ],
         [
           'inventory-service-account-access-list-open-to-internet',
           'Service account ci usable from 0.0.0.0/0',
         ],
-        ['inventory-service-account-added', `New service account ci found in organization ${ids.org}`],
+        ['inventory-service-account-added', `New service account ci found in organization Acme (6650…001)`],
         [
           'inventory-service-account-owner-role-granted',
-          `Service account deployer given ORG_OWNER in organization ${ids.org}`,
+          `Service account deployer given ORG_OWNER in organization Acme (6650…001)`,
         ],
         [
           'inventory-service-account-removed',
-          `Service account owner-bot no longer in organization ${ids.org}`,
+          `Service account owner-bot no longer in organization Acme (6650…001)`,
         ],
       ]);
       expect(outcomeOf(quiet, ORG).inventory).toMatchObject({ status: 'compared', changes: 0 });

@@ -1032,6 +1032,76 @@ export function describeStateStoreContract(name: string, createStore: CreateCont
     });
   });
 
+  describe(`${name}: names for alerts`, () => {
+    it('returns the names written, and nothing for keys never written', async () => {
+      const { store, clock } = await setUp(createStore);
+      const org = `org:${atlasId()}`;
+      const project = `project:${atlasId()}`;
+      const expiresAt = clock.now() + DAY;
+
+      await store.writeNames({
+        names: [
+          { key: org, name: 'Acme Corp', resolvedAt: clock.now(), expiresAt },
+          { key: project, name: 'payments-prod', resolvedAt: clock.now(), expiresAt },
+        ],
+      });
+      const read = await store.readNames({ keys: [org, project, `project:${atlasId()}`] });
+
+      expect([...read.values()].sort((a, b) => a.key.localeCompare(b.key))).toEqual([
+        { key: org, name: 'Acme Corp', resolvedAt: clock.now(), expiresAt },
+        { key: project, name: 'payments-prod', resolvedAt: clock.now(), expiresAt },
+      ]);
+    });
+
+    it('replaces a name written again under the same key', async () => {
+      const { store, clock } = await setUp(createStore);
+      const key = `project:${atlasId()}`;
+      await store.writeNames({
+        names: [{ key, name: 'old-name', resolvedAt: clock.now(), expiresAt: clock.now() + DAY }],
+      });
+
+      await store.writeNames({
+        names: [{ key, name: 'new-name', resolvedAt: clock.now(), expiresAt: clock.now() + DAY }],
+      });
+
+      expect((await store.readNames({ keys: [key] })).get(key)?.name).toBe('new-name');
+    });
+
+    it('forgets a name at its expiry, on its own clock', async () => {
+      const { store, clock } = await setUp(createStore);
+      const key = `org:${atlasId()}`;
+      await store.writeNames({
+        names: [{ key, name: 'Acme Corp', resolvedAt: clock.now(), expiresAt: clock.now() + 10 * MINUTE }],
+      });
+
+      clock.advance(10 * MINUTE - 1);
+      const before = await store.readNames({ keys: [key] });
+      clock.advance(1);
+      const after = await store.readNames({ keys: [key] });
+
+      expect(before.has(key)).toBe(true);
+      expect(after.has(key)).toBe(false);
+    });
+
+    it('reads 150 names in one call', async () => {
+      const { store, clock } = await setUp(createStore);
+      const keys = Array.from({ length: 150 }, () => `project:${atlasId()}`);
+      await store.writeNames({
+        names: keys.map((key, index) => ({
+          key,
+          name: `project-${index}`,
+          resolvedAt: clock.now(),
+          expiresAt: clock.now() + DAY,
+        })),
+      });
+
+      const read = await store.readNames({ keys });
+
+      expect(read.size).toBe(150);
+      expect(read.get(keys[149] ?? '')?.name).toBe('project-149');
+    });
+  });
+
   describe(`${name}: statistics`, () => {
     it('counts its requests, and starts again from zero when reset', async () => {
       const { store } = await setUp(createStore);

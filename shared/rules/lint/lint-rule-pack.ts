@@ -4,6 +4,7 @@ import { requiredEventTypes } from '../conditions.js';
 import { parseFieldPath } from '../field-path.js';
 import type { RulePack } from '../rule-pack.js';
 import type { FieldConditionSpec, ListRef, MatchSpec, OperatorsSpec, ScalarValue } from '../schema.js';
+import { isContextPath } from '../template.js';
 import { RuleSources } from './rule-sources.js';
 import type { RuleWarning, RuleWarningCode } from './rule-warning.js';
 
@@ -321,7 +322,7 @@ function describeTypes(types: readonly string[] | undefined): string {
   return `no known event of type${sorted.length === 1 ? '' : 's'} ${shown}${more}`;
 }
 
-/** The placeholders of a template with the field paths they name (quoted defaults left out). */
+/** The placeholders of a template with the event field paths they name (quoted defaults left out). */
 function placeholders(template: string): { placeholder: string; paths: string[] }[] {
   const found: { placeholder: string; paths: string[] }[] = [];
   for (const match of template.matchAll(/\{\{(.*?)\}\}/gs)) {
@@ -329,7 +330,11 @@ function placeholders(template: string): { placeholder: string; paths: string[] 
     const paths = inner
       .split('|')
       .map((choice) => choice.trim())
-      .filter((choice) => choice !== '' && !choice.startsWith('"') && !choice.endsWith('"'));
+      // `context.*` fields are the poller's, not the event's: the template compiler checks their names.
+      .filter(
+        (choice) =>
+          choice !== '' && !choice.startsWith('"') && !choice.endsWith('"') && !isContextPath(choice),
+      );
     found.push({ placeholder: match[0], paths });
   }
   return found;

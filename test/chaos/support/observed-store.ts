@@ -4,6 +4,7 @@ import type {
   AcquireLeaseOptions,
   AlertClaimOptions,
   AlertClaimResult,
+  CachedName,
   ClaimAlertOptions,
   ClaimAlertsOptions,
   CommitCursorOptions,
@@ -12,6 +13,7 @@ import type {
   LeaseAcquisition,
   MarkAlertsSentOptions,
   ReadInventoryOptions,
+  ReadNamesOptions,
   ReadSourceTimesOptions,
   ReleaseLeaseOptions,
   RenewLeaseOptions,
@@ -21,6 +23,7 @@ import type {
   StateStore,
   StateStoreStats,
   WriteInventoryOptions,
+  WriteNamesOptions,
 } from '../../../shared/state/index.js';
 
 /** A planned outage: when the store is called for the `atCall`-th time, `stop` runs first. */
@@ -140,6 +143,14 @@ export class ObservedStore implements StateStore {
 
   writeInventory(options: WriteInventoryOptions): Promise<boolean> {
     return this.#call(() => this.#inner.writeInventory(options));
+  }
+
+  readNames(options: ReadNamesOptions): Promise<Map<string, CachedName>> {
+    return this.#call(() => this.#inner.readNames(options));
+  }
+
+  writeNames(options: WriteNamesOptions): Promise<void> {
+    return this.#call(() => this.#inner.writeNames(options));
   }
 
   increment(key: string, member: string, options: CounterIncrementOptions): Promise<number> {

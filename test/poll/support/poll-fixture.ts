@@ -6,6 +6,7 @@ import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { AtlasClient, type AtlasEvent } from '../../../shared/atlas/index.js';
 import type { Logger } from '../../../shared/logger.js';
 import {
+  NameCache,
   type PollerConfig,
   type PollerConfigInput,
   ProjectDiscoveryCache,
@@ -152,6 +153,8 @@ export interface PollFixture {
   notifier: RecordingNotifier;
   config: PollerConfig;
   discoveryCache: ProjectDiscoveryCache;
+  /** The container's names, kept across the fixture's ticks: `clear()` it for a cold start. */
+  names: NameCache;
   /**
    * Called after the simulator answered each request, before the client reads the answer: tests set
    * it to change the simulator (or the clock) between two pages.
@@ -205,6 +208,7 @@ export async function startPollFixture(options: PollFixtureOptions): Promise<Pol
   const engine = createRuleEngine({ pack, counters: store });
   const notifier = new RecordingNotifier();
   const discoveryCache = new ProjectDiscoveryCache();
+  const names = new NameCache();
   const config = pollerConfigSchema.parse({
     atlas: { baseUrl: sim.baseUrl },
     sources: { orgIds: [ids.org], projectIds: [ids.project] },
@@ -230,6 +234,7 @@ export async function startPollFixture(options: PollFixtureOptions): Promise<Pol
     notifier,
     config,
     discoveryCache,
+    names,
     newClient,
     async restartSimulator(seed) {
       await sim.stop();
@@ -245,6 +250,7 @@ export async function startPollFixture(options: PollFixtureOptions): Promise<Pol
           notifier,
           clock,
           discoveryCache,
+          names,
           ...(options.logger ? { logger: options.logger } : {}),
         },
         { config, owner: 'worker-a', ...tickOptions },
