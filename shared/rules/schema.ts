@@ -171,6 +171,12 @@ const valueList = z.union([z.array(scalar).min(1), listRef]);
 const textList = z.union([z.string(), z.array(z.string()).min(1), listRef]);
 const stringList = z.union([z.array(z.string()).min(1), listRef]);
 
+/** A prefix length per IP version, such as `{ipv4: 24, ipv6: 48}`. */
+const prefixLengths = z.strictObject({
+  ipv4: z.int().min(0).max(32).optional(),
+  ipv6: z.int().min(0).max(128).optional(),
+});
+
 const operatorsShape = {
   equals: scalar
     .optional()
@@ -203,16 +209,10 @@ const operatorsShape = {
     description:
       'The IP address or CIDR block lies entirely inside one of these ranges. A bare IP is a /32 or /128.',
   }),
-  cidr_at_least_as_wide_as: z
-    .strictObject({
-      ipv4: z.int().min(0).max(32).optional(),
-      ipv6: z.int().min(0).max(128).optional(),
-    })
-    .optional()
-    .meta({
-      description:
-        'The CIDR block is at least as wide as /N (its prefix length is N or less), per IP version: {ipv4: 16, ipv6: 48} catches 0.0.0.0/0, ::/0 and 10.0.0.0/8.',
-    }),
+  cidr_at_least_as_wide_as: prefixLengths.optional().meta({
+    description:
+      'The CIDR block is at least as wide as /N (its prefix length is N or less), per IP version: {ipv4: 16, ipv6: 48} catches 0.0.0.0/0, ::/0 and 10.0.0.0/8.',
+  }),
   cidr_public: z.boolean().optional().meta({
     description:
       'The IP range holds publicly routable addresses (true), or only private, loopback, link-local, documentation or other special-purpose ones (false).',
@@ -341,16 +341,10 @@ const ruleShape = {
       field: z.string().meta({
         description: 'The field path whose value must be new for the group, such as remoteAddress.',
       }),
-      network: z
-        .strictObject({
-          ipv4: z.int().min(0).max(32).optional(),
-          ipv6: z.int().min(0).max(128).optional(),
-        })
-        .optional()
-        .meta({
-          description:
-            'Compare the network of the address instead of the address: {ipv4: 24, ipv6: 48} compares /24 and /48 networks. A value that is not an IP address never matches.',
-        }),
+      network: prefixLengths.optional().meta({
+        description:
+          'Compare the network of the address instead of the address: {ipv4: 24, ipv6: 48} compares /24 and /48 networks. A value that is not an IP address never matches.',
+      }),
       within: z.string().meta({
         description: 'A duration such as 30d: a value not seen for the group for this long is new again.',
       }),

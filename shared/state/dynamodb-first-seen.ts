@@ -3,17 +3,14 @@ import type { Clock } from '../clock.js';
 import type { Logger } from '../logger.js';
 import type { FirstSeenRecord, SeenValue } from '../rules/first-seen-store.js';
 import { type Item, numberValue, readNumber, readString, stringValue } from './dynamodb-attributes.js';
+import { batchGetAll } from './dynamodb-batch-reads.js';
 import { stateKeys } from './dynamodb-keys.js';
 import type { DynamoDbRequester } from './dynamodb-requester.js';
-import { StateConflictError, StateStoreRequestError } from './errors.js';
+import { StateConflictError } from './errors.js';
 import { firstSeenTtlSeconds, isExpired } from './expiry.js';
 
-/** Keys in one `BatchGetItem`: DynamoDB's limit. */
-const BATCH_GET_KEYS = 100;
 /** Items in one `TransactWriteItems`: DynamoDB's limit. */
 const TRANSACTION_ITEMS = 100;
-/** Times a batch of keys DynamoDB leaves unprocessed is asked for. */
-const BATCH_ATTEMPTS = 8;
 
 /** What the first-seen reads and writes need of the store. */
 export interface FirstSeenTableContext {
@@ -23,9 +20,9 @@ export interface FirstSeenTableContext {
 }
 
 /**
- * Reads first-seen records: strongly consistent `BatchGetItem`s of 100 keys, one after the other
- * (a batch of events rarely needs more than one), keys DynamoDB leaves unprocessed asked for again
- * after a growing pause. An item past its TTL is absent; an item this program cannot read is logged
+ * Reads first-seen records: strongly consistent `BatchGetItem`s of 100 keys (a batch of events
+ * rarely needs more than one), keys DynamoDB leaves unprocessed asked for again after a growing
+ * pause. An item past its TTL is absent; an item this program cannot read is logged
  * and read as absent, so the values it held are learnt again.
  *
  * @throws StateStoreRequestError when DynamoDB cannot be reached or keeps leaving keys unprocessed.
@@ -41,40 +38,28 @@ export async function readFirstSeenItems(
   const { requester, clock } = context;
   const byPk = new Map<string, string>();
   for (const key of keys) byPk.set(stateKeys.firstSeen(key).pk, key);
+  const items = await batchGetAll(requester, clock, {
+    keys: [...byPk.keys()].map((pk): Item => ({ pk: stringValue(pk), sk: stringValue('FIRSTSEEN') })),
+    projection: {
+      expression: '#pk, #seen, #windowExpiresAt, #startedAt, #expiresAt',
+      names: {
+        '#pk': 'pk',
+        '#seen': 'seen',
+        '#windowExpiresAt': 'windowExpiresAt',
+        '#startedAt': 'startedAt',
+        '#expiresAt': 'expiresAt',
+      },
+    },
+    consistent: true,
+    what: 'first-seen items',
+  });
   const found = new Map<string, FirstSeenRecord>();
-  const all = [...byPk.keys()].map((pk): Item => ({ pk: stringValue(pk), sk: stringValue('FIRSTSEEN') }));
-  for (let at = 0; at < all.length; at += BATCH_GET_KEYS) {
-    let pending = all.slice(at, at + BATCH_GET_KEYS);
-    for (let attempt = 1; pending.length > 0; attempt += 1) {
-      if (attempt > BATCH_ATTEMPTS) {
-        throw new StateStoreRequestError(
-          `DynamoDB left ${pending.length} first-seen items of state table ${requester.tableName} unprocessed ` +
-            `${BATCH_ATTEMPTS} times in a row (throttled): the table needs more read capacity`,
-          { operation: 'BatchGetItem', tableName: requester.tableName },
-        );
-      }
-      if (attempt > 1) await clock.sleep(Math.min(2_000, 50 * 2 ** (attempt - 2)));
-      const { items, unprocessed } = await requester.batchGetItem({
-        keys: pending,
-        expression: '#pk, #seen, #windowExpiresAt, #startedAt, #expiresAt',
-        names: {
-          '#pk': 'pk',
-          '#seen': 'seen',
-          '#windowExpiresAt': 'windowExpiresAt',
-          '#startedAt': 'startedAt',
-          '#expiresAt': 'expiresAt',
-        },
-        consistent: true,
-      });
-      const wallNow = clock.now();
-      for (const item of items) {
-        const key = byPk.get(readString(item, 'pk') ?? '');
-        if (key === undefined) continue;
-        const record = recordOf(context, key, item, wallNow);
-        if (record !== undefined) found.set(key, record);
-      }
-      pending = unprocessed;
-    }
+  const wallNow = clock.now();
+  for (const item of items) {
+    const key = byPk.get(readString(item, 'pk') ?? '');
+    if (key === undefined) continue;
+    const record = recordOf(context, key, item, wallNow);
+    if (record !== undefined) found.set(key, record);
   }
   return found;
 }
