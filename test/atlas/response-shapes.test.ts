@@ -5,6 +5,7 @@ import {
   readApiKey,
   readEvent,
   readListPage,
+  readOrganization,
   readProject,
   readServiceAccount,
   unwrapEnvelope,
@@ -115,6 +116,24 @@ describe('the item readers', () => {
       { ok: true, value: { id: 'p', name: 'prod' } },
       { ok: false, problem: 'a project without a string id' },
       { ok: false, problem: 'a project without a string id' },
+    ]);
+  });
+
+  it('reads an organization only with a string id', () => {
+    // Act
+    const results = [
+      readOrganization({ id: 'o', name: 'Acme Corp' }),
+      readOrganization({ id: 1, name: 'Acme Corp' }),
+      readOrganization({ name: 'Acme Corp' }),
+      readOrganization('o'),
+    ];
+
+    // Assess
+    expect(results).toStrictEqual([
+      { ok: true, value: { id: 'o', name: 'Acme Corp' } },
+      { ok: false, problem: 'an organization without a string id' },
+      { ok: false, problem: 'an organization without a string id' },
+      { ok: false, problem: 'an organization without a string id' },
     ]);
   });
 

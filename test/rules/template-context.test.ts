@@ -40,6 +40,22 @@ describe('template context fields', () => {
     expect(nested).toBe(projectId);
   });
 
+  it('falls through an empty context field, and reads a context that has only values or only named ids', () => {
+    // Prepare
+    const onlyValues = { values: { projectName: '' } };
+    const onlyNamed = { namedIds: { groupId: { id: projectId, shown: 'payments-prod (64b5…d11)' } } };
+
+    // Act
+    const emptyName = render('{{context.projectName | groupId}}', { groupId: projectId }, onlyValues);
+    const withoutNames = render('{{groupId}}', { groupId: projectId }, onlyValues);
+    const withoutValues = render('{{context.projectName | "unnamed"}}', {}, onlyNamed);
+
+    // Assess
+    expect(emptyName).toBe(projectId);
+    expect(withoutNames).toBe(projectId);
+    expect(withoutValues).toBe('unnamed');
+  });
+
   it('refuses a context field it does not know, listing those it does', () => {
     // Act
     const compiled = compileTemplate('{{context.projectname}}');

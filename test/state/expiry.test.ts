@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { DAY_MS, isExpired, nowSeconds, ttlSeconds } from '../../shared/state/expiry.js';
+import { DAY_MS, firstSeenTtlSeconds, isExpired, nowSeconds, ttlSeconds } from '../../shared/state/expiry.js';
 
 describe('ttlSeconds', () => {
   it('rounds up to the next whole second, and keeps a whole second', () => {
@@ -49,5 +49,39 @@ describe('isExpired', () => {
     // Assess
     expect(DAY_MS).toBe(86_400_000);
     expect(verdicts).toEqual([false, true]);
+  });
+});
+
+describe('firstSeenTtlSeconds', () => {
+  const wallNow = 1_700_000_000_000;
+
+  it('keeps a record until its expiry when that is more than a day away on the wall clock', () => {
+    // Act
+    const ttl = firstSeenTtlSeconds(wallNow + 30 * DAY_MS + 1, wallNow);
+
+    // Assess
+    expect(ttl).toBe(Math.ceil((wallNow + 30 * DAY_MS + 1) / 1000));
+  });
+
+  it('keeps a record a day from the wall clock when its expiry on the engine clock is sooner or past', () => {
+    // Act
+    const ttls = [
+      firstSeenTtlSeconds(wallNow - 365 * DAY_MS, wallNow),
+      firstSeenTtlSeconds(wallNow + DAY_MS - 1, wallNow),
+      firstSeenTtlSeconds(wallNow + DAY_MS, wallNow),
+    ];
+
+    // Assess
+    expect(ttls).toEqual([(wallNow + DAY_MS) / 1000, (wallNow + DAY_MS) / 1000, (wallNow + DAY_MS) / 1000]);
+  });
+
+  it('gives a record that never expires (a learning start) no TTL, and one just short of never a TTL', () => {
+    // Act
+    const never = firstSeenTtlSeconds(Number.MAX_SAFE_INTEGER, wallNow);
+    const almost = firstSeenTtlSeconds(Number.MAX_SAFE_INTEGER - 1, wallNow);
+
+    // Assess
+    expect(never).toBeUndefined();
+    expect(almost).toBe(Math.ceil((Number.MAX_SAFE_INTEGER - 1) / 1000));
   });
 });
