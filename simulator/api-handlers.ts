@@ -104,6 +104,18 @@ function findOrg(data: SimulatorData, orgId: string): OrgRecord | ApiProblem {
   return data.orgs.get(orgId) ?? problems.orgNotFound(orgId);
 }
 
+/** A project as Atlas shows it, alone (`GET /groups/{id}`) or in an organization's list. */
+function projectBody(request: ApiRequest, project: ProjectRecord): Record<string, unknown> {
+  return {
+    clusterCount: project.clusterCount,
+    created: project.created,
+    id: project.id,
+    links: selfLink(`${request.origin}${request.prefix}/groups/${project.id}`),
+    name: project.name,
+    orgId: project.orgId,
+  };
+}
+
 function readableProject(request: ApiRequest): ProjectRecord | ApiProblem {
   const project = findProject(request.data, request.route.params.groupId ?? '');
   if (project instanceof ApiProblem) return project;
@@ -306,14 +318,7 @@ export function handleApiRequest(request: ApiRequest): ApiReply {
     case 'getProject': {
       const project = readableProject(request);
       if (project instanceof ApiProblem) return project;
-      return jsonReply({
-        clusterCount: project.clusterCount,
-        created: project.created,
-        id: project.id,
-        links: selfLink(`${request.origin}${request.prefix}/groups/${project.id}`),
-        name: project.name,
-        orgId: project.orgId,
-      });
+      return jsonReply(projectBody(request, project));
     }
     case 'listOrgProjects': {
       const org = memberOrg(request);
@@ -321,14 +326,7 @@ export function handleApiRequest(request: ApiRequest): ApiReply {
       const visible = [...data.projects.values()].filter(
         (project) => project.orgId === org.id && canReadProject(request.principal.roles, project),
       );
-      return paginate(request, visible, (project) => ({
-        clusterCount: project.clusterCount,
-        created: project.created,
-        id: project.id,
-        links: selfLink(`${request.origin}${request.prefix}/groups/${project.id}`),
-        name: project.name,
-        orgId: project.orgId,
-      }));
+      return paginate(request, visible, (project) => projectBody(request, project));
     }
     case 'listApiKeys': {
       const org = memberOrg(request);
