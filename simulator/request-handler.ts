@@ -11,7 +11,7 @@ import { type OutgoingResponse, writeResponse } from './http-writer.js';
 import type { NonceRegistry } from './nonce-registry.js';
 import type { OAuthTokenStore } from './oauth-tokens.js';
 import type { RequestCounters } from './request-counters.js';
-import { type ApiGeneration, matchRoute, splitApiPath, TOKEN_PATH } from './routes.js';
+import { type ApiGeneration, matchRoute, type RouteMatch, splitApiPath, TOKEN_PATH } from './routes.js';
 import { formatAtlasDate, type Principal, type SimulatorData } from './simulator-data.js';
 import { checkTokenRequest, readBody, tokenResponse } from './token-endpoint.js';
 
@@ -34,7 +34,7 @@ export interface RequestHandlerOptions {
   retiredApiVersions: ReadonlySet<string>;
   /** `host:port` for links when a request carries no `Host` header. */
   fallbackHost: () => string;
-  /** What `RateLimit-Limit` announces, per principal and minute. */
+  /** What `RateLimit-Limit` announces, per principal, scope (project, organization) and minute. */
   rateLimitPerMinute: number;
 }
 
@@ -67,7 +67,9 @@ const SERVICE_ACCOUNT_ROUTES: ReadonlySet<string> = new Set([
 
 /**
  * What `RateLimit-Limit` announces unless the simulator is started with another `rateLimitPerMinute`:
- * requests per principal and minute, as Atlas's token buckets count.
+ * requests per principal, scope and minute. Atlas keeps a token bucket per endpoint set and scope
+ * (the project of a `/groups/{groupId}` path, the organization of an `/orgs/{orgId}` one), so one busy
+ * project does not spend another's budget; the simulator counts per scope, not per endpoint set.
  */
 export const SIMULATOR_RATE_LIMIT = 100;
 const RATE_WINDOW_MS = 60_000;
@@ -130,15 +132,16 @@ export function createRequestHandler(
   const rateWindows = new Map<string, { start: number; used: number }>();
   /**
    * `RateLimit-Limit` and `RateLimit-Remaining` as the OpenAPI document declares them on every
-   * answer: the caller's budget in the current minute. The simulator only announces it; 429s come
-   * from the fault plan.
+   * answer: the caller's budget for the route's scope in the current minute. The simulator only
+   * announces it; 429s come from the fault plan.
    */
-  const rateLimitHeaders = (caller: string): Record<string, string> => {
+  const rateLimitHeaders = (caller: string, route: RouteMatch): Record<string, string> => {
     const now = clock.now();
-    let window = rateWindows.get(caller);
+    const bucket = `${caller} ${rateLimitScope(route)}`;
+    let window = rateWindows.get(bucket);
     if (window === undefined || now - window.start >= RATE_WINDOW_MS) {
       window = { start: now, used: 0 };
-      rateWindows.set(caller, window);
+      rateWindows.set(bucket, window);
     }
     window.used += 1;
     return {
@@ -367,7 +370,7 @@ export function createRequestHandler(
         pretty: shape.pretty,
         truncate,
       },
-      { ...commonHeaders, ...rateLimitHeaders(`${auth.principal.kind}:${auth.principal.id}`) },
+      { ...commonHeaders, ...rateLimitHeaders(`${auth.principal.kind}:${auth.principal.id}`, route) },
     );
   };
 
@@ -389,4 +392,12 @@ export function createRequestHandler(
       });
     });
   };
+}
+
+/** The scope of a route's token bucket: its project, its organization, or the caller alone. */
+function rateLimitScope(route: RouteMatch): string {
+  const { groupId, orgId } = route.params;
+  if (groupId !== undefined) return `groups/${groupId}`;
+  if (orgId !== undefined) return `orgs/${orgId}`;
+  return 'user';
 }

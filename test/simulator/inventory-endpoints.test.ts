@@ -96,4 +96,23 @@ describe('simulator rate-limit headers, with the limit given', () => {
       await sim.stop();
     }
   });
+
+  it('counts each project and organization in a bucket of its own, as Atlas scopes its limits', async () => {
+    const sim = await startSimulator({ unauthenticatedAccess: true, rateLimitPerMinute: 50 });
+    try {
+      const [first, second] = sim.projects;
+      const remaining = async (path: string): Promise<string | null> =>
+        (await fetch(`${sim.baseUrl}/api/atlas/v2${path}`, { headers: { accept: V2 } })).headers.get(
+          'ratelimit-remaining',
+        );
+
+      expect(await remaining(`/groups/${first?.id ?? ''}/accessList`)).toBe('49');
+      expect(await remaining(`/groups/${first?.id ?? ''}/events`)).toBe('48');
+      expect(await remaining(`/groups/${second?.id ?? ''}/accessList`)).toBe('49');
+      expect(await remaining(`/orgs/${first?.orgId ?? ''}/events`)).toBe('49');
+      expect(await remaining(`/groups/${first?.id ?? ''}`)).toBe('47');
+    } finally {
+      await sim.stop();
+    }
+  });
 });
