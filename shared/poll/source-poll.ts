@@ -348,12 +348,13 @@ class SourceRun {
           signal,
           stopReason: () => context.budget.stopReason(),
           beforeNextPage: () => this.#keepLease(),
+          holdWhole: (event) => context.engine.mayAlert(event),
           onPage: (page) => this.#progress(plan, current, page),
         });
         outcome.pagesRead += read.pagesRead;
         outcome.eventsFetched += read.eventsFetched;
         if (read.kind === 'read') {
-          this.#adaptSpan(current, read.fresh.length, reservation.limit);
+          this.#adaptSpan(current, read.fresh.length + read.passed.length, reservation.limit);
           return { window: current, read, reservation };
         }
         if (read.kind === 'cut-short') throw new WalkStopped(read.reason);
@@ -415,6 +416,7 @@ class SourceRun {
     const outcome = this.#outcome;
     const events = read.fresh.filter((keyed) => keyed.time >= plan.evaluateFrom).map((keyed) => keyed.event);
     outcome.eventsNew += events.length;
+    for (const time of read.passed) if (time >= plan.evaluateFrom) outcome.eventsNew += 1;
     const alerts =
       events.length === 0
         ? []

@@ -36,6 +36,12 @@ export interface ReadWindowOptions {
   stopReason: () => CutShortReason | undefined;
   /** Awaited before each page after the first (renews the lease when due). */
   beforeNextPage: () => Promise<void>;
+  /**
+   * Whether a new event must be held whole until the window is evaluated (the rule engine's
+   * `mayAlert`). The others raise nothing whatever the rest of the window holds, so they are kept as
+   * a time alone, for the count of new events. Default: every event is held whole.
+   */
+  holdWhole?: (event: unknown) => boolean;
   /** Told after each page. */
   onPage?: (progress: { pagesRead: number; eventsRead: number; totalCount: number | undefined }) => void;
 }
@@ -44,8 +50,10 @@ export interface ReadWindowOptions {
 export type WindowRead =
   | {
       kind: 'read';
-      /** Events not processed before, in (`created`, `id`) order. */
+      /** Events not processed before that some rule may alert on, in (`created`, `id`) order. */
       fresh: KeyedEvent[];
+      /** The times of the events not processed before that no rule can alert on, in no order. */
+      passed: number[];
       /** Every distinct event the window listed (processed before or not), for the seen ids. */
       listed: Array<{ key: string; time: number }>;
       pagesRead: number;
@@ -107,19 +115,23 @@ export async function readWindow(options: ReadWindowOptions): Promise<WindowRead
     source.kind === 'org'
       ? atlas.listOrgEvents(source.id, filter)
       : atlas.listProjectEvents(source.id, filter);
-  // Only events not processed before are held whole; the others only as id and time.
+  // Only events not processed before that a rule may alert on are held whole; the others only as id
+  // and time. Every new event counts toward the window's limits, held whole or not.
   const listed = new Map<string, number>();
   const fresh = new Map<string, KeyedEvent>();
+  const passed: number[] = [];
+  const holdWhole = options.holdWhole ?? (() => true);
   let pagesRead = 0;
   let eventsFetched = 0;
   const pages = list.pages();
   let complete = false;
   /** The next page would not fit: cut the window shorter, or say it cannot be. */
   const overLimit = (): WindowRead => {
-    const events = Math.max(fresh.size + MAX_ITEMS_PER_PAGE, maxEvents + 1);
+    const held = fresh.size + passed.length;
+    const events = Math.max(held + MAX_ITEMS_PER_PAGE, maxEvents + 1);
     const shorter = shrinkWindow({ window, events, maxEvents });
     if (shorter !== undefined) return { kind: 'too-many', shorter, pagesRead, eventsFetched };
-    return { kind: 'over-budget', held: fresh.size, pagesRead, eventsFetched };
+    return { kind: 'over-budget', held, pagesRead, eventsFetched };
   };
   try {
     for (;;) {
@@ -143,7 +155,8 @@ export async function readWindow(options: ReadWindowOptions): Promise<WindowRead
         if (listed.has(keyed.key)) continue;
         listed.set(keyed.key, keyed.time);
         if (recent.has(keyed.key) || previous?.has(keyed.key) === true) continue;
-        fresh.set(keyed.key, keyed);
+        if (holdWhole(event)) fresh.set(keyed.key, keyed);
+        else passed.push(keyed.time);
         kept += 1;
       }
       // A page may not hold more than it was asked for; a server that sends more still counts it all.
@@ -153,7 +166,11 @@ export async function readWindow(options: ReadWindowOptions): Promise<WindowRead
       if (!page.hasNext) break;
       const estimate =
         pagesRead === 1 && page.totalCount !== undefined ? page.totalCount - options.knownInWindow : 0;
-      const shorter = shrinkWindow({ window, events: Math.max(estimate, fresh.size), maxEvents });
+      const shorter = shrinkWindow({
+        window,
+        events: Math.max(estimate, fresh.size + passed.length),
+        maxEvents,
+      });
       if (shorter !== undefined) return { kind: 'too-many', shorter, pagesRead, eventsFetched };
     }
     complete = true;
@@ -164,6 +181,7 @@ export async function readWindow(options: ReadWindowOptions): Promise<WindowRead
   return {
     kind: 'read',
     fresh: [...fresh.values()].sort(compareKeyedEvents),
+    passed,
     listed: Array.from(listed, ([key, time]) => ({ key, time })),
     pagesRead,
     eventsFetched,

@@ -74,6 +74,14 @@ export interface RuleEngine {
    *   caller evaluates the batch again later.
    */
   evaluate(events: readonly AtlasEvent[], options?: EvaluateOptions): Promise<Alert[]>;
+  /**
+   * Whether {@link evaluate} could do anything with the event: some rule's event types and conditions
+   * match it, or it cannot tell (the event is not an object, or a rule's conditions throw on it, which
+   * evaluation reports). Stateless and cheap: it reads no state and counts nothing, and an event for
+   * which it is false raises no alert and counts toward no rule, whatever the other events. A poll
+   * holds whole only the events for which it is true.
+   */
+  mayAlert(event: unknown): boolean;
 }
 
 /** Threshold windows whose events the engine keeps for the alert, at most `count` each. */
@@ -173,6 +181,10 @@ export function createRuleEngine(options: RuleEngineOptions): RuleEngine {
     for (const rule of rules)
       if (rule.eventTypes === undefined || rule.eventTypes.has(type)) bucket.push(rule);
   }
+  const candidatesFor = (event: AtlasEvent): readonly CompiledRule[] => {
+    const type = event.eventTypeName;
+    return (typeof type === 'string' ? byType.get(type) : undefined) ?? anyType;
+  };
   const provenance = new Map<string, AlertRulePack>(
     pack.rules.map(({ spec, layers }) => [
       spec.id,
@@ -344,6 +356,17 @@ export function createRuleEngine(options: RuleEngineOptions): RuleEngine {
 
   return {
     ruleIds: rules.map((rule) => rule.id),
+    mayAlert(event) {
+      if (typeof event !== 'object' || event === null) return true;
+      for (const rule of candidatesFor(event as AtlasEvent)) {
+        try {
+          if (ruleMatches(rule, event as AtlasEvent)) return true;
+        } catch {
+          return true;
+        }
+      }
+      return false;
+    },
     async evaluate(events, evaluateOptions) {
       const report =
         evaluateOptions?.onRuleError ??
@@ -369,19 +392,12 @@ export function createRuleEngine(options: RuleEngineOptions): RuleEngine {
           );
           continue;
         }
-        const type = event.eventTypeName;
-        const candidates = (typeof type === 'string' ? byType.get(type) : undefined) ?? anyType;
         // Read once per event, and only for an event that some rule matches.
         let time: number | undefined | null = null;
-        for (const rule of candidates) {
+        for (const rule of candidatesFor(event)) {
           // A rule that throws on this event skips it alone; a failing counter store fails the batch.
           try {
-            const anchor = rule.anchor;
-            if (anchor !== undefined) {
-              const value = (event as Record<string, unknown>)[anchor];
-              if (value === undefined || value === null) continue;
-            }
-            if (!rule.matches(event)) continue;
+            if (!ruleMatches(rule, event)) continue;
             if (time === null) time = parseEventTime(event.created);
             const eventId = eventIdOf(event);
             const { threshold, suppressMs } = rule;
@@ -524,6 +540,16 @@ function stateError(ruleIds: readonly string[], keys: readonly string[], error: 
     `The counter store failed for ${named} (${counted}): ${error instanceof Error ? error.message : String(error)}; evaluate the batch again once the store answers`,
     { cause: error },
   );
+}
+
+/** Whether the rule's anchor field is set on the event and its conditions match; throws what they throw. */
+function ruleMatches(rule: CompiledRule, event: AtlasEvent): boolean {
+  const anchor = rule.anchor;
+  if (anchor !== undefined) {
+    const value = (event as Record<string, unknown>)[anchor];
+    if (value === undefined || value === null) return false;
+  }
+  return rule.matches(event);
 }
 
 function compilePack(pack: RulePack): CompiledRule[] {

@@ -61,4 +61,26 @@ describe('runTick', () => {
     expect(summary.totals.eventsNew).toBe(0);
     expect(summary.totals.eventsFetched).toBe(1);
   });
+
+  it('counts the events no rule can alert on as new once, and alerts on the others in between', async () => {
+    // Prepare
+    fixture = await startPollFixture({ store: fileStoreFactory() });
+    const { sim, clock } = fixture;
+    const now = clock.now();
+    for (let index = 0; index < 30; index++) {
+      sim.addEvent({ groupId: ids.project }, quietEvent(now - 10 * MINUTE + index * SECOND));
+    }
+    const alerting = sim.addEvent({ groupId: ids.project }, alertingEvent(now - 10 * MINUTE + 15 * SECOND));
+
+    // Act
+    const first = await fixture.tick();
+    clock.advance(MINUTE);
+    const second = await fixture.tick();
+
+    // Assess
+    expect(first.totals.eventsNew).toBe(31);
+    expect(fixture.notifier.eventIds()).toEqual([alerting.id]);
+    expect(second.totals.eventsNew).toBe(0);
+    expect(second.totals.eventsFetched).toBe(31);
+  });
 });
