@@ -16,6 +16,8 @@ export interface BacklogMemoryBenchOptions {
   projects?: number;
   /** DynamoDB Local to use; by default the benchmark starts its own. */
   dynamoDbEndpoint?: string;
+  /** The poller's event budget (`maxEventsInMemory`). Default: sized from the heap limit. */
+  maxEventsInMemory?: number;
 }
 
 export interface BacklogMemoryBenchResult {
@@ -48,6 +50,7 @@ export async function runBacklogMemoryBenchmark(
       events,
       projects,
       ...(options.dynamoDbEndpoint === undefined ? {} : { dynamoDbEndpoint: options.dynamoDbEndpoint }),
+      ...(options.maxEventsInMemory === undefined ? {} : { maxEventsInMemory: options.maxEventsInMemory }),
     });
     runs.push({
       events,
@@ -76,7 +79,14 @@ export function backlogMemoryTable(result: BacklogMemoryBenchResult): string {
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
-  const result = await runBacklogMemoryBenchmark();
+  // `--max-events-in-memory N` runs the sizes with that budget instead of the one sized from the heap.
+  const at = process.argv.indexOf('--max-events-in-memory');
+  const budget = at === -1 ? undefined : Number(process.argv[at + 1]);
+  if (budget !== undefined && !(Number.isInteger(budget) && budget >= 2_000)) {
+    process.stderr.write('--max-events-in-memory takes a whole number of events, at least 2000\n');
+    process.exit(2);
+  }
+  const result = await runBacklogMemoryBenchmark(budget === undefined ? {} : { maxEventsInMemory: budget });
   process.stdout.write(backlogMemoryTable(result));
   process.stdout.write(`${JSON.stringify({ benchmark: 'backlog-memory', ...result })}\n`);
 }

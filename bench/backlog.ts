@@ -41,6 +41,8 @@ export interface BacklogBenchOptions {
   pageLatencyMs?: number;
   /** Requests per minute the simulator announces in `RateLimit-Limit`. Default: the simulator's (100). */
   atlasRateLimitPerMinute?: number;
+  /** The poller's event budget (`maxEventsInMemory`). Default: sized from the heap limit. */
+  maxEventsInMemory?: number;
 }
 
 export interface BacklogBenchResult {
@@ -151,6 +153,7 @@ export async function runBacklogBenchmark(options: BacklogBenchOptions = {}): Pr
       tableName: uniqueTableName('bench-backlog'),
       outboxPath: join(workDirectory, 'outbox.jsonl'),
       timing: { initialLookbackSeconds: 3_600 },
+      ...(options.maxEventsInMemory === undefined ? {} : { maxEventsInMemory: options.maxEventsInMemory }),
       ...(lambdaMemoryMiB === undefined ? {} : { lambdaMemoryMiB }),
     });
     try {

@@ -49,7 +49,11 @@ const EXIT_GRACE_MS = 5_000;
 export function forkRpcChild(script: URL, options: { nodeOptions?: readonly string[] } = {}): RpcChild {
   const path = fileURLToPath(script);
   const child: ChildProcess = fork(path, [], {
-    execArgv: [...(path.endsWith('.ts') ? ['--import', 'tsx'] : []), ...(options.nodeOptions ?? [])],
+    execArgv: [
+      ...cpuProfileOptions(),
+      ...(path.endsWith('.ts') ? ['--import', 'tsx'] : []),
+      ...(options.nodeOptions ?? []),
+    ],
     serialization: 'advanced',
     stdio: ['ignore', 'inherit', 'pipe', 'ipc'],
   });
@@ -152,4 +156,18 @@ export function serveRpc(handlers: RpcHandlers): void {
       () => process.exit(1),
     );
   });
+}
+
+/**
+ * The directory named by `BENCH_CPU_PROFILE_DIR`, where every benchmark child writes a V8 CPU profile
+ * when it exits (open it in Chrome DevTools); undefined when the variable is unset or empty.
+ */
+export function cpuProfileDirectory(): string | undefined {
+  const directory = process.env.BENCH_CPU_PROFILE_DIR;
+  return directory === undefined || directory === '' ? undefined : directory;
+}
+
+function cpuProfileOptions(): string[] {
+  const directory = cpuProfileDirectory();
+  return directory === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${directory}`];
 }

@@ -61,6 +61,7 @@ serveRpc({
       atlas: { baseUrl: options.atlas.baseUrl },
       sources: { projectIds: options.projectIds },
       ...(options.concurrency === undefined ? {} : { concurrency: options.concurrency }),
+      ...(options.maxEventsInMemory === undefined ? {} : { maxEventsInMemory: options.maxEventsInMemory }),
       timing: options.timing ?? {},
     });
     deps.store.resetStats();

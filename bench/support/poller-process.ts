@@ -5,7 +5,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { build } from 'esbuild';
 import { ESM_REQUIRE_BANNER } from '../../infra/index.js';
 import type { PollerConfigInput, TickSummary } from '../../shared/poll/index.js';
-import { forkRpcChild } from './child-rpc.js';
+import { cpuProfileDirectory, forkRpcChild } from './child-rpc.js';
 
 /** What the poller in its own process is built from. */
 export interface PollerProcessOptions {
@@ -26,6 +26,8 @@ export interface PollerProcessOptions {
   lambdaMemoryMiB?: number;
   /** Sources polled at once. Default: the poller's default. */
   concurrency?: number;
+  /** The tick's event budget (`maxEventsInMemory`). Default: sized from the heap limit, as in Lambda. */
+  maxEventsInMemory?: number;
   timing?: PollerConfigInput['timing'];
 }
 
@@ -96,7 +98,8 @@ export async function startPollerProcess(options: PollerProcessOptions): Promise
       platform: 'node',
       format: 'esm',
       target: `node${process.versions.node.split('.')[0]}`,
-      minify: true,
+      // A profile names functions only when the bundle keeps their names.
+      minify: cpuProfileDirectory() === undefined,
       banner: { js: ESM_REQUIRE_BANNER },
       mainFields: ['module', 'main'],
       logLevel: 'warning',

@@ -15,7 +15,7 @@ import { packOf, ruleFile } from './rule-files.js';
  */
 
 const rulesDirectory = fileURLToPath(new URL('../../rules/', import.meta.url));
-const clock: Clock = { now: () => Date.UTC(2024, 2, 20) };
+const clock: Clock = { now: () => Date.UTC(2024, 2, 20), sleep: () => Promise.resolve() };
 
 function engineOf(text: string) {
   return createRuleEngine({ pack: packOf(text), counters: new MemoryCounterStore() });
