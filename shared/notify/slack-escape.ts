@@ -17,19 +17,28 @@ import { cleanLine, cleanMultiline, sliceCodePoints } from './text-cleaning.js';
  * - Line breaks and control characters are cleaned first (see `text-cleaning.ts`).
  */
 
-const REPLACEMENTS: Readonly<Record<string, string>> = {
-  '&': '&amp;',
-  '<': '&lt;',
-  '>': '&gt;',
-  '*': '\u2217',
-  _: '\u02CD',
-  '~': '\u223C',
-  '`': '\u02CB',
-  '@': '@\u2060',
-};
+/** The replacement of each character Slack could read as markup, by character code. */
+const REPLACEMENTS: ReadonlyMap<number, string> = new Map([
+  [0x26, '&amp;'],
+  [0x3c, '&lt;'],
+  [0x3e, '&gt;'],
+  [0x2a, '\u2217'],
+  [0x5f, '\u02CD'],
+  [0x7e, '\u223C'],
+  [0x60, '\u02CB'],
+  [0x40, '@\u2060'],
+]);
 
-/** Formatting delimiters that are harmless between two ASCII letters or digits. */
-const INTRAWORD_SAFE = new Set(['*', '_', '~']);
+/** `*`, `_` and `~`: formatting delimiters that are harmless between two ASCII letters or digits. */
+const INTRAWORD_SAFE = new Set([0x2a, 0x5f, 0x7e]);
+
+/**
+ * What escaping acts on: a character with a replacement above, or one that cleaning changes (see
+ * `needsCleaning`). Text without one, and short enough, is returned as it is.
+ */
+const NEEDS_ESCAPING =
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is this pattern's job.
+  /[&<>*_~`@\u0000-\u001F\u007F-\u009F\u061C\u200E\u200F\u202A-\u202E\u2028\u2029\u2066-\u2069\uD800-\uDFFF]/;
 
 /** How {@link escapeSlackText} treats a text. */
 export interface SlackEscapeOptions {
@@ -55,54 +64,77 @@ const ELLIPSIS = '\u2026';
  */
 export function escapeSlackText(text: string, options: SlackEscapeOptions = {}): string {
   const maxLength = options.maxLength ?? Number.POSITIVE_INFINITY;
+  if (text.length <= maxLength && !NEEDS_ESCAPING.test(text)) return text;
   // Escaping never shortens by more than dropping bidi controls does, so four times the budget is
   // plenty; cutting first keeps a 1 MB value from costing 1 MB of work.
   const budgetSource = Number.isFinite(maxLength) ? Math.max(0, maxLength) * 4 + 16 : text.length;
   const source = text.length > budgetSource ? sliceCodePoints(text, budgetSource) : text;
   const cleaned = options.multiline ? cleanMultiline(source) : cleanLine(source);
-  const pieces = tokenize(cleaned, options.allowedMentions);
+  const tokens = options.allowedMentions === undefined ? [] : [...options.allowedMentions];
 
-  const kept: string[] = [];
+  // The text is a run of pieces that are never cut: an allowed token, or one escaped character (a
+  // surrogate pair is one character). Pieces are kept while they fit; only the last one's length
+  // matters when room must be made for the ellipsis.
+  let out = '';
   let length = 0;
+  let lastPiece = 0;
   let cut = source.length < text.length;
-  for (const piece of pieces) {
+  let cursor = 0;
+  while (cursor < cleaned.length) {
+    const code = cleaned.charCodeAt(cursor);
+    let piece: string;
+    let consumed = 1;
+    const token = tokens.length > 0 ? tokenAt(cleaned, cursor, tokens) : undefined;
+    if (token !== undefined) {
+      piece = token;
+      consumed = token.length;
+    } else {
+      const replacement = REPLACEMENTS.get(code);
+      if (replacement !== undefined) {
+        const keep =
+          INTRAWORD_SAFE.has(code) &&
+          isAsciiAlphanumeric(cleaned, cursor - 1) &&
+          isAsciiAlphanumeric(cleaned, cursor + 1);
+        piece = keep ? (cleaned[cursor] ?? '') : replacement;
+      } else if (isHighSurrogate(code) && isLowSurrogate(cleaned.charCodeAt(cursor + 1))) {
+        piece = cleaned.slice(cursor, cursor + 2);
+        consumed = 2;
+      } else {
+        piece = cleaned[cursor] ?? '';
+      }
+    }
     if (length + piece.length > maxLength) {
       cut = true;
       break;
     }
-    kept.push(piece);
+    out += piece;
     length += piece.length;
+    lastPiece = piece.length;
+    cursor += consumed;
   }
   if (cut) {
-    while (kept.length > 0 && length + ELLIPSIS.length > maxLength) length -= kept.pop()?.length ?? 0;
-    if (length + ELLIPSIS.length <= maxLength) kept.push(ELLIPSIS);
+    // The ellipsis is one code unit: at most the last piece makes room for it.
+    if (length > 0 && length + ELLIPSIS.length > maxLength) {
+      out = out.slice(0, out.length - lastPiece);
+      length -= lastPiece;
+    }
+    if (length + ELLIPSIS.length <= maxLength) out += ELLIPSIS;
   }
-  return kept.join('');
+  return out;
 }
 
-/** Splits cleaned text into pieces that must never be cut: an allowed token, or one escaped character. */
-function tokenize(text: string, allowed: ReadonlySet<string> | undefined): string[] {
-  const pieces: string[] = [];
-  const tokens = allowed && allowed.size > 0 ? [...allowed] : [];
-  let cursor = 0;
-  while (cursor < text.length) {
-    const token = tokens.find((candidate) => text.startsWith(candidate, cursor));
-    if (token !== undefined) {
-      pieces.push(token);
-      cursor += token.length;
-      continue;
-    }
-    const char = String.fromCodePoint(text.codePointAt(cursor) ?? 0);
-    const replacement = REPLACEMENTS[char];
-    const keep =
-      replacement === undefined ||
-      (INTRAWORD_SAFE.has(char) &&
-        isAsciiAlphanumeric(text, cursor - 1) &&
-        isAsciiAlphanumeric(text, cursor + 1));
-    pieces.push(keep ? char : replacement);
-    cursor += char.length;
-  }
-  return pieces;
+/** The first allowed token that starts at `index`, if any. */
+function tokenAt(text: string, index: number, tokens: readonly string[]): string | undefined {
+  for (const token of tokens) if (token !== '' && text.startsWith(token, index)) return token;
+  return undefined;
+}
+
+function isHighSurrogate(code: number): boolean {
+  return code >= 0xd800 && code <= 0xdbff;
+}
+
+function isLowSurrogate(code: number): boolean {
+  return code >= 0xdc00 && code <= 0xdfff;
 }
 
 function isAsciiAlphanumeric(text: string, index: number): boolean {

@@ -13,6 +13,29 @@ const LINE_BREAK = /\r\n|[\r\n\u2028\u2029\u0085]/g;
 // biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is this pattern's job.
 const CONTROL = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u0084\u0086-\u009F]/g;
 
+/**
+ * Every character any of the patterns above acts on (any surrogate, paired or not): text without one
+ * is returned as it is, after one scan, which is what almost every value is.
+ */
+const NEEDS_CLEANING =
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is this pattern's job.
+  /[\u0000-\u001F\u007F-\u009F\u061C\u200E\u200F\u202A-\u202E\u2028\u2029\u2066-\u2069\uD800-\uDFFF]/;
+const SURROGATE = /[\uD800-\uDFFF]/;
+
+/**
+ * Whether {@link cleanLine} and {@link cleanMultiline} would change `text`; `false` means both return it
+ * as it is.
+ *
+ * @example
+ * ```ts
+ * needsCleaning('alice'); // false
+ * needsCleaning('a\u202Eb'); // true
+ * ```
+ */
+export function needsCleaning(text: string): boolean {
+  return NEEDS_CLEANING.test(text);
+}
+
 /** The replacement character, shown where a control character was: visible, and never a command. */
 export const REPLACEMENT_CHARACTER = '\uFFFD';
 
@@ -25,7 +48,7 @@ export const REPLACEMENT_CHARACTER = '\uFFFD';
  * ```
  */
 export function wellFormed(text: string): string {
-  return text.replace(LONE_SURROGATE, REPLACEMENT_CHARACTER);
+  return SURROGATE.test(text) ? text.replace(LONE_SURROGATE, REPLACEMENT_CHARACTER) : text;
 }
 
 /**
@@ -38,6 +61,7 @@ export function wellFormed(text: string): string {
  * ```
  */
 export function cleanLine(text: string): string {
+  if (!NEEDS_CLEANING.test(text)) return text;
   return wellFormed(text)
     .replace(LINE_BREAK, ' ')
     .replace(/\t/g, ' ')
@@ -54,6 +78,7 @@ export function cleanLine(text: string): string {
  * ```
  */
 export function cleanMultiline(text: string): string {
+  if (!NEEDS_CLEANING.test(text)) return text;
   return wellFormed(text)
     .replace(LINE_BREAK, '\n')
     .replace(/\t/g, '  ')

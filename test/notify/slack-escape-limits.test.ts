@@ -93,3 +93,69 @@ describe('escapeSlackText formatting characters between letters and digits', () 
     expect(escaped).toBe('/\u02CD/ :\u02CD: [\u02CD[ {\u02CD{');
   });
 });
+
+describe('escapeSlackText on text with nothing to escape', () => {
+  it('returns text of exactly the budget whole and cuts text one character longer', () => {
+    // Prepare
+    const text = 'payments-prod 203.0.113.22';
+
+    // Act
+    const results = [
+      escapeSlackText(text, { maxLength: text.length }),
+      escapeSlackText(text, { maxLength: text.length - 1 }),
+    ];
+
+    // Assess
+    expect(results).toEqual([text, `${text.slice(0, -2)}\u2026`]);
+  });
+
+  it.each([
+    ['&', '&amp;'],
+    ['<', '&lt;'],
+    ['>', '&gt;'],
+    ['*', '\u2217'],
+    ['_', '\u02CD'],
+    ['~', '\u223C'],
+    ['`', '\u02CB'],
+    ['@', '@\u2060'],
+    ['\u202E', ''],
+    ['\u0007', '\uFFFD'],
+    ['\uD800', '\uFFFD'],
+  ])('still escapes %j when it is the only character that needs it, last in the text', (char, escaped) => {
+    // Act
+    const result = escapeSlackText(`plain text ${char}`);
+
+    // Assess
+    expect(result).toBe(`plain text ${escaped}`);
+  });
+
+  it.each(['%', "'", ';', '=', '?', '^', '{', '|', '}', '$', '\u00A0'])('leaves %j as it is', (char) => {
+    // Act
+    const result = escapeSlackText(`a ${char} b`);
+
+    // Assess
+    expect(result).toBe(`a ${char} b`);
+  });
+
+  it('never cuts a surrogate pair when the budget ends inside it', () => {
+    // Prepare
+    const text = 'ab\uD83D\uDE00cd';
+
+    // Act
+    const results = [3, 4, 5].map((maxLength) => escapeSlackText(text, { maxLength }));
+
+    // Assess
+    expect(results).toEqual(['ab\u2026', 'ab\u2026', 'ab\uD83D\uDE00\u2026']);
+  });
+
+  it('drops a whole allowed mention to make room for the ellipsis', () => {
+    // Prepare
+    const allowedMentions = new Set(['<!here>']);
+
+    // Act
+    const result = escapeSlackText('hi <!here> there', { allowedMentions, maxLength: 10 });
+
+    // Assess
+    expect(result).toBe('hi \u2026');
+  });
+});
