@@ -36,6 +36,7 @@ export const MAX_CREDENTIAL_ROLES = 20;
 
 /** Ids this long or shorter are shown whole. */
 const SHORT_ID_LENGTH = 10;
+const SURROGATE = /[\uD800-\uDFFF]/;
 
 /**
  * An id shortened for a title or a chat line: its first four and last three characters around an
@@ -48,6 +49,9 @@ const SHORT_ID_LENGTH = 10;
  * ```
  */
 export function shortId(id: string): string {
+  if (id.length <= SHORT_ID_LENGTH) return id;
+  // Without surrogates, characters are code units: no need to split the id into an array.
+  if (!SURROGATE.test(id)) return `${id.slice(0, 4)}\u2026${id.slice(-3)}`;
   const chars = [...id];
   if (chars.length <= SHORT_ID_LENGTH) return id;
   return `${chars.slice(0, 4).join('')}\u2026${chars.slice(-3).join('')}`;

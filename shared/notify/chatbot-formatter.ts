@@ -38,6 +38,8 @@ const SEVERITY_EMOJI: Readonly<Partial<Record<Severity, string>>> = {
 
 export interface ChatbotFormatOptions {
   context: FormatContext;
+  /** The alert's facts when the caller has them already (`describeAlert(alert)`); default: described here. */
+  facts?: AlertFacts;
 }
 
 /**
@@ -54,7 +56,7 @@ export interface ChatbotFormatOptions {
  */
 export function formatChatbotNotification(alert: Alert, options: ChatbotFormatOptions): ChatbotNotification {
   const { context } = options;
-  const facts = describeAlert(alert);
+  const facts = options.facts ?? describeAlert(alert);
   const mentions = allowedMentionTokens(alert);
   const digest = fingerprintDigest(alert.fingerprint);
   const label = severityLabel(alert.severity);

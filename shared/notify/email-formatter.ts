@@ -40,6 +40,12 @@ export interface EmailCutOptions {
   summaryMaxBytes?: number;
 }
 
+export interface EmailComposeOptions {
+  context: FormatContext;
+  /** The alert's facts when the caller has them already (`describeAlert(alert)`); default: described here. */
+  facts?: AlertFacts;
+}
+
 /** An email whose fixed parts are written once, rendered as often as a size budget needs. */
 export interface EmailComposer {
   render(options?: EmailCutOptions): string;
@@ -71,9 +77,9 @@ export function formatEmailText(alert: Alert, options: EmailFormatOptions): stri
  * email.render({ rawEventMaxBytes: 100_000 });
  * ```
  */
-export function composeEmail(alert: Alert, options: { context: FormatContext }): EmailComposer {
+export function composeEmail(alert: Alert, options: EmailComposeOptions): EmailComposer {
   const { context } = options;
-  const facts = describeAlert(alert);
+  const facts = options.facts ?? describeAlert(alert);
   const value = (text: string): string => cleanLineWithin(text, EMAIL_LIMITS.factValueLength);
   const head = [
     [

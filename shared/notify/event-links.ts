@@ -69,10 +69,18 @@ export function eventLinks(event: AtlasEvent, consoleLinks?: ConsoleLinkOptions)
  * ```
  */
 export function consoleBase(baseUrl: string): string | undefined {
-  const url = parseHttpUrl(baseUrl);
-  if (url === undefined) return undefined;
-  return `${url.origin}${url.pathname.replace(/\/+$/, '')}`;
+  // Every alert of a notifier has the same base URL: parse it once.
+  if (baseUrl !== lastConsoleBase.baseUrl) {
+    const url = parseHttpUrl(baseUrl);
+    lastConsoleBase = {
+      baseUrl,
+      base: url === undefined ? undefined : `${url.origin}${url.pathname.replace(/\/+$/, '')}`,
+    };
+  }
+  return lastConsoleBase.base;
 }
+
+let lastConsoleBase: { baseUrl: string; base: string | undefined } = { baseUrl: '', base: undefined };
 
 /**
  * Checks the console link options a notifier is built with.
@@ -102,8 +110,12 @@ function selfLink(event: AtlasEvent): string | undefined {
 }
 
 function parseHttpUrl(text: string): URL | undefined {
-  if (!URL.canParse(text)) return undefined;
-  const url = new URL(text);
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    return undefined;
+  }
   if (url.protocol !== 'https:' && url.protocol !== 'http:') return undefined;
   if (url.username !== '' || url.password !== '') return undefined;
   return url;

@@ -11,5 +11,14 @@ import { createHash } from 'node:crypto';
  * ```
  */
 export function fingerprintDigest(fingerprint: string): string {
-  return createHash('sha256').update(fingerprint, 'utf8').digest('hex').slice(0, 32);
+  // A notifier asks for the same alert's digest twice in a row (its entry id, its Chatbot thread id).
+  if (last?.fingerprint !== fingerprint) {
+    last = {
+      fingerprint,
+      digest: createHash('sha256').update(fingerprint, 'utf8').digest('hex').slice(0, 32),
+    };
+  }
+  return last.digest;
 }
+
+let last: { fingerprint: string; digest: string } | undefined;

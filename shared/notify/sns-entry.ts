@@ -1,5 +1,6 @@
 import type { Alert } from './alert.js';
-import { jsonStringBytes } from './byte-size.js';
+import { describeAlert } from './alert-facts.js';
+import { jsonStringBytes, utf8Bytes } from './byte-size.js';
 import { formatChatbotNotification } from './chatbot-formatter.js';
 import { composeEmail, type EmailCutOptions, RAW_EVENT_OMITTED } from './email-formatter.js';
 import { MAX_MESSAGE_BYTES, snsEntryBytes } from './entry-size.js';
@@ -33,6 +34,14 @@ export interface SnsEntryOptions {
 
 /** Room kept free for what a cut adds (the note that says it was cut) and for rounding. */
 const HEADROOM_BYTES = 512;
+/** What the raw event section's note costs inside the message when the raw event is left out. */
+const RAW_EVENT_OMITTED_BYTES = jsonStringBytes(RAW_EVENT_OMITTED);
+
+/** An email text for one size budget: as it goes into the message (a JSON string), and the entry's bytes. */
+interface EmailCandidate {
+  json: string;
+  entryBytes: number;
+}
 
 /**
  * Builds the `PublishBatch` entry of an alert: subject, `MessageStructure=json` message with the Chatbot
@@ -50,30 +59,40 @@ export function buildSnsEntry(alert: Alert, options: SnsEntryOptions): SnsEntry 
   const maxBytes = options.maxBytes ?? MAX_MESSAGE_BYTES;
   const subject = formatSubject(alert);
   const attributes = buildMessageAttributes(alert);
-  const chatbot = JSON.stringify(formatChatbotNotification(alert, { context: options.context }));
-  const email = composeEmail(alert, { context: options.context });
-  const make = (cut: EmailCutOptions): SnsEntry => {
-    const body: SnsMessageBody = { default: chatbot, email: email.render(cut) };
-    return {
-      Id: options.id,
-      Subject: subject,
-      Message: JSON.stringify(body),
-      MessageStructure: 'json',
-      MessageAttributes: attributes,
-    };
+  const facts = describeAlert(alert);
+  // The message is `{"default":<chatbot>,"email":<email>}` as JSON.stringify writes it: the Chatbot
+  // part is escaped and counted once, and each budget tried only escapes and counts its email text.
+  const chatbotJson = JSON.stringify(
+    JSON.stringify(formatChatbotNotification(alert, { context: options.context, facts })),
+  );
+  const messagePrefix = `{"default":${chatbotJson},"email":`;
+  const entryOf = (email: EmailCandidate): SnsEntry => ({
+    Id: options.id,
+    Subject: subject,
+    Message: `${messagePrefix}${email.json}}`,
+    MessageStructure: 'json',
+    MessageAttributes: attributes,
+  });
+  // Everything but the email's JSON string: the message around it, the subject, id and attributes.
+  const fixedBytes = snsEntryBytes(entryOf({ json: '', entryBytes: 0 }));
+  const email = composeEmail(alert, { context: options.context, facts });
+  const render = (cut: EmailCutOptions): EmailCandidate => {
+    const json = JSON.stringify(email.render(cut));
+    return { json, entryBytes: fixedBytes + utf8Bytes(json) };
   };
 
-  const withoutRaw = make({ rawEventMaxBytes: 'omit' });
-  const withoutRawBytes = snsEntryBytes(withoutRaw);
-  if (withoutRawBytes <= maxBytes) {
-    const room = maxBytes - withoutRawBytes + jsonStringBytes(RAW_EVENT_OMITTED);
-    return fitWithin(maxBytes, room, withoutRaw, (budget) => make({ rawEventMaxBytes: budget }));
+  const withoutRaw = render({ rawEventMaxBytes: 'omit' });
+  if (withoutRaw.entryBytes <= maxBytes) {
+    const room = maxBytes - withoutRaw.entryBytes + RAW_EVENT_OMITTED_BYTES;
+    return entryOf(fitWithin(maxBytes, room, withoutRaw, (budget) => render({ rawEventMaxBytes: budget })));
   }
 
-  const withoutSummary = make({ rawEventMaxBytes: 'omit', summaryMaxBytes: 0 });
-  const room = maxBytes - snsEntryBytes(withoutSummary);
-  return fitWithin(maxBytes, room, withoutSummary, (budget) =>
-    make({ rawEventMaxBytes: 'omit', summaryMaxBytes: budget }),
+  const withoutSummary = render({ rawEventMaxBytes: 'omit', summaryMaxBytes: 0 });
+  const room = maxBytes - withoutSummary.entryBytes;
+  return entryOf(
+    fitWithin(maxBytes, room, withoutSummary, (budget) =>
+      render({ rawEventMaxBytes: 'omit', summaryMaxBytes: budget }),
+    ),
   );
 }
 
@@ -84,14 +103,14 @@ export function buildSnsEntry(alert: Alert, options: SnsEntryOptions): SnsEntry 
 function fitWithin(
   maxBytes: number,
   room: number,
-  fallback: SnsEntry,
-  build: (budget: number) => SnsEntry,
-): SnsEntry {
+  fallback: EmailCandidate,
+  build: (budget: number) => EmailCandidate,
+): EmailCandidate {
   let budget = room - HEADROOM_BYTES;
   for (let attempt = 0; attempt < 4 && budget > 0; attempt++) {
-    const entry = build(budget);
-    const over = snsEntryBytes(entry) - maxBytes;
-    if (over <= 0) return entry;
+    const candidate = build(budget);
+    const over = candidate.entryBytes - maxBytes;
+    if (over <= 0) return candidate;
     budget -= over + HEADROOM_BYTES;
   }
   return fallback;

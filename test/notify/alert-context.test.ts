@@ -15,6 +15,13 @@ describe('shortId', () => {
     expect(shortId('abcdefghij')).toBe('abcdefghij');
     expect(shortId('abcdefghijk')).toBe('abcd…ijk');
   });
+
+  it('counts characters, not code units, when the id holds characters outside the BMP', () => {
+    // Ten emoji are twenty code units but ten characters: shown whole. Eleven are cut, never inside a pair.
+    expect(shortId('😀'.repeat(10))).toBe('😀'.repeat(10));
+    expect(shortId(`a${'😀'.repeat(9)}b`)).toBe('a😀😀😀…😀😀b');
+    expect(shortId(`😀bcdefghij😀`)).toBe('😀bcd…ij😀');
+  });
 });
 
 describe('displayName', () => {
