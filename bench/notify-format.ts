@@ -5,15 +5,17 @@ import type { Alert } from '../shared/notify/alert.js';
 import { fingerprintDigest } from '../shared/notify/fingerprint-digest.js';
 import type { FormatContext } from '../shared/notify/format-context.js';
 import { prepareEntries } from '../shared/notify/prepare-entries.js';
+import { buildSnsEntry } from '../shared/notify/sns-entry.js';
 import { generateAlertMix } from './support/alert-mix.js';
 import { median, renderTable } from './support/table.js';
 
 /**
- * Alert formatting: the first step of every notifier (`prepareEntries`: subject, Chatbot JSON, email
- * text, attributes, size fitting, then the validator) over alerts the default pack raises on the
- * benchmark's event mix, on one thread, in batches of the size the poller publishes. Reports alerts per
- * second of CPU time and CPU milliseconds per alert (the process's CPU, garbage collection included),
- * the median of the timed runs after a warm-up run, and wall-clock throughput next to it.
+ * Alert formatting, on one thread, over alerts the default pack raises on the benchmark's event mix:
+ * building each alert's SNS entry (`buildSnsEntry`: subject, Chatbot JSON, email text, attributes, size
+ * fitting), and the first step of every notifier (`prepareEntries`: the same, then the validator, in
+ * batches of the size the poller publishes). Reports CPU milliseconds per alert and alerts per second
+ * of CPU time (the process's CPU, garbage collection included), the median of the timed runs after a
+ * warm-up run, and wall-clock throughput next to it.
  */
 
 export interface NotifyFormatBenchOptions {
@@ -23,11 +25,8 @@ export interface NotifyFormatBenchOptions {
   runs?: number;
 }
 
-export interface NotifyFormatBenchResult {
-  alerts: number;
-  /** Entries the validator accepted in the last run: every alert, unless formatting has a bug. */
-  prepared: number;
-  runs: number;
+/** The figures of one step, the median of the timed runs. */
+export interface FormatStepFigures {
   /** Median CPU time of a run, in milliseconds. */
   medianCpuMs: number;
   cpuMsPerAlert: number;
@@ -35,6 +34,17 @@ export interface NotifyFormatBenchResult {
   alertsPerSecond: number;
   /** Alerts per second of wall-clock time. */
   alertsPerWallSecond: number;
+}
+
+export interface NotifyFormatBenchResult {
+  alerts: number;
+  /** Entries the validator accepted in the last run: every alert, unless formatting has a bug. */
+  prepared: number;
+  runs: number;
+  /** `buildSnsEntry` alone: the entry of each alert. */
+  build: FormatStepFigures;
+  /** `prepareEntries`: the entries, then the validator on each, as every notifier does. */
+  prepare: FormatStepFigures;
   /** Mean bytes of an entry's message. */
   meanMessageBytes: number;
 }
@@ -62,54 +72,83 @@ export async function runNotifyFormatBenchmark(
   const count = options.alerts ?? 10_000;
   const runs = options.runs ?? 5;
   const alerts = await generateAlertMix({ count, seed: 7 });
-  const cpuTimes: number[] = [];
-  const wallTimes: number[] = [];
+  const times = {
+    build: { cpu: [] as number[], wall: [] as number[] },
+    prepare: { cpu: [] as number[], wall: [] as number[] },
+  };
   let prepared = 0;
   let messageBytes = 0;
   for (let run = 0; run <= runs; run++) {
-    const timing = formatAll(alerts);
+    const build = timed(() => buildAll(alerts));
+    const prepare = timed(() => prepareAll(alerts));
     if (run > 0) {
-      cpuTimes.push(timing.cpuMs);
-      wallTimes.push(timing.wallMs);
+      times.build.cpu.push(build.cpuMs);
+      times.build.wall.push(build.wallMs);
+      times.prepare.cpu.push(prepare.cpuMs);
+      times.prepare.wall.push(prepare.wallMs);
     }
-    prepared = timing.prepared;
-    messageBytes = timing.messageBytes;
+    prepared = prepare.result.prepared;
+    messageBytes = prepare.result.messageBytes;
   }
-  const medianCpuMs = median(cpuTimes);
   return {
     alerts: alerts.length,
     prepared,
     runs,
-    medianCpuMs: Math.round(medianCpuMs * 10) / 10,
-    cpuMsPerAlert: Math.round((medianCpuMs / alerts.length) * 10_000) / 10_000,
-    alertsPerSecond: Math.round((alerts.length / medianCpuMs) * 1000),
-    alertsPerWallSecond: Math.round((alerts.length / median(wallTimes)) * 1000),
+    build: figures(alerts.length, times.build.cpu, times.build.wall),
+    prepare: figures(alerts.length, times.prepare.cpu, times.prepare.wall),
     meanMessageBytes: Math.round(messageBytes / Math.max(1, prepared)),
   };
 }
 
-function formatAll(alerts: readonly Alert[]): {
-  cpuMs: number;
-  wallMs: number;
-  prepared: number;
-  messageBytes: number;
-} {
-  let prepared = 0;
-  let messageBytes = 0;
+function figures(
+  alerts: number,
+  cpuTimes: readonly number[],
+  wallTimes: readonly number[],
+): FormatStepFigures {
+  const medianCpuMs = median(cpuTimes);
+  return {
+    medianCpuMs: Math.round(medianCpuMs * 10) / 10,
+    cpuMsPerAlert: Math.round((medianCpuMs / alerts) * 10_000) / 10_000,
+    alertsPerSecond: Math.round((alerts / medianCpuMs) * 1000),
+    alertsPerWallSecond: Math.round((alerts / median(wallTimes)) * 1000),
+  };
+}
+
+function timed<T>(work: () => T): { cpuMs: number; wallMs: number; result: T } {
   const startedCpu = process.cpuUsage();
   const started = performance.now();
+  const result = work();
+  const wallMs = performance.now() - started;
+  const cpu = process.cpuUsage(startedCpu);
+  return { cpuMs: (cpu.user + cpu.system) / 1000, wallMs, result };
+}
+
+function buildAll(alerts: readonly Alert[]): number {
+  let bytes = 0;
+  alerts.forEach((alert, index) => {
+    bytes += buildSnsEntry(alert, { id: entryId(alert, index % BATCH), context: CONTEXT }).Message.length;
+  });
+  return bytes;
+}
+
+function prepareAll(alerts: readonly Alert[]): { prepared: number; messageBytes: number } {
+  let prepared = 0;
+  let messageBytes = 0;
   for (let offset = 0; offset < alerts.length; offset += BATCH) {
     const batch = prepareEntries(alerts.slice(offset, offset + BATCH), {
       context: CONTEXT,
-      entryId: (alert, index) => `alert-${fingerprintDigest(alert.fingerprint)}-${index}`,
+      entryId,
       logger: silentLogger,
     });
     prepared += batch.prepared.length;
     for (const { entry } of batch.prepared) messageBytes += entry.Message.length;
   }
-  const wallMs = performance.now() - started;
-  const cpu = process.cpuUsage(startedCpu);
-  return { cpuMs: (cpu.user + cpu.system) / 1000, wallMs, prepared, messageBytes };
+  return { prepared, messageBytes };
+}
+
+/** The entry id the outbox notifier gives. */
+function entryId(alert: Alert, index: number): string {
+  return `alert-${fingerprintDigest(alert.fingerprint)}-${index}`;
 }
 
 /**
@@ -121,19 +160,16 @@ function formatAll(alerts: readonly Alert[]): {
  * ```
  */
 export function notifyFormatTable(result: NotifyFormatBenchResult): string {
+  const row = (step: string, figures: FormatStepFigures): string[] => [
+    step,
+    result.alerts.toLocaleString('en-US'),
+    figures.cpuMsPerAlert.toFixed(4),
+    figures.alertsPerSecond.toLocaleString('en-US'),
+    figures.alertsPerWallSecond.toLocaleString('en-US'),
+  ];
   return renderTable(
-    ['alerts', 'valid entries', 'CPU ms per alert', 'alerts/s (CPU)', 'alerts/s (wall)', 'message bytes'],
-    [
-      [
-        result.alerts.toLocaleString('en-US'),
-        result.prepared.toLocaleString('en-US'),
-        result.cpuMsPerAlert.toFixed(4),
-        result.alertsPerSecond.toLocaleString('en-US'),
-        result.alertsPerWallSecond.toLocaleString('en-US'),
-        result.meanMessageBytes.toLocaleString('en-US'),
-      ],
-    ],
-    0,
+    ['step', 'alerts', 'CPU ms per alert', 'alerts/s (CPU)', 'alerts/s (wall)'],
+    [row('buildSnsEntry', result.build), row('prepareEntries (+ validator)', result.prepare)],
   );
 }
 
@@ -141,8 +177,11 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   const alerts = Number(process.argv[2] ?? 10_000);
   const result = await runNotifyFormatBenchmark({ alerts });
   process.stdout.write(
-    `alert formatting (prepareEntries), one thread, Node ${process.version}, batches of ${BATCH}, median of ${result.runs} runs\n`,
+    `alert formatting, one thread, Node ${process.version}, batches of ${BATCH}, median of ${result.runs} runs\n`,
   );
   process.stdout.write(notifyFormatTable(result));
+  process.stdout.write(
+    `${result.prepared.toLocaleString('en-US')} valid entries, ${result.meanMessageBytes.toLocaleString('en-US')} message bytes each on average\n`,
+  );
   process.stdout.write(`${JSON.stringify({ benchmark: 'notify-format', result })}\n`);
 }

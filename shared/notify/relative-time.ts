@@ -11,8 +11,14 @@
  * ```
  */
 export function formatUtc(epochMs: number): string {
-  return `${new Date(epochMs).toISOString().slice(0, 19).replace('T', ' ')} UTC`;
+  // Both formatters of an alert ask for the same time, one after the other.
+  if (lastUtc?.epochMs !== epochMs) {
+    lastUtc = { epochMs, text: `${new Date(epochMs).toISOString().slice(0, 19).replace('T', ' ')} UTC` };
+  }
+  return lastUtc.text;
 }
+
+let lastUtc: { epochMs: number; text: string } | undefined;
 
 const UNITS: ReadonlyArray<readonly [name: string, seconds: number]> = [
   ['day', 86_400],

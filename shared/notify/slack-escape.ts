@@ -40,6 +40,9 @@ const NEEDS_ESCAPING =
   // biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is this pattern's job.
   /[&<>*_~`@\u0000-\u001F\u007F-\u009F\u061C\u200E\u200F\u202A-\u202E\u2028\u2029\u2066-\u2069\uD800-\uDFFF]/;
 
+/** The characters the escaping loop looks at one by one: those with a replacement, and surrogates. */
+const SPECIAL = /[&<>*_~`@\uD800-\uDFFF]/g;
+
 /** How {@link escapeSlackText} treats a text. */
 export interface SlackEscapeOptions {
   /** Keep line breaks (summaries, runbooks). Default: one line. */
@@ -81,6 +84,28 @@ export function escapeSlackText(text: string, options: SlackEscapeOptions = {}):
   let cut = source.length < text.length;
   let cursor = 0;
   while (cursor < cleaned.length) {
+    if (tokens.length === 0) {
+      // A run up to the next character with a replacement or a surrogate is copied whole: each of its
+      // characters is one code unit kept as it is.
+      SPECIAL.lastIndex = cursor;
+      const next = SPECIAL.exec(cleaned)?.index ?? cleaned.length;
+      const run = next - cursor;
+      if (run > 0) {
+        if (!(length + run > maxLength)) {
+          out += cleaned.slice(cursor, next);
+          length += run;
+          lastPiece = 1;
+          cursor = next;
+          continue;
+        }
+        const take = Math.max(0, Math.floor(maxLength - length));
+        out += cleaned.slice(cursor, cursor + take);
+        length += take;
+        if (take > 0) lastPiece = 1;
+        cut = true;
+        break;
+      }
+    }
     const code = cleaned.charCodeAt(cursor);
     let piece: string;
     let consumed = 1;

@@ -159,3 +159,21 @@ describe('escapeSlackText on text with nothing to escape', () => {
     expect(result).toBe('hi \u2026');
   });
 });
+
+describe('escapeSlackText on plain runs between escaped characters', () => {
+  it.each([
+    [6, '@\u2060abc\u2026'],
+    [7, '@\u2060abcd\u2026'],
+    [9, '@\u2060abcdef\u2026'],
+    [10, '@\u2060abcdef@\u2060'],
+    [2, '\u2026'],
+    [1, '\u2026'],
+    [0, ''],
+  ])('cuts the run at the budget of %i code units', (maxLength, expected) => {
+    // Act
+    const escaped = escapeSlackText('@abcdef@', { maxLength });
+
+    // Assess
+    expect(escaped).toBe(expected);
+  });
+});
