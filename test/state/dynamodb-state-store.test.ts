@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { gunzipSync } from 'node:zlib';
-import { type DynamoDBClient, GetItemCommand, PutItemCommand, QueryCommand } from '@aws-sdk/client-dynamodb';
+import { DynamoDBClient, GetItemCommand, PutItemCommand, QueryCommand } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   createStateTable,
@@ -385,6 +385,30 @@ describe('DynamoDbStateStore requests', () => {
     await counted.get(`rule|${randomUUID()}`, 0);
 
     expect(counted.stats()).toEqual({ requests: { GetItem: 1 }, total: 1 });
+  });
+
+  it("sends its requests past the SDK's request logging, which other commands on the client keep", async () => {
+    // Prepare
+    const logged: string[] = [];
+    const record = (entry: unknown): void => {
+      logged.push(String((entry as { commandName?: unknown }).commandName));
+    };
+    const logging = new DynamoDBClient({
+      endpoint,
+      region: 'us-east-1',
+      credentials: { accessKeyId: 'fake', secretAccessKey: 'fake' },
+      logger: { debug: () => {}, info: record, warn: () => {}, error: record },
+    });
+    const store = new DynamoDbStateStore({ client: logging, tableName, clock: new ManualClock() });
+
+    // Act
+    await store.get(`rule|${randomUUID()}`, 0);
+    await logging.send(new GetItemCommand({ TableName: tableName, Key: { pk: { S: 'x' }, sk: { S: 'y' } } }));
+    logging.destroy();
+
+    // Assess
+    expect(store.stats()).toEqual({ requests: { GetItem: 1 }, total: 1 });
+    expect(logged).toEqual(['GetItemCommand']);
   });
 });
 
