@@ -85,6 +85,8 @@ const CHANGE_FIELDS: ReadonlyArray<readonly [key: string, label: string]> = [
   ['alertConfigId', 'Alert configuration'],
 ];
 
+const CHANGE_KEYS = new Set(CHANGE_FIELDS.map(([key]) => key));
+
 const INTERNET_WIDE = new Set(['0.0.0.0/0', '::/0', '0.0.0.0']);
 
 /**
@@ -251,10 +253,9 @@ function describeChanges(event: AtlasEvent): Fact[] {
     if (diffs.length > MAX_DIFFS)
       facts.push({ label: 'More changes', value: `${diffs.length - MAX_DIFFS} more` });
   }
-  const shown = new Set(CHANGE_FIELDS.map(([key]) => key));
   let others = 0;
   for (const [key, raw] of Object.entries(event)) {
-    if (SHOWN_ELSEWHERE.has(key) || shown.has(key)) continue;
+    if (SHOWN_ELSEWHERE.has(key) || CHANGE_KEYS.has(key)) continue;
     const value = text(raw);
     if (value === undefined) continue;
     if (++others > MAX_OTHER_FIELDS) break;

@@ -63,6 +63,8 @@ const REPLACEMENTS: Readonly<Record<string, string>> = {
 };
 
 const COMBINING_MARK = /\p{M}/u;
+/** Printable ASCII words with single spaces between them: text that is its own transliteration. */
+const PRINTABLE_WORDS = /^[\x21-\x7E]+(?: [\x21-\x7E]+)*$/;
 /** Every kind of line break or white space, which the subject turns into a plain space. */
 const SPACE_LIKE = /\s/u;
 
@@ -79,6 +81,7 @@ const SPACE_LIKE = /\s/u;
  * ```
  */
 export function toPrintableAscii(text: string, maxLength = Number.POSITIVE_INFINITY): string {
+  if (text.length <= maxLength && PRINTABLE_WORDS.test(text)) return text;
   let out = '';
   let pendingSpace = false;
   for (const char of text) {

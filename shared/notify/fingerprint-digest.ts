@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 
 /**
  * A short, stable stand-in for an alert fingerprint where the fingerprint itself cannot go: it may be
@@ -15,7 +15,8 @@ export function fingerprintDigest(fingerprint: string): string {
   if (last?.fingerprint !== fingerprint) {
     last = {
       fingerprint,
-      digest: createHash('sha256').update(fingerprint, 'utf8').digest('hex').slice(0, 32),
+      // The one-shot hash: no Hash object per call.
+      digest: hash('sha256', fingerprint, 'hex').slice(0, 32),
     };
   }
   return last.digest;

@@ -31,10 +31,14 @@ export function severityLabel(severity: Severity): string {
  */
 export function formatSubject(alert: Pick<Alert, 'severity' | 'title' | 'ruleName' | 'ruleId'>): string {
   const label = severityLabel(alert.severity);
-  const text =
-    [alert.title, alert.ruleName, alert.ruleId]
-      .map((candidate) => toPrintableAscii(candidate, MAX_SUBJECT_LENGTH))
-      .find((candidate) => candidate !== '') ?? 'Atlas audit alert';
+  let text = 'Atlas audit alert';
+  for (const candidate of [alert.title, alert.ruleName, alert.ruleId]) {
+    const ascii = toPrintableAscii(candidate, MAX_SUBJECT_LENGTH);
+    if (ascii !== '') {
+      text = ascii;
+      break;
+    }
+  }
   return cutSubject(`${label} ${text}`);
 }
 

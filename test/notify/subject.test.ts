@@ -160,4 +160,23 @@ describe('toPrintableAscii', () => {
     // Assess
     expect(ascii).toBe('a b');
   });
+
+  it.each([
+    ['plain words within the limit', 'Key created by ops', 99, 'Key created by ops'],
+    ['text of exactly the limit', 'x'.repeat(99), 99, 'x'.repeat(99)],
+    ['text one past the limit', 'x'.repeat(101), 99, 'x'.repeat(100)],
+    ['a leading space', ' a b', 99, 'a b'],
+    ['a trailing space', 'a b ', 99, 'a b'],
+    ['a double space', 'a  b', 99, 'a b'],
+    ['a tab', 'a\tb', 99, 'a b'],
+    ['DEL', 'a\u007Fb', 99, 'ab'],
+    ['a non-ASCII letter', 'caf\u00e9', 99, 'cafe'],
+    ['words past the limit', 'ab cd ef', 3, 'ab c'],
+  ])('gives the same text for %s', (_, text, maxLength, expected) => {
+    // Act
+    const ascii = toPrintableAscii(text, maxLength);
+
+    // Assess
+    expect(ascii).toBe(expected);
+  });
 });
