@@ -3,7 +3,7 @@ import { type AlertFacts, describeAlert, describeWhen, describeWho, type Fact } 
 import { cutToJsonStringBytes } from './byte-size.js';
 import { eventLinks } from './event-links.js';
 import type { FormatContext } from './format-context.js';
-import { boundedPrettyJson } from './json-truncation.js';
+import { type BoundedJson, boundedPrettyJson } from './json-truncation.js';
 import {
   cleanLine,
   cleanLineWithin,
@@ -49,6 +49,11 @@ export interface EmailComposeOptions {
 /** An email whose fixed parts are written once, rendered as often as a size budget needs. */
 export interface EmailComposer {
   render(options?: EmailCutOptions): string;
+  /**
+   * The email with the whole summary and raw event (what `render()` gives), and whether the raw event
+   * JSON left anything out even so: nesting deeper than the uncut pass keeps, or a cycle.
+   */
+  renderWhole(): { text: string; rawEventCut: boolean };
 }
 
 /**
@@ -110,16 +115,24 @@ export function composeEmail(alert: Alert, options: EmailComposeOptions): EmailC
   const rawEvents = alert.events.length === 1 ? alert.events[0] : alert.events;
   const rawTitle = alert.events.length === 1 ? 'Raw event' : `Raw events (${alert.events.length})`;
 
+  const assemble = (shownSummary: string, rawSection: string): string => {
+    const sections = [...head];
+    if (shownSummary !== '') sections.push(titled('What happened', shownSummary));
+    sections.push(...tail, rawSection, footer);
+    return `${sections.join('\n\n')}\n`;
+  };
+
   return {
     render(cut: EmailCutOptions = {}): string {
-      const sections = [...head];
       const shownSummary =
         cut.summaryMaxBytes === undefined
           ? summary
           : cutToJsonStringBytes(summary, cut.summaryMaxBytes, SUMMARY_CUT_NOTE);
-      if (shownSummary !== '') sections.push(titled('What happened', shownSummary));
-      sections.push(...tail, rawEventSection(rawTitle, rawEvents, cut.rawEventMaxBytes), footer);
-      return `${sections.join('\n\n')}\n`;
+      return assemble(shownSummary, rawEventSection(rawTitle, rawEvents, cut.rawEventMaxBytes));
+    },
+    renderWhole(): { text: string; rawEventCut: boolean } {
+      const json = boundedPrettyJson(rawEvents, { maxBytes: Number.POSITIVE_INFINITY });
+      return { text: assemble(summary, rawJsonSection(rawTitle, json)), rawEventCut: json.truncated };
     },
   };
 }
@@ -148,7 +161,10 @@ function headerFacts(
 
 function rawEventSection(title: string, value: unknown, maxBytes: number | 'omit' | undefined): string {
   if (maxBytes === 'omit') return titled(title, RAW_EVENT_OMITTED);
-  const json = boundedPrettyJson(value, { maxBytes: maxBytes ?? Number.POSITIVE_INFINITY });
+  return rawJsonSection(title, boundedPrettyJson(value, { maxBytes: maxBytes ?? Number.POSITIVE_INFINITY }));
+}
+
+function rawJsonSection(title: string, json: BoundedJson): string {
   if (json.text === '') return titled(title, RAW_EVENT_OMITTED);
   const note = json.truncated
     ? ' (cut to fit the message size limit: long values and lists are shortened)'

@@ -105,8 +105,17 @@ function passes(value: unknown, maxBytes: number): Limits[] {
   return [...uncut, ...sized, ...FIXED_PASSES];
 }
 
-/** Whether the strings and keys inside `value` are longer, together, than `limit` characters. */
-function stringsExceed(value: unknown, limit: number): boolean {
+/**
+ * Whether the strings and keys inside `value` are longer, together, than `limit` characters: each
+ * character costs at least a byte in JSON, so such a value cannot be serialised whole within `limit`
+ * bytes. Looks at no more than 100,000 values (and answers `false` past them). Never throws.
+ *
+ * @example
+ * ```ts
+ * stringsExceed({ username: 'x'.repeat(300) }, 256); // true
+ * ```
+ */
+export function stringsExceed(value: unknown, limit: number): boolean {
   let total = 0;
   let visited = 0;
   const stack: unknown[] = [value];

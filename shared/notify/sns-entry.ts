@@ -5,6 +5,7 @@ import { formatChatbotNotification } from './chatbot-formatter.js';
 import { composeEmail, type EmailCutOptions, RAW_EVENT_OMITTED } from './email-formatter.js';
 import { MAX_MESSAGE_BYTES, snsEntryBytes } from './entry-size.js';
 import type { FormatContext } from './format-context.js';
+import { stringsExceed } from './json-truncation.js';
 import { buildMessageAttributes, type MessageAttributes } from './message-attributes.js';
 import { formatSubject } from './subject.js';
 
@@ -76,10 +77,24 @@ export function buildSnsEntry(alert: Alert, options: SnsEntryOptions): SnsEntry 
   // Everything but the email's JSON string: the message around it, the subject, id and attributes.
   const fixedBytes = snsEntryBytes(entryOf({ json: '', entryBytes: 0 }));
   const email = composeEmail(alert, { context: options.context, facts });
-  const render = (cut: EmailCutOptions): EmailCandidate => {
-    const json = JSON.stringify(email.render(cut));
+  const candidate = (text: string): EmailCandidate => {
+    const json = JSON.stringify(text);
     return { json, entryBytes: fixedBytes + utf8Bytes(json) };
   };
+  const render = (cut: EmailCutOptions): EmailCandidate => candidate(email.render(cut));
+
+  // Most entries fit whole. When the whole email leaves the headroom free and its raw event needed no
+  // cut, the search below ends on this very text: its first budget for the raw event is then at least
+  // the raw event's size, and boundedPrettyJson tries the uncut pass first (every string of an uncut
+  // value is in its text, so the strings alone cannot exceed that budget). Built once instead of twice.
+  // Events whose strings alone cannot fit are not serialised whole just to learn that.
+  if (!stringsExceed(alert.events, maxBytes)) {
+    const whole = email.renderWhole();
+    if (!whole.rawEventCut) {
+      const wholeCandidate = candidate(whole.text);
+      if (wholeCandidate.entryBytes <= maxBytes - HEADROOM_BYTES) return entryOf(wholeCandidate);
+    }
+  }
 
   const withoutRaw = render({ rawEventMaxBytes: 'omit' });
   if (withoutRaw.entryBytes <= maxBytes) {

@@ -152,6 +152,54 @@ describe('buildSnsEntry', () => {
   });
 });
 
+describe('buildSnsEntry at the edge of the headroom', () => {
+  /** The entry with no size pressure, and its size. */
+  function wholeEntry(alert: ReturnType<typeof makeAlert>): { entry: SnsEntry; bytes: number } {
+    const entry = buildSnsEntry(alert, { id: 'alert-0', context: ATLAS_CONTEXT });
+    return { entry, bytes: snsEntryBytes(entry) };
+  }
+
+  it('keeps the raw event whole when the entry leaves exactly 512 bytes free, and cuts it with one byte less', () => {
+    // Prepare
+    const alert = makeAlert({ events: [accessListEvent({ raw: { payload: 'p'.repeat(2_000) } })] });
+    const whole = wholeEntry(alert);
+
+    // Act
+    const atEdge = buildSnsEntry(alert, {
+      id: 'alert-0',
+      context: ATLAS_CONTEXT,
+      maxBytes: whole.bytes + 512,
+    });
+    const pastEdge = buildSnsEntry(alert, {
+      id: 'alert-0',
+      context: ATLAS_CONTEXT,
+      maxBytes: whole.bytes + 511,
+    });
+
+    // Assess
+    expect(atEdge).toEqual(whole.entry);
+    expect(body(pastEdge).email).toContain('Raw event (cut to fit the message size limit');
+    expect(snsEntryBytes(pastEdge)).toBeLessThanOrEqual(whole.bytes + 511);
+  });
+
+  it('takes the budgeted passes for an event nested deeper than the uncut pass keeps', () => {
+    // Prepare: past 32 levels, a value too long for the message; above, a list of 600 short items.
+    let nested: unknown = 'x'.repeat(300_000);
+    for (let level = 0; level < 40; level++) nested = { level: nested };
+    const raw = { list: Array.from({ length: 600 }, (_, index) => index), nested };
+    const alert = makeAlert({ events: [accessListEvent({ raw })] });
+
+    // Act
+    const entry = buildSnsEntry(alert, { id: 'alert-0', context: ATLAS_CONTEXT });
+
+    // Assess: the strings alone exceed the budget, so the uncut pass is skipped and the list thinned.
+    expect(validateSnsEntry(entry)).toEqual({ valid: true });
+    const { email } = body(entry);
+    expect(email).toContain('[100 more items]');
+    expect(email).toContain('nested deeper than 32 levels');
+  });
+});
+
 describe('buildMessageAttributes', () => {
   it('carries severity, its rank, the rule, the event type, org and project', () => {
     // Prepare
