@@ -118,5 +118,8 @@ function parseHttpUrl(text: string): URL | undefined {
   }
   if (url.protocol !== 'https:' && url.protocol !== 'http:') return undefined;
   if (url.username !== '' || url.password !== '') return undefined;
+  // The URL standard now percent-encodes `^` in paths (Node 22 and later do; Node 20 does not): encode
+  // it on every Node, so that an alert reads the same whichever runs the poller.
+  if (url.pathname.includes('^')) url.pathname = url.pathname.replaceAll('^', '%5E');
   return url;
 }

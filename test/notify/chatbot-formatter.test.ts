@@ -280,6 +280,20 @@ describe('formatChatbotNotification', () => {
     ]);
   });
 
+  it('percent-encodes ^ in the path of a self link on every Node, as the URL standard now does', () => {
+    // Prepare
+    const href = 'https://x.example/<!subteam^S0123ABC>/events?q=^';
+    const alert = makeAlert({ events: [accessListEvent({ links: [{ rel: 'self', href }] })] });
+
+    // Act
+    const notification = formatChatbotNotification(alert, { context: { now: NOW } });
+
+    // Assess
+    expect(notification.metadata?.relatedResources).toEqual([
+      'https://x.example/%3C!subteam%5ES0123ABC%3E/events?q=^',
+    ]);
+  });
+
   it('formats an alert without events', () => {
     // Prepare
     const alert = makeAlert({ events: [], fingerprint: 'inventory:empty' });
