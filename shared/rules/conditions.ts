@@ -365,7 +365,7 @@ function compileOperators(
   }
   // An operator that failed to compile has been reported; the predicate is then never used.
   if (valueTests.length === 0 && wholeTests.length === 0) return never;
-  const valueTest = valueTests.length === 0 ? undefined : allValues(valueTests);
+  const valueTest = valueTests.length === 0 ? undefined : allOf(valueTests);
   if (valueTest === undefined) return allOf(wholeTests);
   const get = reader.first;
   const onValues: Predicate = reader.spread
@@ -532,16 +532,17 @@ function resolveRanges(
 // Nearly every match has one or two conditions, tested for every event: those skip the loop. Each case
 // reads only the entries its list has.
 
-function allOf(predicates: readonly Predicate[]): Predicate {
-  const [first, second] = predicates as readonly [Predicate, Predicate];
-  switch (predicates.length) {
+/** A test that holds when every one of `tests` holds: an event's predicates or a value's tests. */
+function allOf<T>(tests: readonly ((input: T) => boolean)[]): (input: T) => boolean {
+  const [first, second] = tests as readonly [(input: T) => boolean, (input: T) => boolean];
+  switch (tests.length) {
     case 1:
       return first;
     case 2:
-      return (event) => first(event) && second(event);
+      return (input) => first(input) && second(input);
     default:
-      return (event) => {
-        for (const predicate of predicates) if (!predicate(event)) return false;
+      return (input) => {
+        for (const test of tests) if (!test(input)) return false;
         return true;
       };
   }
@@ -552,19 +553,4 @@ function anyOf(predicates: readonly Predicate[]): Predicate {
     for (const predicate of predicates) if (predicate(event)) return true;
     return false;
   };
-}
-
-function allValues(tests: readonly ValueTest[]): ValueTest {
-  const [first, second] = tests as readonly [ValueTest, ValueTest];
-  switch (tests.length) {
-    case 1:
-      return first;
-    case 2:
-      return (value) => first(value) && second(value);
-    default:
-      return (value) => {
-        for (const test of tests) if (!test(value)) return false;
-        return true;
-      };
-  }
 }

@@ -3,13 +3,10 @@ import type { TransactWriteItem } from '@aws-sdk/client-dynamodb';
 import type { Clock } from '../clock.js';
 import { type Item, numberValue, readNumber, readString, stringValue } from './dynamodb-attributes.js';
 import { stateKeys } from './dynamodb-keys.js';
-import type { DynamoDbRequester } from './dynamodb-requester.js';
+import { type DynamoDbRequester, TRANSACTION_ITEMS } from './dynamodb-requester.js';
 import { StateStoreRequestError } from './errors.js';
 import { isExpired, nowSeconds, ttlSeconds } from './expiry.js';
 import type { AlertClaim, AlertClaimResult } from './state-store.js';
-
-/** Items in one `TransactWriteItems`: DynamoDB's limit. */
-export const TRANSACTION_ITEMS = 100;
 
 /** Attempts at a transaction whose items keep being cancelled for reasons other than their condition. */
 const TRANSACTION_ATTEMPTS = 8;

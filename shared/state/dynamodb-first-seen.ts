@@ -5,12 +5,9 @@ import type { FirstSeenRecord, SeenValue } from '../rules/first-seen-store.js';
 import { type Item, numberValue, readNumber, readString, stringValue } from './dynamodb-attributes.js';
 import { batchGetAll } from './dynamodb-batch-reads.js';
 import { stateKeys } from './dynamodb-keys.js';
-import type { DynamoDbRequester } from './dynamodb-requester.js';
+import { type DynamoDbRequester, TRANSACTION_ITEMS } from './dynamodb-requester.js';
 import { StateConflictError } from './errors.js';
 import { firstSeenTtlSeconds, isExpired } from './expiry.js';
-
-/** Items in one `TransactWriteItems`: DynamoDB's limit. */
-const TRANSACTION_ITEMS = 100;
 
 /** What the first-seen reads and writes need of the store. */
 export interface FirstSeenTableContext {

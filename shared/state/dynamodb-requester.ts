@@ -27,6 +27,9 @@ import type { Item } from './dynamodb-attributes.js';
 import { StateStoreRequestError } from './errors.js';
 import type { StateStoreStats } from './state-store.js';
 
+/** Items in one `TransactWriteItems`: DynamoDB's limit. */
+export const TRANSACTION_ITEMS = 100;
+
 type StateCommand =
   | BatchGetItemCommand
   | DeleteItemCommand
@@ -116,7 +119,7 @@ export class DynamoDbRequester {
   }
 
   /**
-   * One `TransactWriteItems` (at most 100 items, each naming this table): `undefined` when it was
+   * One `TransactWriteItems` (at most {@link TRANSACTION_ITEMS} items, each naming this table): `undefined` when it was
    * applied, or one reason per item when DynamoDB cancelled it (`code` `None` for the items that were
    * not the cause; `item` the record of an item whose condition failed, when asked for).
    */

@@ -11,7 +11,6 @@ import {
   claimAlertBatch,
   markAlertBatch,
   markSentUpdate,
-  TRANSACTION_ITEMS,
 } from './dynamodb-alert-batches.js';
 import {
   binaryValue,
@@ -28,7 +27,7 @@ import { type ChunkLocation, deleteChunks, readChunks, splitBytes, writeChunks }
 import { incrementCounterBatch } from './dynamodb-counter-batches.js';
 import { readFirstSeenItems, writeFirstSeenItems } from './dynamodb-first-seen.js';
 import { type ItemKey, stateKeys } from './dynamodb-keys.js';
-import { conditionFailure, DynamoDbRequester } from './dynamodb-requester.js';
+import { conditionFailure, DynamoDbRequester, TRANSACTION_ITEMS } from './dynamodb-requester.js';
 import { LeaseLostError } from './errors.js';
 import { DAY_MS, isExpired, nowSeconds, ttlSeconds } from './expiry.js';
 import { FullCounters } from './full-counters.js';

@@ -68,20 +68,26 @@ function alertOn(event: Record<string, unknown>, context: Alert['context']): Ale
   };
 }
 
+/** A describer over a poll fixture whose store holds {@link plantedSnapshot}. */
+async function describerWithPlantedSnapshot() {
+  fixture = await startPollFixture({ store: fileStoreFactory() });
+  const { store, atlas, clock } = fixture;
+  await store.writeInventory({ snapshot: plantedSnapshot(clock.now()) });
+  const describer = new AlertDescriber({
+    atlas,
+    store,
+    names: new NameCache(),
+    clock,
+    logger: silentLogger,
+    signal: new AbortController().signal,
+  });
+  return { describer, clock };
+}
+
 describe('AlertDescriber', () => {
   it('gives an API key and a service account their description and roles, never a secret', async () => {
     // Prepare
-    fixture = await startPollFixture({ store: fileStoreFactory() });
-    const { store, atlas, clock } = fixture;
-    await store.writeInventory({ snapshot: plantedSnapshot(clock.now()) });
-    const describer = new AlertDescriber({
-      atlas,
-      store,
-      names: new NameCache(),
-      clock,
-      logger: silentLogger,
-      signal: new AbortController().signal,
-    });
+    const { describer, clock } = await describerWithPlantedSnapshot();
     const keyEvent = {
       id: 'e1',
       eventTypeName: 'API_KEY_ROLES_CHANGED',
@@ -133,17 +139,7 @@ describe('AlertDescriber', () => {
 
   it('gives no key details for an event about no key, and takes an actor key for no subject', async () => {
     // Prepare
-    fixture = await startPollFixture({ store: fileStoreFactory() });
-    const { store, atlas, clock } = fixture;
-    await store.writeInventory({ snapshot: plantedSnapshot(clock.now()) });
-    const describer = new AlertDescriber({
-      atlas,
-      store,
-      names: new NameCache(),
-      clock,
-      logger: silentLogger,
-      signal: new AbortController().signal,
-    });
+    const { describer } = await describerWithPlantedSnapshot();
 
     // Act: in an Atlas event, apiKeyId names the key that acted, not what the event is about.
     const context = await describer.describe(
