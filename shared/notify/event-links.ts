@@ -69,18 +69,9 @@ export function eventLinks(event: AtlasEvent, consoleLinks?: ConsoleLinkOptions)
  * ```
  */
 export function consoleBase(baseUrl: string): string | undefined {
-  // Every alert of a notifier has the same base URL: parse it once.
-  if (baseUrl !== lastConsoleBase.baseUrl) {
-    const url = parseHttpUrl(baseUrl);
-    lastConsoleBase = {
-      baseUrl,
-      base: url === undefined ? undefined : `${url.origin}${url.pathname.replace(/\/+$/, '')}`,
-    };
-  }
-  return lastConsoleBase.base;
+  const url = parseHttpUrl(baseUrl);
+  return url === undefined ? undefined : `${url.origin}${url.pathname.replace(/\/+$/, '')}`;
 }
-
-let lastConsoleBase: { baseUrl: string; base: string | undefined } = { baseUrl: '', base: undefined };
 
 /**
  * Checks the console link options a notifier is built with.

@@ -11,15 +11,6 @@ import { hash } from 'node:crypto';
  * ```
  */
 export function fingerprintDigest(fingerprint: string): string {
-  // A notifier asks for the same alert's digest twice in a row (its entry id, its Chatbot thread id).
-  if (last?.fingerprint !== fingerprint) {
-    last = {
-      fingerprint,
-      // The one-shot hash: no Hash object per call.
-      digest: hash('sha256', fingerprint, 'hex').slice(0, 32),
-    };
-  }
-  return last.digest;
+  // The one-shot hash: no Hash object per call.
+  return hash('sha256', fingerprint, 'hex').slice(0, 32);
 }
-
-let last: { fingerprint: string; digest: string } | undefined;

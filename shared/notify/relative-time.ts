@@ -11,14 +11,8 @@
  * ```
  */
 export function formatUtc(epochMs: number): string {
-  // Both formatters of an alert ask for the same time, one after the other.
-  if (lastUtc?.epochMs !== epochMs) {
-    lastUtc = { epochMs, text: `${new Date(epochMs).toISOString().slice(0, 19).replace('T', ' ')} UTC` };
-  }
-  return lastUtc.text;
+  return `${new Date(epochMs).toISOString().slice(0, 19).replace('T', ' ')} UTC`;
 }
-
-let lastUtc: { epochMs: number; text: string } | undefined;
 
 const UNITS: ReadonlyArray<readonly [name: string, seconds: number]> = [
   ['day', 86_400],
