@@ -479,19 +479,20 @@ export function createRuleEngine(options: RuleEngineOptions): RuleEngine {
         }
         const { rule, event, groupKey, time } = entry;
         try {
+          let occurrence: string;
+          let events: readonly AtlasEvent[];
           if ('firstSeen' in entry) {
             if (!fresh.has(entry)) continue;
-            const occurrence = `first-seen:${entry.value}:${entry.eventId}`;
-            const fingerprint = hashedFingerprint(rule.id, groupKey, occurrence);
-            alerts.push(
-              await alertFor(rule, event, [event], groupKey, fingerprint, time, evaluateOptions?.describe),
-            );
-            continue;
+            occurrence = `first-seen:${entry.value}:${entry.eventId}`;
+            events = [event];
+          } else {
+            if (entry.alerts === false) continue;
+            occurrence = entry.occurrence;
+            events = entry.events;
           }
-          if (entry.alerts === false) continue;
-          const fingerprint = hashedFingerprint(rule.id, groupKey, entry.occurrence);
+          const fingerprint = hashedFingerprint(rule.id, groupKey, occurrence);
           alerts.push(
-            await alertFor(rule, event, entry.events, groupKey, fingerprint, time, evaluateOptions?.describe),
+            await alertFor(rule, event, events, groupKey, fingerprint, time, evaluateOptions?.describe),
           );
         } catch (error) {
           report(evaluationError(rule, event, error));
