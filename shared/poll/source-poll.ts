@@ -22,6 +22,7 @@ import {
   firstWalkStart,
   nextWindow,
   planWalk,
+  spanAfterRead,
   type WalkPlan,
 } from './window-math.js';
 import { readWindow, type WindowRead } from './window-reader.js';
@@ -174,7 +175,7 @@ class SourceRun {
    * the walk commits no window (or never starts), so that the next tick starts there again.
    */
   readonly #firstRunStart: number | undefined;
-  /** How long the next window is: shorter after a window had to be cut, longer after a quiet one. */
+  /** How long the next window is: shorter after a window had to be cut, sized from the last one's density. */
   #spanMs: number;
 
   constructor(
@@ -354,7 +355,12 @@ class SourceRun {
         outcome.pagesRead += read.pagesRead;
         outcome.eventsFetched += read.eventsFetched;
         if (read.kind === 'read') {
-          this.#adaptSpan(current, read.fresh.length + read.passed.length, reservation.limit);
+          this.#spanMs = spanAfterRead({
+            window: current,
+            held: read.fresh.length + read.passed.length,
+            maxEvents: Math.min(context.maxEventsPerWindow, reservation.limit),
+            maxWindowMs: context.maxWindowMs,
+          });
           return { window: current, read, reservation };
         }
         if (read.kind === 'cut-short') throw new WalkStopped(read.reason);
@@ -387,12 +393,6 @@ class SourceRun {
       reservation.release();
       throw error;
     }
-  }
-
-  /** A window that held few events lets the next one be longer again, up to the longest window. */
-  #adaptSpan(window: EventWindow, held: number, limit: number): void {
-    if (held < limit / 4)
-      this.#spanMs = Math.min(this.#context.maxWindowMs, 2 * Math.max(SECOND_MS, window.to - window.from));
   }
 
   #overBudget(window: EventWindow, held: number): EventBudgetExceededError {

@@ -148,10 +148,16 @@ export interface ShrinkWindowOptions {
 }
 
 /**
+ * The share of its bound a window is sized for: near enough to read few windows, with room for
+ * events that do not spread evenly.
+ */
+export const WINDOW_FILL = 0.8;
+
+/**
  * A shorter window from the same start when `window` holds more than `maxEvents`, sized for about
- * 80% of the bound assuming events spread evenly (and at most half the span, so a skewed estimate
- * still converges); `undefined` when it holds few enough, or is already one second long and cannot
- * be cut (Atlas dates are whole seconds).
+ * {@link WINDOW_FILL} of the bound assuming events spread evenly (and at most half the span, so a
+ * skewed estimate still converges); `undefined` when it holds few enough, or is already one second
+ * long and cannot be cut (Atlas dates are whole seconds).
  *
  * @example
  * ```ts
@@ -164,9 +170,41 @@ export function shrinkWindow(options: ShrinkWindowOptions): EventWindow | undefi
   if (events <= maxEvents) return undefined;
   const span = window.to - window.from;
   if (span <= SECOND_MS) return undefined;
-  const share = Math.min(0.5, (0.8 * maxEvents) / events);
+  const share = Math.min(0.5, (WINDOW_FILL * maxEvents) / events);
   const to = Math.max(window.from + SECOND_MS, secondFloor(window.from + span * share));
   return { from: window.from, to };
+}
+
+/** Options of {@link spanAfterRead}. */
+export interface SpanAfterReadOptions {
+  /** The window just read to its end. */
+  window: EventWindow;
+  /** New events it held. */
+  held: number;
+  /** Most events a window may hold. */
+  maxEvents: number;
+  /** Longest window. */
+  maxWindowMs: number;
+}
+
+/**
+ * How long the next window of a walk is, from the density of the window just read: longer in
+ * proportion when it held less than {@link WINDOW_FILL} of the bound (at most twice as long, so a
+ * quiet stretch before a busy one costs one shorter window, not a wasted page), as long when it held
+ * more. Sizing windows near the bound keeps their number, and so their pages and state writes, low.
+ *
+ * @example
+ * ```ts
+ * spanAfterRead({ window: { from: 0, to: 490_000 }, held: 830, maxEvents: 1_750, maxWindowMs: 21_600_000 });
+ * // 826000: 1,400 events at the same density
+ * ```
+ */
+export function spanAfterRead(options: SpanAfterReadOptions): number {
+  const { window, held, maxEvents, maxWindowMs } = options;
+  const span = Math.max(SECOND_MS, window.to - window.from);
+  const target = WINDOW_FILL * maxEvents;
+  const factor = held >= target ? 1 : Math.min(2, target / Math.max(1, held));
+  return Math.min(maxWindowMs, Math.max(SECOND_MS, secondFloor(span * factor)));
 }
 
 /**

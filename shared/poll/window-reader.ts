@@ -22,8 +22,9 @@ export interface ReadWindowOptions {
   /** Most events one window may hold before it is cut shorter. */
   maxEvents: number;
   /**
-   * The window's share of the tick's event budget: a page is fetched only when 500 more events fit,
-   * and keeps counted those it holds. Cleared unless the window is read to its end.
+   * The window's share of the tick's event budget: a page is fetched only when the events it may
+   * bring fit (500, or fewer when Atlas's `totalCount` says fewer are left), and keeps counted those
+   * it holds. Cleared unless the window is read to its end.
    */
   reservation: EventReservation;
   /**
@@ -88,10 +89,12 @@ export type WindowRead =
  *
  * A window is given up on as soon as it is known to hold more than `maxEvents` not yet processed:
  * from Atlas's `totalCount` on the first page, or by counting while reading when the estimate was
- * wrong or absent, or as soon as the next page would not fit in the window's reservation (500 events
- * are counted for a page before it is fetched; those it does not keep are given back once it is
- * read). A window of one second cannot be cut shorter: it is read while its events fit in the
- * reservation, and given up on as `over-budget` when they do not.
+ * wrong or absent, or as soon as the next page would not fit in the window's reservation (the events
+ * a page may bring are counted before it is fetched: 500, or what Atlas's `totalCount` leaves when
+ * that is fewer, so that a window whose last page is short is not given up on for a full page it will
+ * not get; those a page does not keep are given back once it is read, and a page that keeps more than
+ * was counted must fit too). A window of one second cannot be cut shorter: it is read while its
+ * events fit in the reservation, and given up on as `over-budget` when they do not.
  *
  * @throws The Atlas client's errors (AtlasForbiddenError, AtlasNotFoundError, AtlasRateLimitError after
  *   its retries...), and the signal's reason when it aborts.
@@ -124,6 +127,8 @@ export async function readWindow(options: ReadWindowOptions): Promise<WindowRead
   let pagesRead = 0;
   let eventsFetched = 0;
   const pages = list.pages();
+  /** Events counted for the next page before it is fetched. */
+  let expected = MAX_ITEMS_PER_PAGE;
   let complete = false;
   /** The next page would not fit: cut the window shorter, or say it cannot be. */
   const overLimit = (): WindowRead => {
@@ -140,10 +145,10 @@ export async function readWindow(options: ReadWindowOptions): Promise<WindowRead
         if (reason !== undefined) return { kind: 'cut-short', reason, pagesRead, eventsFetched };
         await options.beforeNextPage();
       }
-      if (!reservation.tryAdd(MAX_ITEMS_PER_PAGE)) return overLimit();
+      if (!reservation.tryAdd(expected)) return overLimit();
       const next = await pages.next();
       if (next.done === true) {
-        reservation.remove(MAX_ITEMS_PER_PAGE);
+        reservation.remove(expected);
         break;
       }
       const page = next.value;
@@ -159,9 +164,14 @@ export async function readWindow(options: ReadWindowOptions): Promise<WindowRead
         else passed.push(keyed.time);
         kept += 1;
       }
-      // A page may not hold more than it was asked for; a server that sends more still counts it all.
-      if (kept <= MAX_ITEMS_PER_PAGE) reservation.remove(MAX_ITEMS_PER_PAGE - kept);
-      else if (!reservation.tryAdd(kept - MAX_ITEMS_PER_PAGE)) return overLimit();
+      // A page may keep more than was counted for it (Atlas's count is an estimate, and a server may
+      // send more than it was asked for): what it kept must fit all the same.
+      if (kept <= expected) reservation.remove(expected - kept);
+      else if (!reservation.tryAdd(kept - expected)) return overLimit();
+      expected =
+        page.totalCount === undefined
+          ? MAX_ITEMS_PER_PAGE
+          : Math.min(MAX_ITEMS_PER_PAGE, Math.max(1, page.totalCount - eventsFetched));
       options.onPage?.({ pagesRead, eventsRead: listed.size, totalCount: page.totalCount });
       if (!page.hasNext) break;
       const estimate =

@@ -82,6 +82,53 @@ describe('runTick walks', () => {
     await expectEachAlertOnce(fixture, events);
   });
 
+  it('reads a window whose last page is short whole, when its events fit but a full page more would not', async () => {
+    // Prepare: one source with a budget of 2,500 holds at most 1,250 events a window.
+    fixture = await startPollFixture({
+      store: fileStoreFactory(),
+      config: { sources: { projectIds: [ids.project] }, maxEventsInMemory: 2_500 },
+    });
+    const now = fixture.clock.now();
+    const generated = Array.from({ length: 1_199 }, (_, index) => quietEvent(now - MINUTE - index * SECOND));
+    generated.push(alertingEvent(now - 2 * MINUTE));
+    const events = fixture.sim.addEvents({ groupId: ids.project }, generated);
+
+    // Act
+    const summary = await fixture.tick();
+
+    // Assess: three pages, read once (500, 500 and the last 200), in one window.
+    expect(outcomeOf(summary, PROJECT)).toMatchObject({
+      status: 'ok',
+      eventsNew: 1_200,
+      pagesRead: 3,
+      windowsCommitted: 1,
+    });
+    await expectEachAlertOnce(fixture, events);
+  });
+
+  it('sizes each window after a cut from the density of the one before, near the bound', async () => {
+    // Prepare: 3,000 events, one a second for the last 50 minutes, at most 500 a window.
+    fixture = await startPollFixture({
+      store: fileStoreFactory(),
+      config: { sources: { projectIds: [ids.project] }, maxEventsPerWindow: 500 },
+    });
+    const now = fixture.clock.now();
+    const generated = Array.from({ length: 3_000 }, (_, index) => quietEvent(now - MINUTE - index * SECOND));
+    for (let index = 0; index < 5; index += 1)
+      generated.push(alertingEvent(now - 2 * MINUTE - index * 9 * MINUTE));
+    const events = fixture.sim.addEvents({ groupId: ids.project }, generated);
+
+    // Act
+    const summary = await fixture.tick();
+
+    // Assess: windows of about 400 events after the first cut (not 200, nor read and thrown away).
+    const project = outcomeOf(summary, PROJECT);
+    expect(project).toMatchObject({ status: 'ok', eventsNew: 3_005 });
+    expect(project.windowsCommitted).toBeLessThanOrEqual(9);
+    expect(project.pagesRead).toBeLessThanOrEqual(12);
+    await expectEachAlertOnce(fixture, events);
+  });
+
   it('records the overlap before a short lookback as seen, so no later tick alerts on it', async () => {
     // Prepare
     fixture = await startPollFixture({

@@ -7,6 +7,7 @@ import {
   secondFloor,
   seenFloor,
   shrinkWindow,
+  spanAfterRead,
 } from '../../shared/poll/window-math.js';
 
 const SECOND = 1_000;
@@ -284,6 +285,50 @@ describe('shrinkWindow', () => {
     // Assess
     expect(twoSeconds).toEqual({ from: 0, to: SECOND });
     expect(oneSecond).toBeUndefined();
+  });
+});
+
+describe('spanAfterRead', () => {
+  const bound = { maxEvents: 1_750, maxWindowMs: 6 * HOUR };
+
+  it('lengthens the next window in proportion to fill four fifths of the bound', () => {
+    // Act
+    const span = spanAfterRead({ window: { from: 0, to: 490 * SECOND }, held: 830, ...bound });
+
+    // Assess
+    expect(span).toBe(826 * SECOND);
+  });
+
+  it('at most doubles it, however quiet the window was', () => {
+    // Act
+    const few = spanAfterRead({ window: { from: 0, to: 10 * MINUTE }, held: 3, ...bound });
+    const none = spanAfterRead({ window: { from: 0, to: 10 * MINUTE }, held: 0, ...bound });
+
+    // Assess
+    expect(few).toBe(20 * MINUTE);
+    expect(none).toBe(20 * MINUTE);
+  });
+
+  it('keeps the span of a window that held four fifths of the bound or more', () => {
+    // Act
+    const full = spanAfterRead({ window: { from: 0, to: 10 * MINUTE }, held: 1_400, ...bound });
+    const over = spanAfterRead({ window: { from: 0, to: 10 * MINUTE }, held: 1_750, ...bound });
+
+    // Assess
+    expect(full).toBe(10 * MINUTE);
+    expect(over).toBe(10 * MINUTE);
+  });
+
+  it('stays within one second and the longest window, on whole seconds', () => {
+    // Act
+    const longest = spanAfterRead({ window: { from: 0, to: 4 * HOUR }, held: 10, ...bound });
+    const instant = spanAfterRead({ window: { from: 5 * SECOND, to: 5 * SECOND }, held: 1_750, ...bound });
+    const odd = spanAfterRead({ window: { from: 0, to: 1_500 }, held: 1_000, ...bound });
+
+    // Assess
+    expect(longest).toBe(6 * HOUR);
+    expect(instant).toBe(SECOND);
+    expect(odd).toBe(2 * SECOND);
   });
 });
 
