@@ -170,7 +170,7 @@ export const deploySettingsSchema = z.strictObject({
   poller: z
     .strictObject({
       timeoutSeconds: z.number().int().min(30).max(900).default(180),
-      memoryMiB: z.number().int().min(128).max(10_240).default(384),
+      memoryMiB: z.number().int().min(128).max(10_240).default(256),
       logRetentionDays: z
         .number()
         .refine((days) => (LOG_RETENTION_DAYS as readonly number[]).includes(days), {

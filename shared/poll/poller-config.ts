@@ -80,8 +80,8 @@ export const pollerConfigSchema = z.strictObject({
   maxEventsPerWindow: z.number().int().min(500).max(200_000).optional(),
   /**
    * The most new events the tick holds in memory at once, over all its sources: windows are cut to
-   * fit, and a one-second window holding more fails its source (EVENT_BUDGET_EXCEEDED). Default: 40%
-   * of the V8 heap limit at 4 KB an event (about 28,500 for a 256 MB Lambda function).
+   * fit, and a one-second window holding more fails its source (EVENT_BUDGET_EXCEEDED). Default: 20%
+   * of the V8 heap limit at 4 KB an event (about 14,300 for a 256 MB Lambda function).
    */
   maxEventsInMemory: z.number().int().min(2_000).max(10_000_000).optional(),
   /** DynamoDB table of the state store (Lambda only). */

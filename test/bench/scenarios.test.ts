@@ -139,10 +139,10 @@ describe('the benchmark run at a tiny size', () => {
     const backlog = results('backlog');
 
     expect(backlog.memory).toMatchObject({
-      lambdaMemoryMiB: 384,
-      nodeOptions: ['--max-semi-space-size=19', '--max-old-space-size=346'],
+      lambdaMemoryMiB: 256,
+      nodeOptions: ['--max-semi-space-size=12', '--max-old-space-size=231'],
     });
-    expect(renderReport(report)).toContain('with the heap limits of a 384 MiB Lambda');
+    expect(renderReport(report)).toContain('with the heap limits of a 256 MiB Lambda');
   });
 
   it('costs one Atlas request and two DynamoDB requests per source in the steady state', () => {

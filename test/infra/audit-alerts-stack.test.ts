@@ -216,12 +216,12 @@ describe('AuditAlertsStack', () => {
   });
 
   describe('poller function', () => {
-    it('runs on Node.js 24 on ARM64 with 384 MB, a 3-minute timeout and one execution at a time', () => {
+    it('runs on Node.js 24 on ARM64 with 256 MB, a 3-minute timeout and one execution at a time', () => {
       template.hasResourceProperties('AWS::Lambda::Function', {
         Runtime: 'nodejs24.x',
         Architectures: ['arm64'],
         Handler: 'index.handler',
-        MemorySize: 384,
+        MemorySize: 256,
         Timeout: 180,
         ReservedConcurrentExecutions: 1,
       });

@@ -52,7 +52,7 @@ describe('parseDeployConfig', () => {
       table: { removalPolicy: 'retain' },
       poller: {
         timeoutSeconds: 180,
-        memoryMiB: 384,
+        memoryMiB: 256,
         logRetentionDays: 30,
         logLevel: 'INFO',
         reservedConcurrency: true,

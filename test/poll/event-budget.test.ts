@@ -4,8 +4,9 @@ import { EventBudget, eventBudgetForHeap, MIN_EVENT_BUDGET } from '../../shared/
 const MIB = 1024 * 1024;
 
 describe('eventBudgetForHeap', () => {
-  it('gives 40% of the heap limit at 4 KB an event, and never less than two pages for each of two windows', () => {
-    expect(eventBudgetForHeap(231 * MIB)).toBe(Math.floor((231 * MIB * 0.4) / 4096));
+  it('gives 20% of the heap limit at 4 KB an event, and never less than two pages for each of two windows', () => {
+    expect(eventBudgetForHeap(279 * MIB)).toBe(14_284);
+    expect(eventBudgetForHeap(231 * MIB)).toBe(Math.floor((231 * MIB * 0.2) / 4096));
     expect(eventBudgetForHeap(1 * MIB)).toBe(MIN_EVENT_BUDGET);
     expect(() => eventBudgetForHeap(0)).toThrow(RangeError);
     expect(() => eventBudgetForHeap(Number.NaN)).toThrow(RangeError);
