@@ -25,7 +25,7 @@ import {
   spanAfterRead,
   type WalkPlan,
 } from './window-math.js';
-import { readWindow, type WindowRead } from './window-reader.js';
+import { readWindow, type WindowRead, windowEventBound } from './window-reader.js';
 
 /** What every source of a tick shares. */
 export interface SourcePollContext {
@@ -358,7 +358,7 @@ class SourceRun {
           this.#spanMs = spanAfterRead({
             window: current,
             held: read.fresh.length + read.passed.length,
-            maxEvents: Math.min(context.maxEventsPerWindow, reservation.limit),
+            maxEvents: windowEventBound(context.maxEventsPerWindow, reservation),
             maxWindowMs: context.maxWindowMs,
           });
           return { window: current, read, reservation };
