@@ -65,9 +65,9 @@ export interface BacklogBenchResult {
     /** HTTP requests the simulator received during the tick. */
     requests: number;
     /**
-     * Pages the poller read: the pages needed, plus at most one per window (the window's partial last
-     * page) and one per window cut shorter (the page that showed it too long). Windows are bounded by
-     * the event budget, so a backlog larger than a source's share of it takes several.
+     * Pages the poller read: the pages needed, plus each window's partial last page and the page that
+     * showed a window too long; the target allows one beyond those needed per window. Windows are
+     * bounded by the event budget, so a backlog larger than a source's share of it takes several.
      */
     pagesRead: number;
     /** Pages the events need at 500 a page (at least one per source). */

@@ -2,11 +2,15 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AtlasClient } from '../../shared/atlas/index.js';
 import { pollerConfigSchema, runTick, type SourceOutcome } from '../../shared/poll/index.js';
 import { createRuleEngine } from '../../shared/rules/index.js';
 import { FileStateStore } from '../../shared/state/index.js';
-import { alertingEvent, defaultRulePack, pollerKey } from '../poll/support/poll-fixture.js';
+import {
+  alertingEvent,
+  defaultRulePack,
+  pollerAtlasClient,
+  pollerKey,
+} from '../poll/support/poll-fixture.js';
 import { RecordingNotifier } from '../poll/support/recording-notifier.js';
 import { TestClock } from '../poll/support/test-clock.js';
 import { type DigestServer, listPage, type Reply, startDigestServer } from '../support/digest-server.js';
@@ -161,12 +165,7 @@ async function tickWithBadAnswer(
   const store = await FileStateStore.open({ path: join(directory, `${goodEvents}.json`), clock });
   const engine = createRuleEngine({ pack: await defaultRulePack(), counters: store });
   const notifier = new RecordingNotifier();
-  const atlas = new AtlasClient({
-    baseUrl: server.baseUrl,
-    credentials: { kind: 'digest', ...pollerKey },
-    clock: clock.instant(),
-    random: () => 0.5,
-  });
+  const atlas = pollerAtlasClient(server.baseUrl, clock);
   const config = pollerConfigSchema.parse({
     atlas: { baseUrl: server.baseUrl },
     sources: { projectIds: [BAD, GOOD] },

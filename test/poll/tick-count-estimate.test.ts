@@ -2,12 +2,17 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { AtlasClient } from '../../shared/atlas/index.js';
 import { pollerConfigSchema, runTick, type TickProgress } from '../../shared/poll/index.js';
 import { createRuleEngine } from '../../shared/rules/index.js';
 import { FileStateStore } from '../../shared/state/index.js';
 import { type DigestServer, listPage, startDigestServer } from '../support/digest-server.js';
-import { alertingEvent, defaultRulePack, pollerKey, quietEvent } from './support/poll-fixture.js';
+import {
+  alertingEvent,
+  defaultRulePack,
+  pollerAtlasClient,
+  pollerKey,
+  quietEvent,
+} from './support/poll-fixture.js';
 import { RecordingNotifier } from './support/recording-notifier.js';
 import { TestClock } from './support/test-clock.js';
 
@@ -71,12 +76,7 @@ describe('runTick when Atlas undercounts a window', () => {
     directory = await mkdtemp(join(tmpdir(), 'count-estimate-'));
     const store = await FileStateStore.open({ path: join(directory, 'state.json'), clock });
     const notifier = new RecordingNotifier();
-    const atlas = new AtlasClient({
-      baseUrl: server.baseUrl,
-      credentials: { kind: 'digest', ...pollerKey },
-      clock: clock.instant(),
-      random: () => 0.5,
-    });
+    const atlas = pollerAtlasClient(server.baseUrl, clock);
     const config = pollerConfigSchema.parse({
       atlas: { baseUrl: server.baseUrl },
       sources: { projectIds: [PROJECT] },

@@ -51,6 +51,19 @@ export const ids = {
 /** Throwaway credentials of the poller's key in the test seed. */
 export const pollerKey = { publicKey: 'pollerky', privateKey: 'fake-private-key-for-tests' } as const;
 
+/**
+ * The poller's Atlas client for a test server: {@link pollerKey}, the test clock, and retries without
+ * random jitter.
+ */
+export function pollerAtlasClient(baseUrl: string, clock: TestClock): AtlasClient {
+  return new AtlasClient({
+    baseUrl,
+    credentials: { kind: 'digest', ...pollerKey },
+    clock: clock.instant(),
+    random: () => 0.5,
+  });
+}
+
 /** Two orgs; the poller's key owns the first only, so the second's sources answer 403. */
 export function pollSeed(extraKeys: SeedData['apiKeys'] = []): SeedData {
   return {
@@ -193,12 +206,7 @@ export async function startPollFixture(options: PollFixtureOptions): Promise<Pol
   let sim = await startSim(options.seed ?? pollSeed());
   const clients: AtlasClient[] = [];
   const newClient = (): AtlasClient => {
-    const client = new AtlasClient({
-      baseUrl: sim.baseUrl,
-      credentials: { kind: 'digest', ...pollerKey },
-      clock: clock.instant(),
-      random: () => 0.5,
-    });
+    const client = pollerAtlasClient(sim.baseUrl, clock);
     clients.push(client);
     return client;
   };
