@@ -127,8 +127,8 @@ export async function claimAlertBatch(
 
 /**
  * Records the claimed alerts as SENT, up to {@link TRANSACTION_ITEMS} in one `TransactWriteItems` of
- * unconditional updates (whoever published may record it; `if_not_exists` keeps the first sender's
- * time), sent again after a growing pause while DynamoDB cancels it for a conflict.
+ * unconditional puts (whoever published may record it; see {@link sentRecord}), sent again after a
+ * growing pause while DynamoDB cancels it for a conflict.
  *
  * @throws StateStoreRequestError when DynamoDB cannot be reached, or keeps cancelling; none is recorded.
  */
@@ -142,9 +142,9 @@ export async function markAlertBatch(
     if (attempt > TRANSACTION_ATTEMPTS) throw keptCancelling(requester.tableName, options.claims.length);
     const now = clock.now();
     const items: TransactWriteItem[] = options.claims.map((claim) => ({
-      Update: {
+      Put: {
         TableName: requester.tableName,
-        ...markSentUpdate(claim.fingerprint, now, context.alertRetentionMs),
+        Item: sentRecord(claim.fingerprint, now, context.alertRetentionMs),
       },
     }));
     const reasons = await requester.transactWriteItems(items);
@@ -176,28 +176,18 @@ async function readRecord(requester: DynamoDbRequester, fingerprint: string): Pr
 }
 
 /**
- * The update that records an alert as sent, alone (`UpdateItem`) or in a batch: no condition, so
- * whoever published may record it even after its claim was taken over; a claim never carries
- * `sentAt`, so `if_not_exists` keeps the first sender's time.
+ * The record of an alert sent, written whole (`PutItem`) alone or in a batch: no condition, so whoever
+ * published may record it even after its claim was taken over, and the claim's token and expiry go
+ * with the record they replace. `sentAt` is the time of the last sender's record: two senders exist
+ * only in the publish/mark window, and it is there to show when, not to decide anything. A put costs
+ * DynamoDB what an update does (write units by item size) and carries no expression to parse.
  */
-export function markSentUpdate(fingerprint: string, now: number, alertRetentionMs: number) {
+export function sentRecord(fingerprint: string, now: number, alertRetentionMs: number): Item {
   return {
-    Key: keyItem(fingerprint),
-    UpdateExpression:
-      'SET #status = :sent, #sentAt = if_not_exists(#sentAt, :now), #expiresAt = :expiresAt ' +
-      'REMOVE #claimToken, #claimExpiresAt',
-    ExpressionAttributeNames: {
-      '#status': 'status',
-      '#sentAt': 'sentAt',
-      '#expiresAt': 'expiresAt',
-      '#claimToken': 'claimToken',
-      '#claimExpiresAt': 'claimExpiresAt',
-    },
-    ExpressionAttributeValues: {
-      ':sent': stringValue('SENT'),
-      ':now': numberValue(now),
-      ':expiresAt': numberValue(ttlSeconds(now + alertRetentionMs)),
-    },
+    ...keyItem(fingerprint),
+    status: stringValue('SENT'),
+    sentAt: numberValue(now),
+    expiresAt: numberValue(ttlSeconds(now + alertRetentionMs)),
   };
 }
 

@@ -10,7 +10,7 @@ import {
   type AlertBatchContext,
   claimAlertBatch,
   markAlertBatch,
-  markSentUpdate,
+  sentRecord,
 } from './dynamodb-alert-batches.js';
 import {
   binaryValue,
@@ -514,7 +514,7 @@ export class DynamoDbStateStore implements StateStore {
     return results;
   }
 
-  /** Unconditional updates in `TransactWriteItems` of up to 100, one batch after another. */
+  /** Unconditional puts in `TransactWriteItems` of up to 100, one batch after another. */
   async markAlertsSent(options: MarkAlertsSentOptions): Promise<void> {
     for (let at = 0; at < options.claims.length; at += TRANSACTION_ITEMS) {
       await markAlertBatch(this.#alertBatches(), {
@@ -532,9 +532,9 @@ export class DynamoDbStateStore implements StateStore {
   }
 
   async markAlertSent(options: AlertClaimOptions): Promise<void> {
-    await this.#requester.updateItem(
-      markSentUpdate(options.claim.fingerprint, this.#clock.now(), this.#retention.alertRetentionMs),
-    );
+    await this.#requester.putItem({
+      Item: sentRecord(options.claim.fingerprint, this.#clock.now(), this.#retention.alertRetentionMs),
+    });
   }
 
   async releaseAlertClaim(options: AlertClaimOptions): Promise<void> {

@@ -392,11 +392,9 @@ export class FileStateStore implements StateStore {
   }
 
   #markSent(fingerprint: string, now: number): void {
-    const existing = this.#liveAlert(fingerprint, now);
-    const sentAt = existing?.status === 'SENT' && existing.sentAt !== undefined ? existing.sentAt : now;
     this.#alerts.set(fingerprint, {
       status: 'SENT',
-      sentAt,
+      sentAt: now,
       expiresAt: ttlSeconds(now + this.#retention.alertRetentionMs),
     });
   }

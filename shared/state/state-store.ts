@@ -102,7 +102,8 @@ export interface StateStore extends CounterStore, FirstSeenStore {
   /**
    * Records that a claimed alert was published. Any worker that published may record it, even one
    * whose claim was taken over meanwhile: SENT is a fact, not a lock. The record then lives for the
-   * store's alert retention, so every re-read of the event inside that time finds it.
+   * store's alert retention, so every re-read of the event inside that time finds it. Its `sentAt` is
+   * the time of the last record: two workers publish the same alert only in the publish/mark window.
    */
   markAlertSent(options: AlertClaimOptions): Promise<void>;
 

@@ -651,6 +651,25 @@ export function describeStateStoreContract(name: string, createStore: CreateCont
       expect(third).toMatchObject({ outcome: 'sent' });
     });
 
+    it('keeps an alert sent by two claimants sent, at the time of the last record, in batches too', async () => {
+      const { store, clock } = await setUp(createStore);
+      const fingerprint = unique('rule|group');
+      const first = await store.claimAlert({ fingerprint, claimMs: MINUTE });
+      if (first.outcome !== 'claimed') throw new Error('expected a claim');
+      clock.advance(MINUTE);
+      const second = await store.claimAlert({ fingerprint, claimMs: MINUTE });
+      if (second.outcome !== 'claimed') throw new Error('expected a take-over');
+
+      await store.markAlertsSent({ claims: [second.claim] });
+      clock.advance(MINUTE);
+      const lastSentAt = clock.now();
+      await store.markAlertSent({ claim: first.claim });
+      clock.advance(DAY);
+      const again = await store.claimAlert({ fingerprint, claimMs: MINUTE });
+
+      expect(again).toEqual({ outcome: 'sent', sentAt: lastSentAt });
+    });
+
     it('makes a released claim claimable again at once', async () => {
       const { store } = await setUp(createStore);
       const fingerprint = unique('rule|group');
