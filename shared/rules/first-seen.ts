@@ -154,13 +154,33 @@ export function eventHash(eventId: string): string {
   return createHash('sha256').update(eventId, 'utf8').digest('base64url').slice(0, 16);
 }
 
+/**
+ * Drops expired values, then the least recently seen (ties: the smaller value) past `maxValues`. A set
+ * at its bound gains one value at a time, so that one is found in a single pass: a group that sees a
+ * new value on every event must not sort its whole set each time.
+ */
 function prune(values: Record<string, SeenValue>, time: number, withinMs: number, maxValues: number): void {
-  const entries = Object.entries(values);
-  for (const [value, seen] of entries) if (time - seen.last >= withinMs) delete values[value];
-  const live = Object.entries(values);
-  if (live.length <= maxValues) return;
-  live.sort(([a, x], [b, y]) => x.last - y.last || (a < b ? -1 : a > b ? 1 : 0));
-  for (const [value] of live.slice(0, live.length - maxValues)) delete values[value];
+  let live = 0;
+  for (const value of Object.keys(values)) {
+    if (time - (values[value] as SeenValue).last >= withinMs) delete values[value];
+    else live += 1;
+  }
+  if (live <= maxValues) return;
+  if (live === maxValues + 1) {
+    let oldest: [string, SeenValue] | undefined;
+    for (const entry of Object.entries(values)) {
+      if (oldest === undefined || seenBefore(entry, oldest)) oldest = entry;
+    }
+    if (oldest !== undefined) delete values[oldest[0]];
+    return;
+  }
+  const entries = Object.entries(values).sort((x, y) => (seenBefore(x, y) ? -1 : seenBefore(y, x) ? 1 : 0));
+  for (const [value] of entries.slice(0, live - maxValues)) delete values[value];
+}
+
+/** Whether `a` goes before `b` in eviction order: seen less recently, or at the same time and smaller. */
+function seenBefore([a, x]: [string, SeenValue], [b, y]: [string, SeenValue]): boolean {
+  return x.last < y.last || (x.last === y.last && a < b);
 }
 
 function isMissing(value: unknown): boolean {
