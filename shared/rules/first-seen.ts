@@ -156,31 +156,33 @@ export function eventHash(eventId: string): string {
 
 /**
  * Drops expired values, then the least recently seen (ties: the smaller value) past `maxValues`. A set
- * at its bound gains one value at a time, so that one is found in a single pass: a group that sees a
- * new value on every event must not sort its whole set each time.
+ * at its bound gains one value at a time, so the one to evict is found in the same pass that drops the
+ * expired ones: a group that sees a new value on every event must not sort its whole set each time.
+ * Only a set stored over a smaller bound is sorted.
  */
 function prune(values: Record<string, SeenValue>, time: number, withinMs: number, maxValues: number): void {
   let live = 0;
-  for (const value of Object.keys(values)) {
-    if (time - (values[value] as SeenValue).last >= withinMs) delete values[value];
-    else live += 1;
-  }
-  if (live <= maxValues) return;
-  if (live === maxValues + 1) {
-    let oldest: [string, SeenValue] | undefined;
-    for (const entry of Object.entries(values)) {
-      if (oldest === undefined || seenBefore(entry, oldest)) oldest = entry;
+  let oldest: [string, SeenValue] | undefined;
+  for (const entry of Object.entries(values)) {
+    if (time - entry[1].last >= withinMs) {
+      delete values[entry[0]];
+      continue;
     }
-    if (oldest !== undefined) delete values[oldest[0]];
+    live += 1;
+    if (oldest === undefined || evictionOrder(entry, oldest) < 0) oldest = entry;
+  }
+  if (live <= maxValues || oldest === undefined) return;
+  if (live === maxValues + 1) {
+    delete values[oldest[0]];
     return;
   }
-  const entries = Object.entries(values).sort((x, y) => (seenBefore(x, y) ? -1 : seenBefore(y, x) ? 1 : 0));
+  const entries = Object.entries(values).sort(evictionOrder);
   for (const [value] of entries.slice(0, live - maxValues)) delete values[value];
 }
 
-/** Whether `a` goes before `b` in eviction order: seen less recently, or at the same time and smaller. */
-function seenBefore([a, x]: [string, SeenValue], [b, y]: [string, SeenValue]): boolean {
-  return x.last < y.last || (x.last === y.last && a < b);
+/** Eviction order: the value seen less recently first, and of two seen at the same time the smaller. */
+function evictionOrder([a, x]: [string, SeenValue], [b, y]: [string, SeenValue]): number {
+  return x.last - y.last || (a < b ? -1 : a > b ? 1 : 0);
 }
 
 function isMissing(value: unknown): boolean {

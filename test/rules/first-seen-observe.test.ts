@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { observe } from '../../shared/rules/first-seen.js';
+import { observe, refreshAfterMs } from '../../shared/rules/first-seen.js';
 import type { SeenValue } from '../../shared/rules/first-seen-store.js';
 
 /** The bound the straightforward way: drop expired values, sort by (last, value), keep the newest. */
@@ -86,7 +86,7 @@ describe('observe', () => {
         if (known === undefined || time - known.last >= withinMs) {
           expected[value] = { first: time, last: time, by };
           referencePrune(expected, time, withinMs, maxValues);
-        } else if (known.by !== by && time - known.last >= Math.max(1, Math.floor(withinMs / 10))) {
+        } else if (known.by !== by && time - known.last >= refreshAfterMs(withinMs)) {
           expected[value] = { ...known, last: time };
         }
         expect(values, `seed ${seed}, step ${step}`).toEqual(expected);
