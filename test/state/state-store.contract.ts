@@ -33,6 +33,18 @@ async function setUp(createStore: CreateContractStore): Promise<{ store: StateSt
   return { store, clock };
 }
 
+/**
+ * A claim of a new alert for a minute, then, once it expired, a second claimant's: the first claim and
+ * the second's result (a take-over, unless the store is broken).
+ */
+async function claimThenTakeOver(store: StateStore, clock: ManualClock, fingerprint: string) {
+  const first = await store.claimAlert({ fingerprint, claimMs: MINUTE });
+  if (first.outcome !== 'claimed') throw new Error('expected a claim');
+  clock.advance(MINUTE);
+  const second = await store.claimAlert({ fingerprint, claimMs: MINUTE });
+  return { first: first.claim, second };
+}
+
 async function acquire(store: StateStore, source: string, owner = 'worker-a', durationMs = 5 * MINUTE) {
   const acquisition = await store.acquireLease({ source, owner, durationMs });
   if (!acquisition.acquired) throw new Error(`expected to acquire ${source}, held by ${acquisition.owner}`);
@@ -638,32 +650,26 @@ export function describeStateStoreContract(name: string, createStore: CreateCont
     it('lets a claim past its expiry be taken over, and records sent from either claimant', async () => {
       const { store, clock } = await setUp(createStore);
       const fingerprint = unique('rule|group');
-      const first = await store.claimAlert({ fingerprint, claimMs: MINUTE });
-      if (first.outcome !== 'claimed') throw new Error('expected a claim');
-      clock.advance(MINUTE);
 
-      const second = await store.claimAlert({ fingerprint, claimMs: MINUTE });
-      await store.markAlertSent({ claim: first.claim });
+      const { first, second } = await claimThenTakeOver(store, clock, fingerprint);
+      await store.markAlertSent({ claim: first });
       const third = await store.claimAlert({ fingerprint, claimMs: MINUTE });
 
       expect(second).toMatchObject({ outcome: 'claimed', tookOver: true });
-      expect(second.outcome === 'claimed' && second.claim.token).not.toBe(first.claim.token);
+      expect(second.outcome === 'claimed' && second.claim.token).not.toBe(first.token);
       expect(third).toMatchObject({ outcome: 'sent' });
     });
 
     it('keeps an alert sent by two claimants sent, at the time of the last record, in batches too', async () => {
       const { store, clock } = await setUp(createStore);
       const fingerprint = unique('rule|group');
-      const first = await store.claimAlert({ fingerprint, claimMs: MINUTE });
-      if (first.outcome !== 'claimed') throw new Error('expected a claim');
-      clock.advance(MINUTE);
-      const second = await store.claimAlert({ fingerprint, claimMs: MINUTE });
+      const { first, second } = await claimThenTakeOver(store, clock, fingerprint);
       if (second.outcome !== 'claimed') throw new Error('expected a take-over');
 
       await store.markAlertsSent({ claims: [second.claim] });
       clock.advance(MINUTE);
       const lastSentAt = clock.now();
-      await store.markAlertSent({ claim: first.claim });
+      await store.markAlertSent({ claim: first });
       clock.advance(DAY);
       const again = await store.claimAlert({ fingerprint, claimMs: MINUTE });
 
