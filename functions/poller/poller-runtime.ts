@@ -4,7 +4,7 @@ import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import type { SNSClient } from '@aws-sdk/client-sns';
 import { type Clock, systemClock } from '../../shared/clock.js';
-import type { Logger } from '../../shared/logger.js';
+import type { LogAttributes, Logger } from '../../shared/logger.js';
 import { SnsNotifier } from '../../shared/notify/index.js';
 import { type MetricsSink, NameCache, ProjectDiscoveryCache } from '../../shared/poll/index.js';
 import { createRuleEngine, type RuleEngine, type RulePack } from '../../shared/rules/index.js';
@@ -99,8 +99,8 @@ export function createPollerRuntime(options: PollerRuntimeOptions): PollerRuntim
 /** Powertools' Logger behind the logger interface `shared/` writes to. */
 export function sharedLogger(logger: PowertoolsLogger): Logger {
   const forward =
-    (write: (message: string, ...attributes: Record<string, unknown>[]) => void) =>
-    (message: string, attributes?: Record<string, unknown>): void => {
+    (write: (message: string, ...attributes: LogAttributes[]) => void) =>
+    (message: string, attributes?: LogAttributes): void => {
       if (attributes === undefined) write(message);
       else write(message, attributes);
     };
@@ -113,7 +113,7 @@ export function sharedLogger(logger: PowertoolsLogger): Logger {
 }
 
 /** An error as log attributes: name, stable code when it has one, message. */
-export function describeError(error: unknown): Record<string, unknown> {
+export function describeError(error: unknown): LogAttributes {
   if (!(error instanceof Error)) return { error: String(error) };
   const code = (error as { code?: unknown }).code;
   return {

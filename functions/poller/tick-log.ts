@@ -1,3 +1,4 @@
+import type { LogAttributes } from '../../shared/logger.js';
 import { SEVERITIES } from '../../shared/notify/index.js';
 import type { SourceOutcome, TickSummary } from '../../shared/poll/index.js';
 
@@ -14,7 +15,7 @@ export const MAX_LOGGED_SOURCES = 300;
  * logger.info('Poll tick summary', tickLogAttributes(summary));
  * ```
  */
-export function tickLogAttributes(summary: TickSummary): Record<string, unknown> {
+export function tickLogAttributes(summary: TickSummary): LogAttributes {
   const { totals } = summary;
   const sumOf = (counts: Readonly<Record<string, number>>): number =>
     Object.values(counts).reduce((sum, count) => sum + count, 0);

@@ -1,5 +1,5 @@
 import type { Clock } from '../clock.js';
-import type { Logger } from '../logger.js';
+import type { LogAttributes, Logger } from '../logger.js';
 import { parseServerDate } from './server-date.js';
 
 /** Options of {@link ServerClock}. */
@@ -92,7 +92,7 @@ export class ServerClock {
     return 'used';
   }
 
-  #ignore(message: string, attributes: Record<string, unknown>): void {
+  #ignore(message: string, attributes: LogAttributes): void {
     const fallback =
       this.#offsetMs === undefined
         ? 'the local clock'

@@ -63,7 +63,7 @@ export async function pollSourceBatch(options: PollSourceBatchOptions): Promise<
         messageId: record.messageId,
         receiveCount: record.attributes.ApproximateReceiveCount,
         errorCode: error instanceof SourceMessageError ? error.code : 'UNEXPECTED_ERROR',
-        message: error instanceof Error ? error.message : String(error),
+        error: error instanceof Error ? error.message : String(error),
       });
       failures.push(record);
     }
@@ -89,7 +89,7 @@ export async function pollSourceBatch(options: PollSourceBatchOptions): Promise<
         // The message still comes back, after the queue's own visibility timeout.
         logger.warn('could not delay a rate-limited source message', {
           source: source.name,
-          message: error instanceof Error ? error.message : String(error),
+          error: error instanceof Error ? error.message : String(error),
         });
       }
     }

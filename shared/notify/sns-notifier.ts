@@ -196,7 +196,11 @@ export class SnsNotifier implements Notifier {
         return undefined;
       }
       if (failure.kind === 'entries') {
-        this.#logger.error('SNS refused an alert', { ruleId: batch[0]?.alert.ruleId, code: failure.code });
+        this.#logger.error('SNS refused an alert', {
+          ruleId: batch[0]?.alert.ruleId,
+          code: failure.code,
+          error: failure.message,
+        });
         for (const item of batch)
           results[item.index] = failedResult(item.alert, { retryable: false, ...reason });
         return undefined;
@@ -204,7 +208,7 @@ export class SnsNotifier implements Notifier {
       if (failure.kind === 'configuration') {
         this.#logger.error('SNS refused the topic: check the topic, its policy and its KMS key', {
           code: failure.code,
-          message: failure.message,
+          error: failure.message,
         });
         for (const item of batch)
           results[item.index] = failedResult(item.alert, { retryable: true, ...reason });
@@ -242,7 +246,7 @@ export class SnsNotifier implements Notifier {
         item.lastFailure = { code, message };
         retry.push(item);
       } else {
-        this.#logger.error('SNS refused an alert', { ruleId: item.alert.ruleId, code });
+        this.#logger.error('SNS refused an alert', { ruleId: item.alert.ruleId, code, error: message });
         results[item.index] = failedResult(item.alert, { retryable: false, code, message });
       }
     }

@@ -145,7 +145,7 @@ export class AlertDescriber {
     } catch (error) {
       logger.warn('could not read names from the state store; asking Atlas', {
         keys: keys.length,
-        message: error instanceof Error ? error.message : String(error),
+        error: error instanceof Error ? error.message : String(error),
       });
     }
     const fromAtlas = keys.filter((key) => !loaded.has(key));
@@ -167,7 +167,7 @@ export class AlertDescriber {
       } catch (error) {
         logger.warn('could not keep names in the state store; the next cold start asks Atlas again', {
           keys: fresh.length,
-          message: error instanceof Error ? error.message : String(error),
+          error: error instanceof Error ? error.message : String(error),
         });
       }
     }
@@ -202,7 +202,7 @@ export class AlertDescriber {
         key,
         errorCode: failure.errorCode,
         httpStatus: failure.httpStatus,
-        message: failure.message,
+        error: failure.message,
         retryInMinutes: Math.round(names.retryMs / 60_000),
       });
       return undefined;
@@ -276,7 +276,7 @@ export class AlertDescriber {
           'could not read the inventory snapshot; the alert goes without key details',
           {
             orgId,
-            message: error instanceof Error ? error.message : String(error),
+            error: error instanceof Error ? error.message : String(error),
           },
         );
         return undefined;

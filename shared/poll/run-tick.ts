@@ -223,7 +223,7 @@ async function pinFirstWalkStarts(
   } catch (error) {
     context.logger.warn('could not record where unreached new sources start; they start later', {
       sources: unread.length,
-      message: error instanceof Error ? error.message : String(error),
+      error: error instanceof Error ? error.message : String(error),
     });
     return undefined;
   }

@@ -46,7 +46,7 @@ export async function orderSources<S extends PollSource>(
   } catch (error) {
     logger.warn('could not read when sources were last polled; they start in configuration order', {
       sources: sources.length,
-      message: error instanceof Error ? error.message : String(error),
+      error: error instanceof Error ? error.message : String(error),
     });
     return { sources: [...sources], times: new Map() };
   }

@@ -119,7 +119,11 @@ export async function pollSource(context: SourcePollContext, source: PollSource)
   };
   const finish = (): SourceOutcome => {
     outcome.durationMs = context.clock.now() - startedAt;
-    context.logger.debug('source polled', { ...outcome, alerts: undefined });
+    const { alerts: _alerts, message, ...polled } = outcome;
+    context.logger.debug('source polled', {
+      ...polled,
+      ...(message === undefined ? {} : { error: message }),
+    });
     return outcome;
   };
   const reason = context.budget.stopReason();
@@ -531,7 +535,7 @@ class SourceRun {
         source: this.#source.name,
         errorCode: failure.errorCode,
         httpStatus: failure.httpStatus,
-        message: failure.message,
+        error: failure.message,
       });
     }
   }
@@ -617,7 +621,7 @@ class SourceRun {
       logger.warn('could not free the lease of a source; it lapses by itself', {
         source: this.#source.name,
         expiresAt: new Date(lease.expiresAt).toISOString(),
-        message: error instanceof Error ? error.message : String(error),
+        error: error instanceof Error ? error.message : String(error),
       });
     }
     this.#lease = undefined;
@@ -661,7 +665,7 @@ class SourceRun {
       onProgress({ source: this.#source.name, window: { ...window }, walkEnd: plan.end, ...page });
     } catch (error) {
       this.#context.logger.warn('progress callback threw; ignored', {
-        message: error instanceof Error ? error.message : String(error),
+        error: error instanceof Error ? error.message : String(error),
       });
     }
   }
@@ -678,7 +682,7 @@ function fail(context: SourcePollContext, outcome: SourceOutcome, error: unknown
     source: outcome.source,
     errorCode: failure.errorCode,
     httpStatus: failure.httpStatus,
-    message: failure.message,
+    error: failure.message,
     ...(failure.errorCode === 'UNEXPECTED_ERROR' && error instanceof Error ? { stack: error.stack } : {}),
   });
 }

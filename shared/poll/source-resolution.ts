@@ -99,7 +99,7 @@ async function discover(
       orgId,
       errorCode: failure.errorCode,
       httpStatus: failure.httpStatus,
-      message: failure.message,
+      error: failure.message,
       projectsKept: projectIds.length,
     });
     return {

@@ -214,7 +214,7 @@ export function createRuleEngine(options: RuleEngineOptions): RuleEngine {
     } catch (error) {
       logger.warn('Could not describe the event of an alert: it goes without names or key details', {
         ruleId: rule.id,
-        message: error instanceof Error ? error.message : String(error),
+        error: error instanceof Error ? error.message : String(error),
       });
     }
     const values = templateValues(context);
