@@ -28,18 +28,21 @@ export class OperationsTopic extends Construct {
       enforceSSL: true,
     });
     const cloudWatch = new ServicePrincipal('cloudwatch.amazonaws.com');
+    // CloudWatch acts for whoever owns the alarm: both grants hold only for the alarms of this account
+    // and region, so no other account's alarm can use them (the confused deputy).
+    const alarmsOfThisAccount = {
+      StringEquals: { 'aws:SourceAccount': Aws.ACCOUNT_ID },
+      ArnLike: {
+        'aws:SourceArn': `arn:${Aws.PARTITION}:cloudwatch:${Aws.REGION}:${Aws.ACCOUNT_ID}:alarm:*`,
+      },
+    };
     // The stack's topic policy replaces SNS's default one, so the alarms of this account need a grant.
     topic.addToResourcePolicy(
       new PolicyStatement({
         principals: [cloudWatch],
         actions: ['sns:Publish'],
         resources: [topic.topicArn],
-        conditions: {
-          StringEquals: { 'aws:SourceAccount': Aws.ACCOUNT_ID },
-          ArnLike: {
-            'aws:SourceArn': `arn:${Aws.PARTITION}:cloudwatch:${Aws.REGION}:${Aws.ACCOUNT_ID}:alarm:*`,
-          },
-        },
+        conditions: alarmsOfThisAccount,
       }),
     );
     // An alarm publishes to an encrypted topic with CloudWatch's own identity, which needs the key.
@@ -48,6 +51,7 @@ export class OperationsTopic extends Construct {
         principals: [cloudWatch],
         actions: ['kms:Decrypt', 'kms:GenerateDataKey*'],
         resources: ['*'],
+        conditions: alarmsOfThisAccount,
       }),
     );
     for (const email of props.emails) topic.addSubscription(new EmailSubscription(email));

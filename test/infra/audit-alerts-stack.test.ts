@@ -444,6 +444,30 @@ describe('AuditAlertsStack', () => {
       });
     });
 
+    it("grants CloudWatch the messaging key only for this account's alarms", () => {
+      const key = Object.values(template.findResources('AWS::KMS::Key')).find((resource) =>
+        /topics/.test(String(resource.Properties.Description)),
+      );
+      const statements = (key?.Properties.KeyPolicy.Statement ?? []) as Array<Record<string, unknown>>;
+      const cloudWatch = statements.filter(
+        (statement) =>
+          JSON.stringify(statement.Principal).includes('cloudwatch.amazonaws.com') &&
+          statement.Effect === 'Allow',
+      );
+
+      const condition = cloudWatch[0]?.Condition as Record<string, Record<string, unknown>> | undefined;
+      const pseudo = (reference: string): string => `<${reference}>`;
+
+      expect(cloudWatch).toHaveLength(1);
+      expect(Object.keys(condition ?? {}).sort()).toEqual(['ArnLike', 'StringEquals']);
+      expect(resolveReferences(condition?.StringEquals?.['aws:SourceAccount'], pseudo)).toBe(
+        '<AWS::AccountId>',
+      );
+      expect(resolveReferences(condition?.ArnLike?.['aws:SourceArn'], pseudo)).toBe(
+        'arn:<AWS::Partition>:cloudwatch:<AWS::Region>:<AWS::AccountId>:alarm:*',
+      );
+    });
+
     it('alarms on function errors and throttles', () => {
       const functionId = singleLogicalId(template, 'AWS::Lambda::Function', {});
 
