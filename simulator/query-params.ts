@@ -20,7 +20,12 @@ export interface EventFilters {
   clusterNames: ReadonlySet<string> | undefined;
 }
 
-const ISO_DATE = /^\d{4}-\d{2}-\d{2}(?:T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,3})?)?(Z|[+-]\d{2}:?\d{2})?)?$/;
+/**
+ * An ISO-8601 date, or date and time, as the API's `format: date-time` allows: seconds optional, 1 to 9
+ * fractional digits (milliseconds, the microseconds of Python's `isoformat()`, the nanoseconds of Go's
+ * `RFC3339Nano`), `Z`, an offset or no zone. Group 1: the fraction; group 2: the zone.
+ */
+const ISO_DATE = /^\d{4}-\d{2}-\d{2}(?:T\d{2}:\d{2}(?::\d{2}(?:\.(\d{1,9}))?)?(Z|[+-]\d{2}:?\d{2})?)?$/;
 
 /**
  * Reads a boolean query parameter (`true` / `false`, any case).
@@ -89,14 +94,22 @@ function isCalendarDate(value: string): boolean {
   return date.getUTCFullYear() === year && date.getUTCMonth() === month - 1 && date.getUTCDate() === day;
 }
 
-function parseDateParam(query: URLSearchParams, name: string): number | undefined | ApiProblem {
+/**
+ * A date parameter in milliseconds. Event times are whole milliseconds, so a bound finer than that is
+ * moved to the millisecond that keeps the same events inside: `minDate` up, `maxDate` down.
+ */
+function parseDateParam(
+  query: URLSearchParams,
+  name: 'minDate' | 'maxDate',
+): number | undefined | ApiProblem {
   const value = query.get(name);
   if (value === null) return undefined;
   const match = ISO_DATE.exec(value);
-  // A time without a zone is UTC, as the API documents its dates.
+  // A time without a zone is UTC, as the API documents its dates. Date.parse drops digits past the
+  // millisecond.
   const ms =
     match && isCalendarDate(value)
-      ? Date.parse(value.length > 10 && match[1] === undefined ? `${value}Z` : value)
+      ? Date.parse(value.length > 10 && match[2] === undefined ? `${value}Z` : value)
       : Number.NaN;
   if (Number.isNaN(ms)) {
     return problems.invalidAttribute(
@@ -104,7 +117,8 @@ function parseDateParam(query: URLSearchParams, name: string): number | undefine
       `must be an ISO-8601 date or date and time in UTC, such as 2026-01-31T09:15:00Z, got ${JSON.stringify(value)}`,
     );
   }
-  return ms;
+  const finerThanMs = /[1-9]/.test(match?.[1]?.slice(3) ?? '');
+  return name === 'minDate' && finerThanMs ? ms + 1 : ms;
 }
 
 function setParam(query: URLSearchParams, name: string): ReadonlySet<string> | undefined {

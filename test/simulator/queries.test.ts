@@ -111,6 +111,24 @@ describe('simulator queries', () => {
     expect(idsOf(body)).toEqual([added[6]?.id, added[5]?.id]);
   });
 
+  it('takes minDate and maxDate with micro- and nanoseconds, as Atlas clients send them', async () => {
+    const micro = await list(`${v2}?minDate=2026-03-01T10:02:00.000000Z&maxDate=2026-03-01T10:04:00.000000Z`);
+    const nano = await list(
+      `${v2}?minDate=2026-03-01T12:02:00.000000000%2B02:00&maxDate=2026-03-01T10:04:00.5Z`,
+    );
+
+    expect(idsOf(micro)).toEqual([added[4]?.id, added[3]?.id, added[2]?.id]);
+    expect(idsOf(nano)).toEqual([added[4]?.id, added[3]?.id, added[2]?.id]);
+  });
+
+  it('keeps a bound finer than a millisecond inclusive of exactly the events at or inside it', async () => {
+    const minAfter = await list(`${v2}?minDate=2026-03-01T10:02:00.000001Z&maxDate=${T(4)}`);
+    const maxBefore = await list(`${v2}?minDate=${T(2)}&maxDate=2026-03-01T10:02:59.999999999Z`);
+
+    expect(idsOf(minAfter)).toEqual([added[4]?.id, added[3]?.id]);
+    expect(idsOf(maxBefore)).toEqual([added[2]?.id]);
+  });
+
   it('filters on repeated eventType and excludedEventType keys', async () => {
     const included = await list(`${v2}?eventType=DATA_EXPLORER&eventType=MONGODB_USER_ADDED`);
     const excluded = await list(`${v2}?excludedEventType=HOST_UP&excludedEventType=DATA_EXPLORER`);
@@ -307,6 +325,7 @@ describe('simulator answers to bad requests', () => {
   it.each([
     ['a malformed minDate', 'minDate=yesterday'],
     ['an impossible maxDate', 'maxDate=2026-02-30T00:00:00Z'],
+    ['a minDate with more than nine fractional digits', 'minDate=2026-03-01T10:02:00.0000000001Z'],
     ['pageNum 0', 'pageNum=0'],
     ['a non-boolean includeRaw', 'includeRaw=yes'],
   ])('answers 400 for %s', async (_name, query) => {
