@@ -250,7 +250,7 @@ async function fanOutTick(
   await queue.send(
     queuedSources({
       sources: order.sources,
-      tickStartedAt: Date.now(),
+      tickAt: Date.now(),
       maxConcurrencyPerOrg: options.workers,
     }),
   );

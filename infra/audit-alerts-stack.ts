@@ -159,6 +159,7 @@ export class AuditAlertsStack extends Stack {
     const environment = fanOutEnvironment({
       settings: { ...settings, mode },
       queueUrl: queue.queue.queueUrl,
+      schedulePeriodSeconds: this.#config.timing.scheduleMinutes * 60,
       toJsonString: (value) => this.toJsonString(value),
     });
     // The name stays "Poller": the dispatcher takes the poller's place in the schedule and alarms.

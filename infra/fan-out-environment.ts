@@ -17,6 +17,8 @@ export interface FanOutEnvironmentOptions {
   settings: FanOutSettings & { mode: FanOutRuntimeConfig['mode'] };
   /** The source queue's URL, usually a token. */
   queueUrl: string;
+  /** The schedule's period (`timing.scheduleMinutes`): the dispatcher names a tick by it. */
+  schedulePeriodSeconds: number;
   /** Serialises a value that holds tokens, such as `Stack.of(scope).toJsonString`. */
   toJsonString: (value: unknown) => string;
 }
@@ -30,6 +32,7 @@ export interface FanOutEnvironmentOptions {
  * @example
  * ```ts
  * const environment = fanOutEnvironment({ settings: config.fanOut, queueUrl: queue.queueUrl,
+ *   schedulePeriodSeconds: config.timing.scheduleMinutes * 60,
  *   toJsonString: (value) => Stack.of(this).toJsonString(value) });
  * ```
  */
@@ -40,6 +43,7 @@ export function fanOutEnvironment(options: FanOutEnvironmentOptions): ExtraEnvir
     mode: settings.mode,
     automaticAboveSources: settings.automaticAboveSources,
     maxConcurrencyPerOrg: settings.maxConcurrencyPerOrg,
+    schedulePeriodSeconds: options.schedulePeriodSeconds,
   });
   const longest = fanOutRuntimeSchema.parse(runtime(LONGEST_QUEUE_URL));
   return {

@@ -1,4 +1,9 @@
-import { type FanOutRuntimeConfig, queuedSources, type SourceQueue } from '../../shared/fan-out/index.js';
+import {
+  type FanOutRuntimeConfig,
+  queuedSources,
+  type SourceQueue,
+  tickIdentity,
+} from '../../shared/fan-out/index.js';
 import { listTickSources, orderSources, runTick, type TickSummary } from '../../shared/poll/index.js';
 import type { PollerInvocationContext } from '../poller/poller-handler.js';
 import { createPollerRuntime, describeError, type PollerRuntimeOptions } from '../poller/poller-runtime.js';
@@ -16,11 +21,18 @@ export interface DispatchSummary {
   failed: number;
   /** Organizations whose project listing failed (their last list was used). */
   discoveryFailures: number;
+  /**
+   * The tick this invocation belongs to, ISO-8601 UTC: the scheduled time (`tickFrom: schedule`) or the
+   * dispatcher's start (`tickFrom: start`, an invoke by hand), rounded down to the schedule period.
+   * Its messages are named by it.
+   */
+  tickAt: string;
+  tickFrom: 'schedule' | 'start';
   /** The tick's summary, when the dispatcher polled the sources itself. */
   tick?: TickSummary;
 }
 
-/** The dispatcher's Lambda handler: one dispatch per scheduled invocation. */
+/** The dispatcher's Lambda handler: one dispatch per scheduled invocation (`{"scheduledTime": …}`). */
 export type DispatcherHandler = (
   event: unknown,
   context: PollerInvocationContext,
@@ -42,6 +54,11 @@ export interface DispatcherHandlerOptions extends PollerRuntimeOptions {
  * `automaticAboveSources` sources is polled here instead, exactly as the single poller does. Metrics:
  * `SourcesDispatched` and `DispatchFailures`.
  *
+ * The tick is named by the schedule's time in the input (`scheduledTime`, which the stack's schedule
+ * sets), or by the start of a manual invoke, rounded down to the schedule period (`tickIdentity`): a
+ * second invocation of one tick (a duplicate delivery, a retry, an invoke by hand) sends messages with
+ * the deduplication ids of the first, which the FIFO queue drops.
+ *
  * @throws {CredentialsSecretError} when the secret is unreadable (discovery needs Atlas); a refused
  *   message never throws: the summary counts it and the log names its source.
  * @example
@@ -55,10 +72,12 @@ export function createDispatcherHandler(options: DispatcherHandlerOptions): Disp
   const runtime = createPollerRuntime(options);
   const { clock, logger } = runtime;
 
-  return async (_event, context) => {
+  return async (event, context) => {
     options.logger.addContext(context);
     const startedAt = clock.now();
     const deadline = startedAt + context.getRemainingTimeInMillis();
+    const identity = tickIdentity({ event, startedAt, periodSeconds: fanOut.schedulePeriodSeconds });
+    const named = { tickAt: new Date(identity.tickAt).toISOString(), tickFrom: identity.from };
     try {
       const atlas = runtime.clients.clientFor(await runtime.credentials.credentials());
       const { sources, discovery } = await listTickSources({
@@ -87,7 +106,15 @@ export function createDispatcherHandler(options: DispatcherHandlerOptions): Disp
         );
         if (tick.totals.atlasAuthFailures > 0) runtime.credentials.invalidate();
         logger.info('Poll tick summary', tickLogAttributes(tick));
-        return { mode: 'polled', sources: sources.length, sent: 0, failed: 0, discoveryFailures, tick };
+        return {
+          mode: 'polled',
+          sources: sources.length,
+          sent: 0,
+          failed: 0,
+          discoveryFailures,
+          ...named,
+          tick,
+        };
       }
       // The single poller's fair order: a tick the workers do not finish (a backlog, a deadline)
       // leaves its last sources first in the next one, so the same sources are never starved.
@@ -95,7 +122,7 @@ export function createDispatcherHandler(options: DispatcherHandlerOptions): Disp
       const report = await queue.send(
         queuedSources({
           sources: order.sources,
-          tickStartedAt: startedAt,
+          tickAt: identity.tickAt,
           maxConcurrencyPerOrg: fanOut.maxConcurrencyPerOrg,
         }),
       );
@@ -107,6 +134,7 @@ export function createDispatcherHandler(options: DispatcherHandlerOptions): Disp
         sent: report.sent,
         failed: report.failed.length,
         discoveryFailures,
+        ...named,
       };
       if (report.failed.length > 0) {
         logger.warn('Sources not queued: they are polled from the next tick', {

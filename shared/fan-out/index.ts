@@ -22,3 +22,9 @@ export {
   SqsSourceQueue,
   type SqsSourceQueueOptions,
 } from './sqs-source-queue.js';
+export {
+  SCHEDULED_TIME_KEY,
+  type TickIdentity,
+  type TickIdentityOptions,
+  tickIdentity,
+} from './tick-identity.js';

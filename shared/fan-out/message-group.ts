@@ -6,8 +6,11 @@ import type { QueuedSource } from './source-queue.js';
 /** Options of {@link queuedSources}. */
 export interface QueuedSourcesOptions {
   sources: readonly TickSource[];
-  /** When the dispatching tick started, in milliseconds since the epoch. */
-  tickStartedAt: number;
+  /**
+   * The tick's identity, in milliseconds since the epoch (`tickIdentity`): every invocation of one
+   * tick passes the same, so a second one queues nothing new.
+   */
+  tickAt: number;
   /** Worker invocations that may poll one organization's sources at once (FIFO message groups). */
   maxConcurrencyPerOrg: number;
 }
@@ -18,16 +21,17 @@ export interface QueuedSourcesOptions {
  * consumer at a time, so at most that many worker invocations poll one organization at once, and a
  * message held back after a 429 holds back the rest of its group. A project whose organization is not
  * known (listed in `sources.projectIds`) is a group of its own. The deduplication id is the tick and
- * the source: the same source is never queued twice for one tick.
+ * the source: within the queue's deduplication window (five minutes in SQS), the same source is never
+ * queued twice for one tick, however often its dispatch runs.
  *
  * @example
  * ```ts
- * const entries = queuedSources({ sources, tickStartedAt: Date.now(), maxConcurrencyPerOrg: 2 });
+ * const entries = queuedSources({ sources, tickAt: tick.tickAt, maxConcurrencyPerOrg: 2 });
  * entries[0].groupId; // '5f4e3d2c1b0a998877665544#1'
  * ```
  */
 export function queuedSources(options: QueuedSourcesOptions): QueuedSource[] {
-  const tick = new Date(options.tickStartedAt).toISOString();
+  const tick = new Date(options.tickAt).toISOString();
   return options.sources.map((source) => {
     const slot = slotOf(source.name, options.maxConcurrencyPerOrg);
     return {

@@ -16,7 +16,7 @@ export interface SourceMessage {
   id: string;
   /** The organization the source belongs to, when known: its rate-limit group. */
   orgId?: string;
-  /** When the dispatching tick started, ISO-8601 UTC. */
+  /** The tick that queued it, ISO-8601 UTC: its scheduled time rounded down to the period (see `tickIdentity`). */
   tick: string;
 }
 

@@ -29,7 +29,7 @@ export interface SqsSourceQueueOptions {
  * @example
  * ```ts
  * const queue = new SqsSourceQueue({ client: new SQSClient({}), queueUrl });
- * const report = await queue.send(queuedSources({ sources, tickStartedAt, maxConcurrencyPerOrg: 2 }));
+ * const report = await queue.send(queuedSources({ sources, tickAt, maxConcurrencyPerOrg: 2 }));
  * ```
  */
 export class SqsSourceQueue implements SourceQueue {

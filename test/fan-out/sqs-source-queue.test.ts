@@ -21,7 +21,7 @@ function entries() {
   }));
   return queuedSources({
     sources: [{ ...orgSource(ORG), orgId: ORG }, ...projects],
-    tickStartedAt: Date.parse('2026-11-24T03:00:00.000Z'),
+    tickAt: Date.parse('2026-11-24T03:00:00.000Z'),
     maxConcurrencyPerOrg: 3,
   });
 }

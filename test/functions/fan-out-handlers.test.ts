@@ -21,7 +21,7 @@ import { createWorkerHandler, type WorkerHandler } from '../../functions/fan-out
 import { type LambdaPollerConfig, readLambdaConfig } from '../../functions/poller/lambda-config.js';
 import { createPollerHandler, type PollerInvocationContext } from '../../functions/poller/poller-handler.js';
 import type { PollerRuntimeOptions } from '../../functions/poller/poller-runtime.js';
-import type { Clock } from '../../shared/clock.js';
+import { type Clock, systemClock } from '../../shared/clock.js';
 import {
   type FanOutRuntimeConfig,
   InMemorySourceQueue,
@@ -161,11 +161,33 @@ function queueClock(): Pick<Clock, 'now'> & { advance(ms: number): void } {
   };
 }
 
+/** The system clock set to a chosen time: it runs on from there, and `advance` moves it ahead. */
+class ShiftedClock implements Clock {
+  #offsetMs: number;
+
+  constructor(start: number) {
+    this.#offsetMs = start - Date.now();
+  }
+
+  now(): number {
+    return Date.now() + this.#offsetMs;
+  }
+
+  sleep(ms: number, signal?: AbortSignal): Promise<void> {
+    return systemClock.sleep(ms, signal);
+  }
+
+  advance(ms: number): void {
+    this.#offsetMs += ms;
+  }
+}
+
 const FAN_OUT: FanOutRuntimeConfig = {
   queueUrl: QUEUE_URL,
   mode: 'on',
   automaticAboveSources: 1_000,
   maxConcurrencyPerOrg: 2,
+  schedulePeriodSeconds: 300,
 };
 
 function sourcesOf(event: SqsEvent): string[] {
@@ -251,15 +273,28 @@ describe('the fan-out dispatcher and worker', () => {
     expect(output.text()).not.toContain(sim.credentials.privateKey);
   });
 
-  it('queues each source once per tick, whatever the dispatcher is invoked again', async () => {
+  it('queues each source once per tick, however often the dispatcher is invoked for that tick', async () => {
     const queue = new InMemorySourceQueue({ clock: queueClock() });
+    const clock = new ShiftedClock(Date.parse('2026-11-24T03:08:19.250Z'));
     const options = await runtimeOptions(4);
-    const dispatcher = createDispatcherHandler({ ...options, fanOut: FAN_OUT, queue });
+    const dispatcher = createDispatcherHandler({ ...options, clock, fanOut: FAN_OUT, queue });
+    const scheduled = { scheduledTime: '2026-11-24T03:08:17Z' };
 
-    const first = await dispatcher({}, invocation());
-    const event = queue.receive(100);
+    const first = await dispatcher(scheduled, invocation());
+    // The same run delivered again 40 s later, then an invoke by hand within the same period.
+    clock.advance(40_000);
+    const again = await dispatcher(scheduled, invocation());
+    clock.advance(30_000);
+    const byHand = await dispatcher({}, invocation());
+    const event = queue.receive(1_000);
 
-    expect(first.sent).toBe(event.Records.length);
+    expect([first, again, byHand].map(({ tickAt, tickFrom }) => [tickAt, tickFrom])).toEqual([
+      ['2026-11-24T03:05:00.000Z', 'schedule'],
+      ['2026-11-24T03:05:00.000Z', 'schedule'],
+      ['2026-11-24T03:05:00.000Z', 'start'],
+    ]);
+    expect(first.sources).toBeGreaterThan(5);
+    expect(event.Records).toHaveLength(first.sources);
     expect(new Set(sourcesOf(event)).size).toBe(event.Records.length);
     for (const record of event.Records) {
       expect(JSON.parse(record.body)).toEqual({
@@ -267,11 +302,30 @@ describe('the fan-out dispatcher and worker', () => {
         kind: expect.stringMatching(/^(org|project)$/),
         id: expect.stringMatching(/^[0-9a-f]{24}$/),
         orgId: expect.stringMatching(/^[0-9a-f]{24}$/),
-        tick: expect.any(String),
+        tick: '2026-11-24T03:05:00.000Z',
       });
       expect(record.body).not.toContain(sim.credentials.privateKey);
       expect(record.attributes.MessageGroupId).toMatch(/^[0-9a-f]{24}#[01]$/);
     }
+  });
+
+  it('queues every source again for the next scheduled run', async () => {
+    const queue = new InMemorySourceQueue({ clock: queueClock() });
+    const clock = new ShiftedClock(Date.parse('2026-11-24T03:08:19.250Z'));
+    const options = await runtimeOptions(4);
+    const dispatcher = createDispatcherHandler({ ...options, clock, fanOut: FAN_OUT, queue });
+
+    const first = await dispatcher({ scheduledTime: '2026-11-24T03:08:17Z' }, invocation());
+    clock.advance(300_000);
+    const next = await dispatcher({ scheduledTime: '2026-11-24T03:13:17Z' }, invocation());
+    const event = queue.receive(1_000);
+
+    expect(next.tickAt).toBe('2026-11-24T03:10:00.000Z');
+    expect(event.Records).toHaveLength(first.sources + next.sources);
+    const times = new Map<string, number>();
+    for (const source of sourcesOf(event)) times.set(source, (times.get(source) ?? 0) + 1);
+    expect(times.size).toBe(first.sources);
+    expect(new Set(times.values())).toEqual(new Set([2]));
   });
 
   it('queues the sources that waited longest first, so those a slow tick did not reach go first next time', async () => {

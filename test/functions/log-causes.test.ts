@@ -38,6 +38,7 @@ const FAN_OUT: FanOutRuntimeConfig = {
   mode: 'on',
   automaticAboveSources: 1_000,
   maxConcurrencyPerOrg: 2,
+  schedulePeriodSeconds: 300,
 };
 /** What Powertools writes in place of an attribute it drops. */
 const RESERVED_KEY_WARNING = /is a reserved key and will be dropped/;

@@ -371,6 +371,14 @@ describe('AuditAlertsStack', () => {
       });
     });
 
+    it('passes each run its scheduled time, the same in every delivery of the run', () => {
+      const schedule = resourceOf(template, 'AWS::Scheduler::Schedule');
+
+      expect(JSON.parse(schedule.Properties.Target.Input)).toEqual({
+        scheduledTime: '<aws.scheduler.scheduled-time>',
+      });
+    });
+
     it('assumes a role that may only invoke the poller', () => {
       const roleId = singleLogicalId(template, 'AWS::IAM::Role', {
         AssumeRolePolicyDocument: {

@@ -303,6 +303,7 @@ describe('the fanOut setting', () => {
         mode: config.fanOut.mode,
         automaticAboveSources: config.fanOut.automaticAboveSources,
         maxConcurrencyPerOrg: config.fanOut.maxConcurrencyPerOrg,
+        schedulePeriodSeconds: config.timing.scheduleMinutes * 60,
       }).mode,
     ).toBe('automatic');
   });

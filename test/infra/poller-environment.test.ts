@@ -106,6 +106,7 @@ describe('pollerEnvironment', () => {
       const extra = fanOutEnvironment({
         settings: { ...config.fanOut, mode: config.fanOut.mode },
         queueUrl: 'https://sqs.eu-west-1.amazonaws.com/123456789012/AtlasAuditAlerts-FanOutQueue-1A2B3C.fifo',
+        schedulePeriodSeconds: config.timing.scheduleMinutes * 60,
         toJsonString: JSON.stringify,
       });
       return pollerEnvironment({ config, resources: RESOURCES, toJsonString: JSON.stringify, extra });
@@ -116,10 +117,10 @@ describe('pollerEnvironment', () => {
     ).not.toThrow();
     expect(fanOutFunction(89)).toThrow(PollerEnvironmentTooLargeError);
     expect(fanOutFunction(89)).toThrow(
-      /environment and ATLAS_AUDIT_ALERTS_FAN_OUT \(252 bytes\) could reach 4329 bytes once the table, topic, secret and queue names are known.*Remove at least 9 project ids/,
+      /environment and ATLAS_AUDIT_ALERTS_FAN_OUT \(280 bytes\) could reach 4357 bytes once the table, topic, secret and queue names are known.*Remove at least 10 project ids/,
     );
-    expect(fanOutFunction(81)).toThrow(/Remove at least 1 project id:/);
-    const fits = fanOutFunction(80)();
+    expect(fanOutFunction(80)).toThrow(/Remove at least 1 project id:/);
+    const fits = fanOutFunction(79)();
     expect(fanOutRuntimeSchema.parse(JSON.parse(fits[FAN_OUT_CONFIG_ENV] ?? ''))).toMatchObject({
       mode: 'automatic',
       automaticAboveSources: 100_000,
