@@ -5,12 +5,18 @@ import { parseArgs } from 'node:util';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { AtlasClient } from '../shared/atlas/index.js';
 import { systemClock } from '../shared/clock.js';
-import { InMemorySourceQueue, pollSourceBatch, queuedSources } from '../shared/fan-out/index.js';
+import {
+  ConfiguredSources,
+  InMemorySourceQueue,
+  pollSourceBatch,
+  queuedSources,
+} from '../shared/fan-out/index.js';
 import type { Notifier } from '../shared/notify/index.js';
 import {
   listTickSources,
   orderSources,
   type PollerConfig,
+  ProjectDiscoveryCache,
   pollerConfigSchema,
   runTick,
   type SourceOutcome,
@@ -262,10 +268,17 @@ async function fanOutTick(
     const deps = dependencies(options);
     for (let event = queue.receive(options.batchSize); event.Records.length > 0; ) {
       batches += 1;
+      const configured = new ConfiguredSources({
+        sources: options.config.sources,
+        atlas: deps.atlas,
+        cache: new ProjectDiscoveryCache(),
+        clock: systemClock,
+      });
       const result = await pollSourceBatch({
         event,
         queue,
         logger: quietLogger,
+        standing: (message) => configured.standing(message),
         poll: (batch) =>
           runTick(deps, { config: options.config, owner: `bench-worker-${index}`, sources: batch }),
       });

@@ -1,4 +1,5 @@
 import {
+  ConfiguredSources,
   pollSourceBatch,
   type SourceQueue,
   type SqsBatchResponse,
@@ -20,7 +21,9 @@ export interface WorkerHandlerOptions extends PollerRuntimeOptions {
 
 /**
  * Builds the fan-out worker: each invocation polls the sources its batch of queue messages names,
- * with the poller's own tick code (leases, cursors, windows, rules, claims, publishing, metrics), and
+ * those of the deployed configuration only (see `ConfiguredSources`: a message naming any other
+ * source is logged, counted in `UnconfiguredSourceMessages` and dropped, unpolled), with the
+ * poller's own tick code (leases, cursors, windows, rules, claims, publishing, metrics), and
  * answers which messages to deliver again (`ReportBatchItemFailures`, see `pollSourceBatch`): a
  * source whose lease another worker holds is acknowledged and skipped, a 429 hides its message for
  * `Retry-After`, a server or store failure is retried and ends in the dead-letter queue if it keeps
@@ -43,10 +46,21 @@ export function createWorkerHandler(options: WorkerHandlerOptions): WorkerHandle
     const deadline = clock.now() + context.getRemainingTimeInMillis();
     try {
       const atlas = runtime.clients.clientFor(await runtime.credentials.credentials());
+      const configured = new ConfiguredSources({
+        sources: config.sources,
+        atlas,
+        cache: runtime.discoveryCache,
+        clock,
+      });
+      // Checking a project of an organization polled whole may list its projects: never past the margin.
+      const signal = AbortSignal.timeout(
+        Math.max(1_000, deadline - clock.now() - config.timing.deadlineMarginSeconds * 1_000),
+      );
       const result = await pollSourceBatch({
         event,
         queue,
         logger,
+        standing: (message) => configured.standing(message, { signal }),
         poll: (sources) =>
           runTick(
             {
@@ -63,6 +77,9 @@ export function createWorkerHandler(options: WorkerHandlerOptions): WorkerHandle
           ),
       });
       if (result.badMessages > 0) metrics.addMetric('BadSourceMessages', 'Count', result.badMessages);
+      if (result.unconfigured > 0) {
+        metrics.addMetric('UnconfiguredSourceMessages', 'Count', result.unconfigured);
+      }
       if (result.delayed > 0) metrics.addMetric('SourcesDelayed', 'Count', result.delayed);
       if (result.summary !== undefined) {
         if (result.summary.totals.atlasAuthFailures > 0) runtime.credentials.invalidate();

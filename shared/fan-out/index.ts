@@ -1,3 +1,8 @@
+export {
+  ConfiguredSources,
+  type ConfiguredSourcesOptions,
+  type SourceStanding,
+} from './configured-sources.js';
 export { FanOutError, SourceDispatchError, SourceMessageError } from './errors.js';
 export { FAN_OUT_CONFIG_ENV, type FanOutRuntimeConfig, fanOutRuntimeSchema } from './fan-out-settings.js';
 export { InMemorySourceQueue, type InMemorySourceQueueOptions } from './in-memory-source-queue.js';

@@ -1,7 +1,8 @@
 import type { Logger } from '../logger.js';
 import type { PollSource, SourceOutcome, TickSummary } from '../poll/index.js';
+import type { SourceStanding } from './configured-sources.js';
 import { SourceMessageError } from './errors.js';
-import { messageSource, parseSourceMessage } from './source-message.js';
+import { messageSource, parseSourceMessage, type SourceMessage } from './source-message.js';
 import type { SourceQueue } from './source-queue.js';
 import type { SqsBatchResponse, SqsEvent, SqsRecord } from './sqs-records.js';
 
@@ -15,6 +16,8 @@ export interface PollSourceBatchOptions {
   queue: SourceQueue;
   /** Polls the given sources with the tick's code path (`runTick` with `sources`). */
   poll: (sources: PollSource[]) => Promise<TickSummary>;
+  /** Whether a message names a source of the deployment (`ConfiguredSources.standing`). */
+  standing: (message: SourceMessage) => Promise<SourceStanding>;
   logger: Logger;
 }
 
@@ -26,6 +29,8 @@ export interface SourceBatchResult {
   summary: TickSummary | undefined;
   /** Records that were not source messages (they fail until the dead-letter queue takes them). */
   badMessages: number;
+  /** Records naming a source the deployment does not poll: acknowledged and dropped, unpolled. */
+  unconfigured: number;
   /** Records of rate-limited sources, hidden for Atlas's `Retry-After`. */
   delayed: number;
 }
@@ -42,11 +47,16 @@ export interface SourceBatchResult {
  *   timeout, and to the dead-letter queue once it has failed too often;
  * - failed on another 4xx (403, 404: retrying cannot help; the tick's metrics and alarms report it):
  *   acknowledged;
- * - not a source message: reported failed, so it ends in the dead-letter queue.
+ * - not a source message: reported failed, so it ends in the dead-letter queue;
+ * - naming a source the deployment does not poll (`standing`): logged, counted and acknowledged,
+ *   without being polled, so it creates no cursor, inventory or alert; one whose standing could not
+ *   be learnt (Atlas did not list its organization's projects) is reported failed, to be asked
+ *   about again.
  *
  * @example
  * ```ts
  * const { response } = await pollSourceBatch({ event, queue, logger,
+ *   standing: (message) => configured.standing(message),
  *   poll: (sources) => runTick(deps, { config, owner, deadline, sources }) });
  * return response;
  * ```
@@ -55,9 +65,12 @@ export async function pollSourceBatch(options: PollSourceBatchOptions): Promise<
   const { event, logger } = options;
   const failures: SqsRecord[] = [];
   const named: Array<{ record: SqsRecord; source: PollSource }> = [];
+  let badMessages = 0;
+  let unconfigured = 0;
   for (const record of event.Records) {
+    let message: SourceMessage;
     try {
-      named.push({ record, source: messageSource(parseSourceMessage(record.body)) });
+      message = parseSourceMessage(record.body);
     } catch (error) {
       logger.error('queue message is not a source message', {
         messageId: record.messageId,
@@ -66,11 +79,35 @@ export async function pollSourceBatch(options: PollSourceBatchOptions): Promise<
         error: error instanceof Error ? error.message : String(error),
       });
       failures.push(record);
+      badMessages += 1;
+      continue;
+    }
+    const source = messageSource(message);
+    const standing = await options.standing(message);
+    if (standing.status === 'configured') {
+      named.push({ record, source });
+      continue;
+    }
+    const attributes = {
+      messageId: record.messageId,
+      source: source.name,
+      ...(message.orgId === undefined ? {} : { orgId: message.orgId }),
+      tick: message.tick,
+      reason: standing.reason,
+    };
+    if (standing.status === 'unknown') {
+      logger.warn(
+        'could not tell whether this deployment polls the source; its message comes back',
+        attributes,
+      );
+      failures.push(record);
+    } else {
+      logger.warn('queue message names a source this deployment does not poll; dropped', attributes);
+      unconfigured += 1;
     }
   }
-  const badMessages = failures.length;
   if (named.length === 0) {
-    return { response: answer(failures), summary: undefined, badMessages, delayed: 0 };
+    return { response: answer(failures), summary: undefined, badMessages, unconfigured, delayed: 0 };
   }
   const summary = await options.poll(named.map(({ source }) => source));
   const outcomes = new Map(summary.sources.map((outcome) => [outcome.source, outcome]));
@@ -94,7 +131,7 @@ export async function pollSourceBatch(options: PollSourceBatchOptions): Promise<
       }
     }
   }
-  return { response: answer(failures), summary, badMessages, delayed };
+  return { response: answer(failures), summary, badMessages, unconfigured, delayed };
 }
 
 function fateOf(outcome: SourceOutcome | undefined): 'acknowledge' | 'delay' | 'retry' {

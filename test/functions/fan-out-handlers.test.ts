@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { Logger } from '@aws-lambda-powertools/logger';
 import { Metrics } from '@aws-lambda-powertools/metrics';
-import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { type DynamoDBClient, ScanCommand } from '@aws-sdk/client-dynamodb';
 import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import {
   PublishBatchCommand,
@@ -125,13 +125,14 @@ function invocation(): PollerInvocationContext {
 /** A fresh table and the runtime options a function on it is built with: every org, all their projects. */
 async function runtimeOptions(
   concurrency: number,
+  sources: Record<string, unknown> = { orgIds: [...sim.orgIds], projectIds: [], allProjectsOfOrgs: true },
 ): Promise<PollerRuntimeOptions & { config: LambdaPollerConfig }> {
   const tableName = `fan-out-${randomUUID()}`;
   await createStateTable({ client: dynamoDb, tableName });
   const env = {
     [POLLER_CONFIG_ENV]: JSON.stringify({
       atlas: { baseUrl: sim.baseUrl, flavor: 'atlas-v2' },
-      sources: { orgIds: [...sim.orgIds], projectIds: [], allProjectsOfOrgs: true },
+      sources,
       timing: { initialLookbackSeconds: 2 * 3_600 },
       concurrency,
       tableName,
@@ -367,6 +368,69 @@ describe('the fan-out dispatcher and worker', () => {
       | { sources: Array<{ source: string; status: string }> }
       | undefined;
     expect(summary?.sources.find((outcome) => outcome.source === leased)?.status).toBe('skipped-lease-held');
+  });
+
+  it('drops a message naming a source the deployment does not poll, creating no state for it', async () => {
+    // Prepare: a deployment of the first organization and its projects; messages for the second one
+    // (which Atlas knows, and the credentials can read), one of them claiming the first as its org.
+    const [polled, other] = sim.orgs.map((org) => org.id) as [string, string];
+    const otherProject = sim.projects.find((project) => project.orgId === other)?.id as string;
+    const queue = new InMemorySourceQueue({ clock: queueClock() });
+    const options = await runtimeOptions(4, { orgIds: [polled], allProjectsOfOrgs: true });
+    const worker = createWorkerHandler({ ...options, queue });
+    const tick = '2026-11-24T03:05:00.000Z';
+    const messages: SourceMessage[] = [
+      { v: 1, kind: 'org', id: polled, orgId: polled, tick },
+      { v: 1, kind: 'org', id: other, orgId: other, tick },
+      { v: 1, kind: 'project', id: otherProject, orgId: other, tick },
+      { v: 1, kind: 'project', id: otherProject, orgId: polled, tick },
+    ];
+    await queue.send(
+      messages.map((message, index) => ({
+        message,
+        groupId: `group-${index}`,
+        deduplicationId: `m-${index}`,
+      })),
+    );
+
+    // Act
+    const event = queue.receive(10);
+    const answer = await worker(event, invocation());
+    queue.complete(event, answer);
+
+    // Assess: acknowledged, reported, counted; only the configured organization has state.
+    expect(answer.batchItemFailures).toEqual([]);
+    expect(queue.depth).toBe(0);
+    expect(queue.deadLetters).toEqual([]);
+    const dropped = output
+      .lines()
+      .filter(
+        (line) => line.message === 'queue message names a source this deployment does not poll; dropped',
+      );
+    expect(dropped.map((line) => [line.source, line.reason])).toEqual([
+      [`org:${other}`, `organization ${other} is not in sources.orgIds`],
+      [
+        `project:${otherProject}`,
+        `project ${otherProject} is not in sources.projectIds, and its organization ${other} is not in sources.orgIds`,
+      ],
+      [
+        `project:${otherProject}`,
+        `project ${otherProject} is not among the projects Atlas lists for organization ${polled}`,
+      ],
+    ]);
+    expect(
+      output.lines().find((line) => 'UnconfiguredSourceMessages' in line)?.UnconfiguredSourceMessages,
+    ).toBe(3);
+    const summary = output.lines().find((line) => line.message === 'Poll tick summary') as
+      | { sources: Array<{ source: string }> }
+      | undefined;
+    expect(summary?.sources.map((outcome) => outcome.source)).toEqual([`org:${polled}`]);
+    const items = await dynamoDb.send(new ScanCommand({ TableName: options.config.tableName }));
+    const keys = (items.Items ?? []).map((item) => item.pk?.S ?? '');
+    expect(keys).toContain(`SOURCE#org:${polled}`);
+    for (const id of [other, otherProject]) {
+      expect(keys.filter((key) => key.includes(id))).toEqual([]);
+    }
   });
 
   it('sends a message that is not a source message back, until the dead-letter queue takes it', async () => {
