@@ -17,6 +17,7 @@ import { PollerNetwork } from './constructs/poller-network.js';
 import { grantQueueSend } from './constructs/queue-send-grant.js';
 import { SlackDelivery } from './constructs/slack-delivery.js';
 import { StateTable } from './constructs/state-table.js';
+import { SubscriptionDeadLetters } from './constructs/subscription-dead-letters.js';
 import { fanOutEnvironment } from './fan-out-environment.js';
 import { resolveNetworkPlan } from './network-plan.js';
 
@@ -51,10 +52,12 @@ export class AuditAlertsStack extends Stack {
       removalPolicy: config.table.removalPolicy,
       deletionProtection: config.table.deletionProtection ?? config.table.removalPolicy === 'retain',
     });
+    const deadLetters = new SubscriptionDeadLetters(this, 'SubscriptionDeadLetters');
     const alerts = new AlertTopic(this, 'Alerts', {
       key,
       emails: config.alerts.emails,
       emailMinSeverity: config.alerts.emailMinSeverity,
+      deadLetters,
     });
     const slack =
       config.alerts.slack === undefined
@@ -65,6 +68,7 @@ export class AuditAlertsStack extends Stack {
             workspaceId: config.alerts.slack.workspaceId,
             channelId: config.alerts.slack.channelId,
             minSeverity: config.alerts.slack.minSeverity,
+            deadLetters,
           });
 
     const networkPlan = resolveNetworkPlan({ network: config.network, atlasBaseUrl: config.atlas.baseUrl });
@@ -92,13 +96,23 @@ export class AuditAlertsStack extends Stack {
     const poller = fanOut?.dispatcher ?? new PollerFunction(this, 'Poller', functionProps);
     new PollSchedule(this, 'Schedule', { poller: poller.function, every: schedulePeriod });
 
-    const operations = new OperationsTopic(this, 'Operations', { key, emails: config.operations.emails });
+    const operations = new OperationsTopic(this, 'Operations', {
+      key,
+      emails: config.operations.emails,
+      deadLetters,
+    });
     const alarms = new OperationsAlarms(this, 'Alarms', {
       poller: poller.function,
       topic: operations.topic,
       schedulePeriod,
       watermarkLagThreshold: Duration.minutes(config.operations.watermarkLagAlarmMinutes),
       slackDeadLetterQueue: slack?.deadLetterQueue,
+      notificationTopics: {
+        alerts: alerts.topic,
+        operations: operations.topic,
+        ...(slack === undefined ? {} : { slack: slack.topic }),
+      },
+      subscriptionDeadLetters: deadLetters.queues,
     });
     const dashboard = new OperationsDashboard(this, 'Dashboard', {
       poller: poller.function,

@@ -4,6 +4,7 @@ import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
 import { Construct } from 'constructs';
 import type { Severity } from '../../shared/notify/alert.js';
 import { severityAtLeast } from './severity-filter.js';
+import type { SubscriptionDeadLetters } from './subscription-dead-letters.js';
 
 export interface AlertTopicProps {
   /** The customer managed key the topic is encrypted with. */
@@ -12,12 +13,14 @@ export interface AlertTopicProps {
   emails: readonly string[];
   /** The lowest severity that is emailed. */
   emailMinSeverity: Severity;
+  /** Where the email subscriptions' dead-letter queue is made. */
+  deadLetters: SubscriptionDeadLetters;
 }
 
 /**
  * The topic the poller publishes alerts to: encrypted, TLS only, with one email subscription per
- * address that lets through only alerts at or above the email severity floor. Anything else (HTTPS,
- * SQS, Lambda) can subscribe to it too.
+ * address that lets through only alerts at or above the email severity floor, and an alert SNS could
+ * not email lands in their dead-letter queue. Anything else (HTTPS, SQS, Lambda) can subscribe to it too.
  */
 export class AlertTopic extends Construct {
   readonly topic: ITopic;
@@ -29,9 +32,21 @@ export class AlertTopic extends Construct {
       masterKey: props.key,
       enforceSSL: true,
     });
+    const deadLetterQueue =
+      props.emails.length === 0
+        ? undefined
+        : props.deadLetters.queueFor({
+            id: 'AlertEmailDeadLetters',
+            topic,
+            description:
+              'SNS could not deliver an alert to one of the alert email addresses (alerts.emails) and it waits in this dead-letter queue for 14 days. Check that the address still exists and confirmed its subscription; read the alert from the queue in the SQS console.',
+          });
     for (const email of props.emails) {
       topic.addSubscription(
-        new EmailSubscription(email, { filterPolicy: severityAtLeast(props.emailMinSeverity) }),
+        new EmailSubscription(email, {
+          filterPolicy: severityAtLeast(props.emailMinSeverity),
+          ...(deadLetterQueue === undefined ? {} : { deadLetterQueue }),
+        }),
       );
     }
     this.topic = topic;

@@ -7,6 +7,7 @@ import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { MetricName } from '../../shared/poll/metric-names.js';
 import { pollerMetric } from './poller-metrics.js';
+import type { SubscriptionDeadLetterQueue } from './subscription-dead-letters.js';
 
 export interface OperationsAlarmsProps {
   poller: IFunction;
@@ -18,6 +19,10 @@ export interface OperationsAlarmsProps {
   watermarkLagThreshold: Duration;
   /** The dead-letter queue of the Slack delivery, when Slack is configured. */
   slackDeadLetterQueue?: IQueue | undefined;
+  /** The topics whose failed notifications raise an alarm; `slack` is the one AWS Chatbot reads. */
+  notificationTopics: { alerts: ITopic; operations: ITopic; slack?: ITopic };
+  /** The dead-letter queues of the stack's subscriptions, each with its alarm. */
+  subscriptionDeadLetters: readonly SubscriptionDeadLetterQueue[];
 }
 
 interface AlarmSpec {
@@ -34,7 +39,8 @@ interface AlarmSpec {
  * The alarms that tell the people running the deployment that alerts may not be arriving: the function
  * failing or throttled, ticks no longer completing (the heartbeat goes missing for three periods), Atlas
  * refusing the credentials, the watermark falling behind, a rule failing on an event, alerts that could not
- * be published, and Slack messages that could not be forwarded.
+ * be published, Slack messages that could not be forwarded, and notifications SNS could not deliver to a
+ * subscription (its topic's `NumberOfNotificationsFailed`, and each subscription's dead-letter queue).
  */
 export class OperationsAlarms extends Construct {
   readonly alarms: readonly Alarm[];
@@ -115,6 +121,48 @@ export class OperationsAlarms extends Construct {
         ...atLeastOnce,
         description:
           'Alerts could not be forwarded to the Slack topic and wait in the dead-letter queue; they still went to email. Check the pipe in the EventBridge console.',
+      });
+    }
+
+    const deliveryPeriod = Duration.minutes(5);
+    const topics = props.notificationTopics;
+    specs.push(
+      {
+        id: 'AlertNotificationsFailed',
+        metric: topics.alerts.metricNumberOfNotificationsFailed({ period: deliveryPeriod, statistic: 'Sum' }),
+        ...atLeastOnce,
+        description:
+          "SNS could not deliver alerts to a subscription of the alert topic: an email address, the Slack queue, or an endpoint you subscribed. The stack's own subscriptions keep them in their dead-letter queues (see the *DeadLetters alarms); check the subscriptions of the AlertTopicArn output.",
+      },
+      {
+        id: 'OperationsNotificationsFailed',
+        metric: topics.operations.metricNumberOfNotificationsFailed({
+          period: deliveryPeriod,
+          statistic: 'Sum',
+        }),
+        ...atLeastOnce,
+        description:
+          'SNS could not deliver an alarm to a subscription of the operations topic: an address of operations.emails may be gone (the OperationsEmailDeadLetters queue holds what it missed). The alarms are in the CloudWatch console.',
+      },
+    );
+    if (topics.slack !== undefined) {
+      specs.push({
+        id: 'SlackNotificationsFailed',
+        metric: topics.slack.metricNumberOfNotificationsFailed({ period: deliveryPeriod, statistic: 'Sum' }),
+        ...atLeastOnce,
+        description:
+          'AWS Chatbot did not take alerts from the Slack topic, so they are not in the Slack channel; they still went to email. Check the Chatbot channel configuration (the workspace still authorised, the channel id, the AWS app invited to a private channel) and its log group in us-east-1.',
+      });
+    }
+    for (const deadLetters of props.subscriptionDeadLetters) {
+      specs.push({
+        id: deadLetters.id,
+        metric: deadLetters.queue.metricApproximateNumberOfMessagesVisible({
+          period: deliveryPeriod,
+          statistic: 'Maximum',
+        }),
+        ...atLeastOnce,
+        description: deadLetters.description,
       });
     }
 

@@ -4,18 +4,22 @@ import type { IKey } from 'aws-cdk-lib/aws-kms';
 import { type ITopic, Topic } from 'aws-cdk-lib/aws-sns';
 import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
 import { Construct } from 'constructs';
+import type { SubscriptionDeadLetters } from './subscription-dead-letters.js';
 
 export interface OperationsTopicProps {
   /** The customer managed key the topic is encrypted with; CloudWatch alarms are allowed to use it. */
   key: IKey;
   /** Addresses that receive the alarms. */
   emails: readonly string[];
+  /** Where the email subscriptions' dead-letter queue is made. */
+  deadLetters: SubscriptionDeadLetters;
 }
 
 /**
  * The topic the stack's own alarms go to, apart from the alerts so the people who run the deployment
  * are not the only readers of security alerts, and the other way round. Encrypted with the stack's
- * key, which CloudWatch alarms may use for this purpose only.
+ * key, which CloudWatch alarms may use for this purpose only. An alarm SNS could not email lands in
+ * the email subscriptions' dead-letter queue.
  */
 export class OperationsTopic extends Construct {
   readonly topic: ITopic;
@@ -54,7 +58,20 @@ export class OperationsTopic extends Construct {
         conditions: alarmsOfThisAccount,
       }),
     );
-    for (const email of props.emails) topic.addSubscription(new EmailSubscription(email));
+    const deadLetterQueue =
+      props.emails.length === 0
+        ? undefined
+        : props.deadLetters.queueFor({
+            id: 'OperationsEmailDeadLetters',
+            topic,
+            description:
+              'SNS could not deliver an alarm to one of the operations email addresses (operations.emails) and it waits in this dead-letter queue for 14 days. Check that the address still exists and confirmed its subscription; the alarms themselves are in the CloudWatch console.',
+          });
+    for (const email of props.emails) {
+      topic.addSubscription(
+        new EmailSubscription(email, deadLetterQueue === undefined ? {} : { deadLetterQueue }),
+      );
+    }
     this.topic = topic;
   }
 }

@@ -9,6 +9,7 @@ import { type IQueue, Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import type { Severity } from '../../shared/notify/alert.js';
 import { severityAtLeast } from './severity-filter.js';
+import type { SubscriptionDeadLetters } from './subscription-dead-letters.js';
 import { grantTopicPublish } from './topic-publish-grant.js';
 
 export interface SlackDeliveryProps {
@@ -20,6 +21,8 @@ export interface SlackDeliveryProps {
   channelId: string;
   /** The lowest severity that reaches the channel. */
   minSeverity: Severity;
+  /** Where the dead-letter queue of the alert topic's subscription to the Slack queue is made. */
+  deadLetters: SubscriptionDeadLetters;
 }
 
 /**
@@ -29,7 +32,7 @@ export interface SlackDeliveryProps {
  * a filter policy on that subscription. So the floor sits on a subscription we own: the alert topic
  * feeds a queue through a severity filter, an EventBridge pipe forwards each message body unchanged to a
  * topic of its own, and Chatbot reads that topic. Messages the pipe cannot forward land in a dead-letter
- * queue that the operations alarms watch.
+ * queue that the operations alarms watch, and so do those SNS could not put into the Slack queue.
  */
 export class SlackDelivery extends Construct {
   /** Where messages go that could not be forwarded to Slack. */
@@ -64,6 +67,12 @@ export class SlackDelivery extends Construct {
       new SqsSubscription(queue, {
         rawMessageDelivery: true,
         filterPolicy: severityAtLeast(props.minSeverity),
+        deadLetterQueue: props.deadLetters.queueFor({
+          id: 'SlackSubscriptionDeadLetters',
+          topic: props.alertTopic,
+          description:
+            'SNS could not put an alert into the Slack queue (its key policy or queue policy refuses the alert topic) and it waits in this dead-letter queue for 14 days; it still went to email. Check the Slack queue, its policy and its key in the SQS console.',
+        }),
       }),
     );
 

@@ -151,26 +151,27 @@ describe('AuditAlertsStack', () => {
     });
 
     it('keeps the Slack queues encrypted, TLS only, with a dead-letter queue', () => {
-      const queues = template.findResources('AWS::SQS::Queue');
+      const slackKeyId = singleLogicalId(template, 'AWS::KMS::Key', {
+        Description: Match.stringLikeRegexp('Slack'),
+      });
+      const queues = template.findResources('AWS::SQS::Queue', {
+        Properties: { KmsMasterKeyId: { 'Fn::GetAtt': [slackKeyId, 'Arn'] } },
+      });
 
       expect(Object.keys(queues)).toHaveLength(2);
-      for (const queue of Object.values(queues)) {
-        expect(queue.Properties).toHaveProperty('KmsMasterKeyId');
-      }
       template.hasResourceProperties('AWS::SQS::Queue', {
         RedrivePolicy: Match.objectLike({ maxReceiveCount: 5 }),
       });
-      template.resourcePropertiesCountIs(
-        'AWS::SQS::QueuePolicy',
-        {
+      for (const queueId of Object.keys(queues)) {
+        template.hasResourceProperties('AWS::SQS::QueuePolicy', {
+          Queues: [{ Ref: queueId }],
           PolicyDocument: {
             Statement: Match.arrayWith([
               Match.objectLike({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } }),
             ]),
           },
-        },
-        2,
-      );
+        });
+      }
     });
 
     it('lets the pipe role read only its queue and publish only to the Slack topic', () => {
@@ -212,6 +213,111 @@ describe('AuditAlertsStack', () => {
           },
         },
       ]);
+    });
+  });
+
+  describe('subscription dead-letter queues', () => {
+    const topicIdOf = (displayName: string): string =>
+      singleLogicalId(template, 'AWS::SNS::Topic', { DisplayName: displayName });
+    const deadLettersKeyId = (): string =>
+      singleLogicalId(template, 'AWS::KMS::Key', { Description: Match.stringLikeRegexp('dead-letter') });
+
+    it('gives every subscription of the stack a dead-letter queue under a key of its own', () => {
+      const subscriptions = Object.values(template.findResources('AWS::SNS::Subscription'));
+      const queues = template.findResources('AWS::SQS::Queue');
+
+      // Two alert emails, the Slack leg and the operations email.
+      expect(subscriptions).toHaveLength(4);
+      for (const subscription of subscriptions) {
+        const target = subscription.Properties.RedrivePolicy?.deadLetterTargetArn as
+          | { 'Fn::GetAtt': [string, string] }
+          | undefined;
+        const queueId = target?.['Fn::GetAtt'][0] as string;
+        expect(queues[queueId]?.Properties).toMatchObject({
+          KmsMasterKeyId: { 'Fn::GetAtt': [deadLettersKeyId(), 'Arn'] },
+          MessageRetentionPeriod: 1_209_600,
+        });
+      }
+      const targets = new Set(
+        subscriptions.map((subscription) => JSON.stringify(subscription.Properties.RedrivePolicy)),
+      );
+      expect(targets.size).toBe(3);
+    });
+
+    it("lets each queue take messages only from its subscriptions' topic, over TLS", () => {
+      const subscriptions = Object.values(template.findResources('AWS::SNS::Subscription'));
+      const policies = Object.values(template.findResources('AWS::SQS::QueuePolicy'));
+
+      for (const subscription of subscriptions) {
+        const queueId = subscription.Properties.RedrivePolicy.deadLetterTargetArn['Fn::GetAtt'][0] as string;
+        const policy = policies.find((candidate) =>
+          JSON.stringify(candidate.Properties.Queues).includes(`"${queueId}"`),
+        );
+        expect(policy?.Properties.PolicyDocument.Statement).toEqual(
+          expect.arrayContaining([
+            expect.objectContaining({
+              Effect: 'Deny',
+              Condition: { Bool: { 'aws:SecureTransport': 'false' } },
+            }),
+            expect.objectContaining({
+              Effect: 'Allow',
+              Principal: { Service: 'sns.amazonaws.com' },
+              Action: 'sqs:SendMessage',
+              Condition: { ArnEquals: { 'aws:SourceArn': subscription.Properties.TopicArn } },
+            }),
+          ]),
+        );
+      }
+    });
+
+    it("lets SNS use the queues' key only for the alert and operations topics of this account", () => {
+      const key = template.findResources('AWS::KMS::Key')[deadLettersKeyId()];
+      const statements = key?.Properties.KeyPolicy.Statement as Array<Record<string, unknown>>;
+      const sns = statements.filter((statement) =>
+        JSON.stringify(statement.Principal).includes('sns.amazonaws.com'),
+      );
+
+      expect(sns.map((statement) => statement.Condition)).toEqual([
+        {
+          StringEquals: { 'aws:SourceAccount': { Ref: 'AWS::AccountId' } },
+          ArnEquals: { 'aws:SourceArn': { Ref: topicIdOf('Atlas audit alerts') } },
+        },
+        {
+          StringEquals: { 'aws:SourceAccount': { Ref: 'AWS::AccountId' } },
+          ArnEquals: { 'aws:SourceArn': { Ref: topicIdOf('Atlas audit alerts: operations') } },
+        },
+      ]);
+      for (const statement of sns) {
+        expect(statement.Action).toEqual(['kms:Decrypt', 'kms:GenerateDataKey*']);
+      }
+    });
+
+    it('alarms on the failed notifications of each topic and on any message in each queue', () => {
+      for (const displayName of [
+        'Atlas audit alerts',
+        'Atlas audit alerts: operations',
+        'Atlas audit alerts: Slack',
+      ]) {
+        template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+          Namespace: 'AWS/SNS',
+          MetricName: 'NumberOfNotificationsFailed',
+          Dimensions: [{ Name: 'TopicName', Value: { 'Fn::GetAtt': [topicIdOf(displayName), 'TopicName'] } }],
+          Statistic: 'Sum',
+          Threshold: 1,
+          ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+        });
+      }
+      const subscriptions = Object.values(template.findResources('AWS::SNS::Subscription'));
+      for (const subscription of subscriptions) {
+        const queueId = subscription.Properties.RedrivePolicy.deadLetterTargetArn['Fn::GetAtt'][0] as string;
+        template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+          Namespace: 'AWS/SQS',
+          MetricName: 'ApproximateNumberOfMessagesVisible',
+          Dimensions: [{ Name: 'QueueName', Value: { 'Fn::GetAtt': [queueId, 'QueueName'] } }],
+          Threshold: 1,
+          ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+        });
+      }
     });
   });
 
@@ -407,7 +513,7 @@ describe('AuditAlertsStack', () => {
       });
       const alarms = Object.values(template.findResources('AWS::CloudWatch::Alarm'));
 
-      expect(alarms).toHaveLength(8);
+      expect(alarms).toHaveLength(14);
       for (const alarm of alarms) {
         expect(alarm.Properties.AlarmActions).toEqual([{ Ref: topicId }]);
         expect(alarm.Properties.OKActions).toEqual([{ Ref: topicId }]);
@@ -608,6 +714,10 @@ describe('AuditAlertsStack', () => {
       expect(acknowledged.map(({ rule }) => rule).sort()).toEqual([
         expect.stringContaining('AwsSolutions-IAM5[Resource::<PollerFunction'),
         expect.stringContaining('AwsSolutions-SMG4'),
+        // The three dead-letter queues of the subscriptions.
+        expect.stringContaining('AwsSolutions-SQS3'),
+        expect.stringContaining('AwsSolutions-SQS3'),
+        expect.stringContaining('AwsSolutions-SQS3'),
       ]);
       for (const { reason } of acknowledged) expect(reason.length).toBeGreaterThan(40);
     });

@@ -73,7 +73,8 @@ describe('AuditAlertsStack with fanOut', () => {
       RedrivePolicy: { deadLetterTargetArn: { 'Fn::GetAtt': [deadLetterId, 'Arn'] }, maxReceiveCount: 5 },
     });
     expect(
-      resourceOf(template, 'AWS::SQS::Queue', { MessageRetentionPeriod: 14 * 86_400 }).Properties,
+      resourceOf(template, 'AWS::SQS::Queue', { FifoQueue: true, MessageRetentionPeriod: 14 * 86_400 })
+        .Properties,
     ).toHaveProperty('KmsMasterKeyId');
   });
 

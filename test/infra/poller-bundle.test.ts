@@ -128,6 +128,7 @@ describe('the poller bundle', () => {
       mode: 'on',
       automaticAboveSources: 2_000,
       maxConcurrencyPerOrg: 2,
+      schedulePeriodSeconds: 300,
     });
 
     const run = runFreshNode(

@@ -124,7 +124,7 @@ describe('AuditAlertsStack with an existing secret, no Slack and a disposable ta
     });
   });
 
-  it('has no Slack delivery and no subscriptions when none are configured', () => {
+  it('has no Slack delivery, no subscriptions and no dead-letter queue when none are configured', () => {
     for (const type of [
       'AWS::Pipes::Pipe',
       'AWS::Chatbot::SlackChannelConfiguration',
@@ -134,7 +134,8 @@ describe('AuditAlertsStack with an existing secret, no Slack and a disposable ta
       template.resourceCountIs(type, 0);
     }
     template.resourceCountIs('AWS::KMS::Key', 1);
-    template.resourceCountIs('AWS::CloudWatch::Alarm', 7);
+    // The poller's seven, and failed notifications of the two topics (to endpoints subscribed later).
+    template.resourceCountIs('AWS::CloudWatch::Alarm', 9);
   });
 
   it('leaves cdk-nag nothing unacknowledged', () => {
