@@ -5,6 +5,7 @@ import { formatRuleWarnings } from '../shared/rules/problem-format.js';
 import { AuditAlertsStack } from './audit-alerts-stack.js';
 import { DEPLOY_CONFIG_CONTEXT_KEY, DEPLOY_CONFIG_FILE_CONTEXT_KEY, type DeployConfig } from './config.js';
 import { resolveDeployConfig } from './config-source.js';
+import { NothingToPollError } from './errors.js';
 import { networkWarnings, resolveNetworkPlan } from './network-plan.js';
 import { buildRulePackModule, type RulePackModule } from './rule-pack-module.js';
 
@@ -28,6 +29,7 @@ export interface AuditAlertsDeployment {
  * checks on the whole app at synth.
  *
  * @throws {DeployConfigError | DeployConfigFileError} when the configuration is invalid or unreadable.
+ * @throws {NothingToPollError} when it names no organization and no project without `sources.allowNone`.
  * @throws {RuleLoadError} when a rule file is invalid: the message lists file:line:column for each problem.
  * @throws {PollerEnvironmentTooLargeError} when the poller's configuration would not fit Lambda's limit.
  * @example
@@ -47,6 +49,7 @@ export async function addAuditAlertsStack({
     configFile: app.node.tryGetContext(DEPLOY_CONFIG_FILE_CONTEXT_KEY),
     projectRoot,
   });
+  refuseNothingToPoll(config);
   const rulePack = await buildRulePackModule({
     paths: config.rules.directories,
     projectRoot,
@@ -75,12 +78,31 @@ function definedOnly(env: { account?: string | undefined; region?: string | unde
   return Object.fromEntries(Object.entries(env).filter(([, value]) => value !== undefined));
 }
 
+/**
+ * A stack with no source deploys a poller that fails every tick (`PollConfigError`), firing
+ * `FunctionErrors` and `HeartbeatMissing`: refused, unless `sources.allowNone` says it is meant (the
+ * poller then completes each tick at once).
+ */
+function refuseNothingToPoll(config: DeployConfig): void {
+  const { orgIds, projectIds, allowNone } = config.sources;
+  if (orgIds.length > 0 || projectIds.length > 0 || allowNone) return;
+  throw new NothingToPollError(
+    [
+      'The deploy configuration names no Atlas organization and no project: the deployed poller would have nothing to poll and fail every tick. Set one of these, in the cdk.json context "atlasAuditAlerts" or the file given with --context config=FILE (as in infra/examples/config.example.yaml):',
+      '  - sources.orgIds: your organization ids (with sources.allProjectsOfOrgs: true, all their projects too)',
+      '  - sources.projectIds: project ids',
+      'To deploy before you know them, set sources.allowNone: true: the poller then runs and reads nothing.',
+    ].join('\n'),
+  );
+}
+
 function warnAboutGaps(stack: AuditAlertsStack, config: DeployConfig): void {
   const annotations = Annotations.of(stack);
+  // Without sources.allowNone a stack with no source fails synth (see the deploy configuration's checks).
   if (config.sources.orgIds.length === 0 && config.sources.projectIds.length === 0) {
     annotations.addWarningV2(
       'atlas-audit-alerts:noSources',
-      'No Atlas org or project is configured: the poller will run and read nothing. Set sources.orgIds or sources.projectIds (see infra/examples/config.example.yaml).',
+      'sources.allowNone is set and no Atlas org or project is configured: each tick completes at once and reads nothing. Set sources.orgIds or sources.projectIds (see infra/examples/config.example.yaml), remove sources.allowNone, and deploy again.',
     );
   }
   if (config.alerts.emails.length === 0 && config.alerts.slack === undefined) {

@@ -100,7 +100,15 @@ export const deploySettingsSchema = z.strictObject({
         .default('https://cloud.mongodb.com'),
     })
     .prefault({}),
-  sources: sourcesSchema.prefault({}),
+  sources: sourcesSchema
+    .extend({
+      /**
+       * Deploy with no organization and no project, on purpose (to create the secret and topics before
+       * the ids are known): the poller then runs and reads nothing. Without it such a stack fails synth.
+       */
+      allowNone: z.boolean().default(false),
+    })
+    .prefault({}),
   timing: timingSchema
     .extend({
       /** How often the poller runs, in minutes. */
@@ -228,8 +236,15 @@ const CROSS_CHECKS: readonly CrossCheck[] = [
   {
     inputs: [['sources']],
     check(config, fail) {
-      if (config.sources.allProjectsOfOrgs && config.sources.orgIds.length === 0) {
+      const { orgIds, projectIds, allProjectsOfOrgs, allowNone } = config.sources;
+      const none = orgIds.length === 0 && projectIds.length === 0;
+      if (allProjectsOfOrgs && orgIds.length === 0) {
         fail(['sources', 'allProjectsOfOrgs'], 'needs at least one org id in sources.orgIds');
+      } else if (!none && allowNone) {
+        fail(
+          ['sources', 'allowNone'],
+          'is only for a deployment with no organization and no project: remove it, so that emptying the lists by mistake fails the synth',
+        );
       }
     },
   },

@@ -32,6 +32,18 @@ export class DeployConfigError extends InfraError {
   }
 }
 
+/**
+ * The deploy configuration names no organization and no project, and does not say that is meant
+ * (`sources.allowNone`): the deployed poller would fail every tick with nothing to poll.
+ */
+export class NothingToPollError extends InfraError {
+  override readonly code = 'DEPLOY_NOTHING_TO_POLL';
+  constructor(message: string, options?: ErrorOptions) {
+    super(message, options);
+    this.name = 'NothingToPollError';
+  }
+}
+
 /** The configuration file named by `--context config=…` cannot be read or parsed. */
 export class DeployConfigFileError extends InfraError {
   override readonly code = 'DEPLOY_CONFIG_FILE_UNREADABLE';

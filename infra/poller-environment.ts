@@ -93,9 +93,11 @@ export function pollerEnvironment({
 /** The poller's settings from the deploy configuration, without the resource references. */
 function pollerSettings(config: DeployConfig): Omit<PollerConfig, keyof PollerResourceReferences> {
   const { scheduleMinutes: _schedule, ...timing } = config.timing;
+  const { allowNone, ...sources } = config.sources;
   return {
     atlas: config.atlas,
-    sources: config.sources,
+    // Written only when set: the variable has a size limit, and the poller reads its absence as false.
+    sources: allowNone ? { ...sources, allowNone } : sources,
     timing,
     inventory: config.inventory,
     concurrency: config.concurrency,

@@ -51,7 +51,8 @@ export interface DispatcherHandlerOptions extends PollerRuntimeOptions {
  * (ids and the tick time only, never a credential), those that waited longest first (the single
  * poller's order, `orderSources`: one batched read of the table per 100 sources), grouped so that at most `maxConcurrencyPerOrg`
  * workers poll one organization at once. In `automatic` mode, a tick with at most
- * `automaticAboveSources` sources is polled here instead, exactly as the single poller does. Metrics:
+ * `automaticAboveSources` sources is polled here instead, exactly as the single poller does, and so is
+ * a tick with no source at all (a deployment with `sources.allowNone`), which completes at once. Metrics:
  * `SourcesDispatched` and `DispatchFailures`.
  *
  * The tick is named by the schedule's time in the input (`scheduledTime`, which the stack's schedule
@@ -89,7 +90,12 @@ export function createDispatcherHandler(options: DispatcherHandlerOptions): Disp
         deadline,
       });
       const discoveryFailures = discovery.filter((outcome) => outcome.status === 'failed').length;
-      if (fanOut.mode === 'automatic' && sources.length <= fanOut.automaticAboveSources) {
+      // No source at all (sources.allowNone) is a tick with nothing to queue: run it here, so that it
+      // completes (the heartbeat) as the single poller's does, or fails as that one's does.
+      const pollHere =
+        sources.length === 0 ||
+        (fanOut.mode === 'automatic' && sources.length <= fanOut.automaticAboveSources);
+      if (pollHere) {
         const tick = await runTick(
           {
             atlas,

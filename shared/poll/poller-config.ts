@@ -15,6 +15,11 @@ export const sourcesSchema = z.strictObject({
   projectIds: z.array(atlasIdSchema).default([]),
   /** Also poll every project of each org in `orgIds`, discovered through `/orgs/{orgId}/groups`. */
   allProjectsOfOrgs: z.boolean().default(false),
+  /**
+   * Run with no organization and no project: each tick then completes at once, reading nothing. Without
+   * it a configuration that names no source is refused (`PollConfigError`), since it is a mistake.
+   */
+  allowNone: z.boolean().optional(),
 });
 
 /** Timings of a tick, in seconds. */

@@ -54,7 +54,8 @@ export const DEFAULT_MAX_EVENTS_PER_WINDOW = 20_000;
  * and does not stop the others. No new source, window or page starts once less than the deadline
  * margin remains; calls in flight at half the margin are aborted.
  *
- * @throws PollConfigError when the configuration names no organization or project to poll.
+ * @throws PollConfigError when the configuration names no organization or project to poll, unless
+ *   `sources.allowNone` is set: then the tick completes at once, having read nothing.
  *
  * @example
  * ```ts
@@ -68,12 +69,16 @@ export async function runTick(deps: TickDependencies, options: TickOptions): Pro
   const { config } = options;
   const clock = deps.clock ?? systemClock;
   const logger = deps.logger ?? silentLogger;
-  const { orgIds, projectIds } = config.sources;
+  const { orgIds, projectIds, allowNone } = config.sources;
   if (orgIds.length === 0 && projectIds.length === 0) {
-    throw new PollConfigError(
-      'nothing to poll: set sources.orgIds (organization events, API key inventory, and with ' +
-        'allProjectsOfOrgs every project of the organization) or sources.projectIds',
-    );
+    if (allowNone !== true) {
+      throw new PollConfigError(
+        'nothing to poll: set sources.orgIds (organization events, API key inventory, and with ' +
+          'allProjectsOfOrgs every project of the organization) or sources.projectIds, or ' +
+          'sources.allowNone: true to run with none (each tick then completes at once)',
+      );
+    }
+    logger.info('nothing to poll: sources.allowNone is set and no organization or project is configured');
   }
   const startedAt = clock.now();
   const atlasBefore = deps.atlas.stats;

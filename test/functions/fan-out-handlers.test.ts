@@ -329,6 +329,18 @@ describe('the fan-out dispatcher and worker', () => {
     expect(new Set(times.values())).toEqual(new Set([2]));
   });
 
+  it('completes a tick with no source itself, with sources.allowNone, so the heartbeat holds', async () => {
+    const queue = new InMemorySourceQueue({ clock: queueClock() });
+    const options = await runtimeOptions(4, { orgIds: [], projectIds: [], allowNone: true });
+    const dispatcher = createDispatcherHandler({ ...options, fanOut: FAN_OUT, queue });
+
+    const summary = await dispatcher({ scheduledTime: '2026-11-24T03:08:17Z' }, invocation());
+
+    expect(summary).toMatchObject({ mode: 'polled', sources: 0, sent: 0, tick: { completed: true } });
+    expect(queue.depth).toBe(0);
+    expect(output.lines().find((line) => 'TickCompleted' in line)?.TickCompleted).toBe(1);
+  });
+
   it('queues the sources that waited longest first, so those a slow tick did not reach go first next time', async () => {
     const clock = queueClock();
     const options = await runtimeOptions(4);

@@ -26,6 +26,7 @@ import {
   METRICS_NAMESPACE,
   METRICS_SERVICE,
   POLLER_CONFIG_ENV,
+  PollConfigError,
   type TickSummary,
 } from '../../shared/poll/index.js';
 import { loadRulePack, type RulePack } from '../../shared/rules/index.js';
@@ -95,13 +96,15 @@ function invocation(options: { remainingMs?: number } = {}): PollerInvocationCon
 }
 
 /** A handler as the module scope builds it, on its own table, polling Acme Labs and one of its projects. */
-async function newHandler(): Promise<PollerHandler> {
+async function newHandler(
+  sources: Record<string, unknown> = { orgIds: [ORG], projectIds: [PROJECT] },
+): Promise<PollerHandler> {
   const tableName = `poller-${randomUUID()}`;
   await createStateTable({ client: dynamoDb, tableName });
   const env = {
     [POLLER_CONFIG_ENV]: JSON.stringify({
       atlas: { baseUrl: sim.baseUrl, flavor: 'atlas-v2' },
-      sources: { orgIds: [ORG], projectIds: [PROJECT] },
+      sources,
       tableName,
       topicArn: TOPIC_ARN,
       secretArn: SECRET_ARN,
@@ -247,6 +250,35 @@ describe('createPollerHandler', () => {
       expect.objectContaining({ level: 'WARN', message: 'Poll tick summary' }),
     );
     expect(output.text()).not.toContain('fake-revoked-private-key');
+  });
+
+  it('completes each tick at once with sources.allowNone and no source, so the heartbeat holds', async () => {
+    secretHolding({ ...sim.credentials });
+    const handler = await newHandler({ orgIds: [], projectIds: [], allowNone: true });
+
+    const summary = await handler({}, invocation());
+
+    expect(summary.completed).toBe(true);
+    expect(summary.sources).toEqual([]);
+    expect(metricValues(output.lines(), 'TickCompleted').map(({ value }) => value)).toEqual([1]);
+    expect(output.lines()).toContainEqual(
+      expect.objectContaining({
+        level: 'INFO',
+        message: 'nothing to poll: sources.allowNone is set and no organization or project is configured',
+      }),
+    );
+    expect(sns).not.toHaveReceivedCommand(PublishBatchCommand);
+  });
+
+  it('fails every tick, saying what to set, when no source is configured without sources.allowNone', async () => {
+    secretHolding({ ...sim.credentials });
+    const handler = await newHandler({ orgIds: [], projectIds: [] });
+
+    const run = handler({}, invocation());
+
+    await expect(run).rejects.toThrow(PollConfigError);
+    await expect(run).rejects.toThrow(/nothing to poll: .* or sources\.allowNone: true to run with none/);
+    expect(metricValues(output.lines(), 'TickCompleted')).toEqual([]);
   });
 
   it('starts no work when the invocation has less time left than the deadline margin', async () => {

@@ -24,7 +24,7 @@ describe('parseDeployConfig', () => {
     expect(config).toEqual({
       stackName: 'AtlasAuditAlerts',
       atlas: { flavor: 'atlas-v2', baseUrl: 'https://cloud.mongodb.com' },
-      sources: { orgIds: [], projectIds: [], allProjectsOfOrgs: false },
+      sources: { orgIds: [], projectIds: [], allProjectsOfOrgs: false, allowNone: false },
       timing: {
         scheduleMinutes: 5,
         overlapSeconds: 900,
@@ -73,7 +73,12 @@ describe('parseDeployConfig', () => {
     const config = parseDeployConfig({ input, origin: 'test settings' });
 
     expect(config.atlas).toEqual({ flavor: 'ops-manager', baseUrl: 'https://opsmanager.example.com:8443' });
-    expect(config.sources).toEqual({ orgIds: [ORG_ID], projectIds: [], allProjectsOfOrgs: true });
+    expect(config.sources).toEqual({
+      orgIds: [ORG_ID],
+      projectIds: [],
+      allProjectsOfOrgs: true,
+      allowNone: false,
+    });
     expect(config.timing.scheduleMinutes).toBe(15);
     expect(config.alerts.slack).toEqual({
       workspaceId: 'T012AB3CD',
@@ -130,6 +135,18 @@ describe('parseDeployConfig', () => {
     expect(problems).toEqual([
       { path: 'alerts.email', message: expect.stringContaining('is not a known setting') },
       { path: 'schedule', message: expect.stringContaining('is not a known setting') },
+    ]);
+  });
+
+  it('refuses sources.allowNone beside organizations or projects, so emptied lists still fail the synth', () => {
+    const problems = problemsOf({ sources: { orgIds: [ORG_ID], allowNone: true } });
+
+    expect(problems).toEqual([
+      {
+        path: 'sources.allowNone',
+        message:
+          'is only for a deployment with no organization and no project: remove it, so that emptying the lists by mistake fails the synth',
+      },
     ]);
   });
 
@@ -203,6 +220,7 @@ describe('resolveDeployConfig', () => {
       orgIds: [ORG_ID],
       projectIds: ['6a5b4c3d2e1f009988776655'],
       allProjectsOfOrgs: false,
+      allowNone: false,
     });
   });
 

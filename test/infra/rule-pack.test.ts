@@ -13,7 +13,7 @@ import {
 } from '../../shared/rules/index.js';
 import { CDK_APP_TIMEOUT_MS, runCdkApp } from './support/cdk-app.js';
 import { synthesizeDeployment } from './support/deployment.js';
-import { createTestWorkspace, PROJECT_ROOT, VALID_RULE_FILE } from './support/workspace.js';
+import { cdkJsonContext, createTestWorkspace, PROJECT_ROOT, VALID_RULE_FILE } from './support/workspace.js';
 
 const BROKEN_RULE_FILE = `rules:
   - id: api-key-created
@@ -168,7 +168,10 @@ describe('a deployment with rule layers', () => {
     const synth = synthesizeDeployment({
       workspace,
       name: 'copy',
-      settings: { rules: { directories: ['builtin', copy] } },
+      settings: {
+        sources: { orgIds: ['5f4e3d2c1b0a998877665544'] },
+        rules: { directories: ['builtin', copy] },
+      },
     });
 
     await expect(synth).rejects.toThrow(
@@ -187,7 +190,12 @@ describe('the CDK app', () => {
       const broken = workspace.write('broken.yaml', BROKEN_RULE_FILE);
 
       const run = runCdkApp(
-        { atlasAuditAlerts: { rules: { directories: [broken] } } },
+        {
+          atlasAuditAlerts: {
+            sources: { orgIds: ['5f4e3d2c1b0a998877665544'] },
+            rules: { directories: [broken] },
+          },
+        },
         join(workspace.directory, 'a'),
       );
 
@@ -195,6 +203,22 @@ describe('the CDK app', () => {
       expect(run.stderr).toMatch(
         /Rule files are invalid \(1 problem\)[\s\S]*broken\.yaml:4:15: "urgent" is not allowed here/,
       );
+      expect(run.stderr).not.toMatch(/^\s+at /m);
+    },
+    CDK_APP_TIMEOUT_MS,
+  );
+
+  it(
+    'fails synth on a configuration with nothing to poll, saying what to set, with no stack trace',
+    () => {
+      const run = runCdkApp({ ...cdkJsonContext() }, join(workspace.directory, 'none'));
+
+      expect(run.status).toBe(1);
+      expect(run.stderr).toContain(
+        'The deploy configuration names no Atlas organization and no project: the deployed poller would have nothing to poll and fail every tick.',
+      );
+      expect(run.stderr).toContain('\n  - sources.orgIds: your organization ids');
+      expect(run.stderr).toContain('To deploy before you know them, set sources.allowNone: true');
       expect(run.stderr).not.toMatch(/^\s+at /m);
     },
     CDK_APP_TIMEOUT_MS,

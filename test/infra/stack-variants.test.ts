@@ -4,6 +4,7 @@ import { Topic } from 'aws-cdk-lib/aws-sns';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addAuditAlertsStack } from '../../infra/audit-alerts-app.js';
 import { DEPLOY_CONFIG_CONTEXT_KEY, type DeployConfigInput } from '../../infra/config.js';
+import { NothingToPollError } from '../../infra/errors.js';
 import { POLLER_CONFIG_ENV } from '../../shared/poll/poller-config.js';
 import { synthesizeDeployment } from './support/deployment.js';
 import { unacknowledgedFindings } from './support/nag.js';
@@ -12,6 +13,7 @@ import { cdkJsonContext, createTestWorkspace, PROJECT_ROOT, VALID_RULE_FILE } fr
 
 const SECRET_ARN = 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:atlas-audit-alerts-AbCdEf';
 const KEY_ARN = 'arn:aws:kms:eu-west-1:123456789012:key/1234abcd-12ab-34cd-56ef-1234567890ab';
+const ORG_ID = '5f4e3d2c1b0a998877665544';
 
 describe('AuditAlertsStack with an existing secret, no Slack and a disposable table', () => {
   const workspace = createTestWorkspace();
@@ -88,6 +90,7 @@ describe('AuditAlertsStack with an existing secret, no Slack and a disposable ta
       sources: { orgIds: [], projectIds: ['6a5b4c3d2e1f009988776655'], allProjectsOfOrgs: false },
       secretArn: SECRET_ARN,
     });
+    expect(JSON.parse(json).sources).not.toHaveProperty('allowNone');
   });
 
   it('deletes the table with the stack, without deletion protection', () => {
@@ -147,16 +150,39 @@ describe('addAuditAlertsStack', () => {
   const workspace = createTestWorkspace();
   afterAll(() => workspace.remove());
 
-  it('synthesizes the cdk.json defaults, warning that no source, delivery or operations address is set', async () => {
-    const { stack, app } = await synthesizeDeployment({
+  it('refuses the cdk.json defaults, which name no source, saying what to set', async () => {
+    const defaults = cdkJsonContext()[DEPLOY_CONFIG_CONTEXT_KEY] as DeployConfigInput;
+
+    const synth = synthesizeDeployment({ workspace, name: 'defaults', settings: defaults });
+
+    await expect(synth).rejects.toThrow(NothingToPollError);
+    await expect(synth).rejects.toThrow(
+      /names no Atlas organization and no project: the deployed poller would have nothing to poll and fail every tick\.[^\n]*\n {2}- sources\.orgIds: [^\n]*\n {2}- sources\.projectIds: project ids\nTo deploy before you know them, set sources\.allowNone: true/,
+    );
+  });
+
+  it('synthesizes the defaults with sources.allowNone, warning that nothing is polled, delivered or operated', async () => {
+    const defaults = cdkJsonContext()[DEPLOY_CONFIG_CONTEXT_KEY] as { sources: Record<string, unknown> };
+    const { stack, app, template } = await synthesizeDeployment({
       workspace,
-      name: 'defaults',
-      settings: cdkJsonContext()[DEPLOY_CONFIG_CONTEXT_KEY] as DeployConfigInput,
+      name: 'allow-none',
+      settings: { ...defaults, sources: { ...defaults.sources, allowNone: true } } as DeployConfigInput,
     });
 
     const warnings = Annotations.fromStack(stack);
+    const fn = resourceOf(template, 'AWS::Lambda::Function');
+    const written = resolveReferences(fn.Properties.Environment.Variables[POLLER_CONFIG_ENV], (ref) => ref);
 
-    warnings.hasWarning('/AtlasAuditAlerts', Match.stringLikeRegexp('No Atlas org or project is configured'));
+    expect(JSON.parse(written).sources).toEqual({
+      orgIds: [],
+      projectIds: [],
+      allProjectsOfOrgs: false,
+      allowNone: true,
+    });
+    warnings.hasWarning(
+      '/AtlasAuditAlerts',
+      Match.stringLikeRegexp('sources.allowNone is set and no Atlas org or project is configured'),
+    );
     warnings.hasWarning(
       '/AtlasAuditAlerts',
       Match.stringLikeRegexp('No alert email address and no Slack channel'),
@@ -174,12 +200,12 @@ describe('addAuditAlertsStack', () => {
     const { stack } = await synthesizeDeployment({
       workspace,
       name: 'rule-warnings',
-      settings: { rules: { directories: [rules] } },
+      settings: { sources: { orgIds: [ORG_ID] }, rules: { directories: [rules] } },
     });
     const strict = synthesizeDeployment({
       workspace,
       name: 'rule-warnings-strict',
-      settings: { rules: { directories: [rules], strict: true } },
+      settings: { sources: { orgIds: [ORG_ID] }, rules: { directories: [rules], strict: true } },
     });
 
     Annotations.fromStack(stack).hasWarning(
@@ -199,7 +225,7 @@ describe('addAuditAlertsStack', () => {
       outdir: `${workspace.directory}/nag`,
       context: {
         ...cdkJsonContext(),
-        [DEPLOY_CONFIG_CONTEXT_KEY]: { rules: { directories: [rules] } },
+        [DEPLOY_CONFIG_CONTEXT_KEY]: { sources: { orgIds: [ORG_ID] }, rules: { directories: [rules] } },
         'aws:cdk:bundling-stacks': [],
       },
     });
