@@ -39,7 +39,7 @@ import {
   pagedBacklogTable,
   runPagedBacklogBenchmark,
 } from './paged-backlog.js';
-import { type RulesBenchOptions, type RulesBenchResult, runRulesBenchmark } from './rules.js';
+import { costsTable, type RulesBenchOptions, type RulesBenchResult, runRulesBenchmark } from './rules.js';
 import {
   runSteadyStateBenchmark,
   type SteadyStateBenchOptions,
@@ -354,6 +354,22 @@ export function targetChecks(results: BenchReport['results']): TargetCheck[] {
       figure: result.eventsPerSecond.toLocaleString('en-US'),
       met: result.met,
     });
+    const { costs } = result;
+    if (costs === undefined) continue;
+    checks.push(
+      {
+        scenario: 'rules',
+        target: `${result.scenario}: <= ${costs.noMatch.target} µs of CPU per event no rule matches`,
+        figure: `${costs.noMatch.micros.toFixed(3)} µs (${costs.noMatch.events.toLocaleString('en-US')} events)`,
+        met: costs.noMatch.met,
+      },
+      {
+        scenario: 'rules',
+        target: `${result.scenario}: <= ${costs.perAlert.target} µs of CPU per alert`,
+        figure: `${costs.perAlert.micros.toFixed(3)} µs (${costs.perAlert.alerts.toLocaleString('en-US')} alerts of ${costs.perAlert.events.toLocaleString('en-US')} events)`,
+        met: costs.perAlert.met,
+      },
+    );
   }
   if (coldStart !== undefined) {
     checks.push({
@@ -445,7 +461,8 @@ export function renderReport(report: BenchReport): string {
             result.eventsPerSecond.toLocaleString('en-US'),
             result.eventsPerWallSecond.toLocaleString('en-US'),
           ]),
-        ),
+        ) +
+        results.rules.map((result) => (result.costs === undefined ? '' : costsTable(result.costs))).join(''),
     );
   }
   if (results.coldStart !== undefined) {
