@@ -63,6 +63,13 @@ describe('the benchmark run at a tiny size', () => {
     expect(byClient[DIGEST_CLIENTS.urllib]).toMatchObject({ httpRequestsPerCall: 2, challenges: 30 });
     expect(byClient[DIGEST_CLIENTS.digestFetch]).toMatchObject({ httpRequestsPerCall: 1, challenges: 0 });
     expect(byClient[DIGEST_CLIENTS.ceiling]).toMatchObject({ httpRequestsPerCall: 1, challenges: 0 });
+    // The simulator's budget fits every request of the run: our client's pacer never holds a call.
+    const requests = digest.clients.reduce(
+      (sum, client) => sum + client.calls * client.httpRequestsPerCall,
+      0,
+    );
+    expect(digest.rateLimitPerMinute).toBeGreaterThan(requests);
+    expect(digest.pacedCalls).toBe(0);
     for (const target of [digest.targets.versusUrllib, digest.targets.versusCeiling]) {
       expect(target.met).toBe(target.ratio >= target.target);
     }
