@@ -46,9 +46,11 @@ function results<K extends keyof BenchReport['results']>(key: K): NonNullable<Be
 }
 
 describe('the benchmark run at a tiny size', () => {
-  it('runs every scenario without an error', () => {
+  it('runs every scenario without an error, each in a process of its own within its time limit', () => {
     expect(report.errors).toEqual({});
     expect(report.scenarios).toEqual([...SCENARIOS]);
+    expect(Object.keys(report.durations)).toEqual([...SCENARIOS]);
+    expect(report.durations['fan-out']?.limitSeconds).toBe(600);
   });
 
   it('times every digest client on the same calls and counts the HTTP requests a call costs', () => {
