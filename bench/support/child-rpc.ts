@@ -30,6 +30,11 @@ export interface RpcChild {
   call<T>(method: string, params?: unknown): Promise<T>;
   /** Calls `stop` when the child serves it, closes the channel and waits for the exit (kills after 5 s). */
   close(): Promise<void>;
+  /**
+   * Kills the child at once (SIGKILL) and waits for its exit, for a child that may not answer; its own
+   * children see their channel close and stop.
+   */
+  kill(): Promise<void>;
 }
 
 const STDERR_TAIL_CHARS = 4_000;
@@ -106,6 +111,11 @@ export function forkRpcChild(script: URL, options: { nodeOptions?: readonly stri
       const timer = setTimeout(() => child.kill('SIGKILL'), EXIT_GRACE_MS);
       await exited;
       clearTimeout(timer);
+    },
+    async kill() {
+      if (exitMessage !== undefined) return;
+      child.kill('SIGKILL');
+      await exited;
     },
   };
 }

@@ -28,7 +28,8 @@ export interface CompileContext {
 
 type Path = (string | number)[];
 
-const COMBINATORS = new Set(['any', 'all', 'not']);
+/** The keys of a match that are not field paths. */
+export const MATCH_KEYWORDS: ReadonlySet<string> = new Set(['any', 'all', 'not', 'list_empty']);
 const TEXT_OPERATORS = ['equals', 'in', 'not_in', 'regex', 'starts_with', 'ends_with', 'contains'] as const;
 
 const never: Predicate = () => false;
@@ -65,6 +66,11 @@ export function compileMatch(spec: MatchSpec, path: Path, context: CompileContex
     } else if (key === 'not') {
       const inner = compileMatch(value as MatchSpec, [...path, key], context);
       predicates.push((event) => !inner(event));
+    } else if (key === 'list_empty') {
+      // Known when the pack is built: a rule that waits for a list costs nothing once the list is set.
+      const values = namedList(value as string, [...path, key], context);
+      const empty = values !== undefined && values.length === 0;
+      predicates.push(() => empty);
     } else {
       predicates.push(compileFieldCondition(key, value as FieldConditionSpec, [...path, key], context));
     }
@@ -120,7 +126,7 @@ export function requiredEventTypes(
  */
 export function anchorField(spec: MatchSpec, skip?: string): string | undefined {
   for (const [path, condition] of Object.entries(spec)) {
-    if (path === skip || COMBINATORS.has(path) || condition === undefined) continue;
+    if (path === skip || MATCH_KEYWORDS.has(path) || condition === undefined) continue;
     if (!requiresValue(condition as FieldConditionSpec)) continue;
     const parsed = parseFieldPath(path);
     if (parsed.ok) return parsed.path.segments[0]?.key;
@@ -474,13 +480,18 @@ function resolveList(
   context: CompileContext,
 ): readonly ScalarValue[] | undefined {
   if (!isListRef(values)) return values;
-  const found = context.lists.get(values.list);
+  return namedList(values.list, [...path, 'list'], context);
+}
+
+/** The values of the list named `name`; `undefined`, reported at `path`, when there is none. */
+function namedList(name: string, path: Path, context: CompileContext): readonly ScalarValue[] | undefined {
+  const found = context.lists.get(name);
   if (found === undefined) {
     const known = [...context.lists.keys()].sort();
     context.problems.push({
       code: 'UNKNOWN_LIST',
-      path: [...path, 'list'],
-      message: `no list is named "${values.list}"${known.length > 0 ? `; lists defined: ${known.join(', ')}` : ': define it under lists:'}`,
+      path,
+      message: `no list is named "${name}"${known.length > 0 ? `; lists defined: ${known.join(', ')}` : ': define it under lists:'}`,
     });
   }
   return found;

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import type { AtlasEvent } from '../atlas/types.js';
 import type { Clock } from '../clock.js';
 import { type Logger, silentLogger } from '../logger.js';
@@ -123,6 +123,10 @@ interface StatefulMatch {
   alerts: boolean | undefined;
 }
 
+/** What templates read besides the event when the caller knows nothing more of it. */
+const NO_VALUES: Readonly<Record<string, string>> = Object.freeze({});
+const NO_CONTEXT = Object.freeze({ values: NO_VALUES });
+
 /** Keys longer than this are hashed, so a long group value cannot exceed a store's key size. */
 const MAX_KEY_PART = 256;
 /** Past this many remembered windows or suppressions, expired ones are dropped after each batch. */
@@ -199,31 +203,43 @@ export function createRuleEngine(options: RuleEngineOptions): RuleEngine {
   });
   const suppressions = new Map<CompiledRule, Map<string, KnownSuppression>>();
 
-  const alertFor = async (
+  /** What the caller knows of an alert's event; never throws (an alert then goes without it). */
+  const contextOf = async (
+    rule: CompiledRule,
+    trigger: AtlasEvent,
+    describe: NonNullable<EvaluateOptions['describe']>,
+  ): Promise<AlertContext | undefined> => {
+    try {
+      return await describe(trigger);
+    } catch (error) {
+      logger.warn('Could not describe the event of an alert: it goes without names or key details', {
+        ruleId: rule.id,
+        error: error instanceof Error ? error.message : String(error),
+      });
+      return undefined;
+    }
+  };
+
+  // Synchronous: an evaluation without `describe` (the CLI, replay, tests) awaits nothing per alert.
+  const alertFor = (
     rule: CompiledRule,
     trigger: AtlasEvent,
     events: readonly AtlasEvent[],
     groupKey: string,
     fingerprint: string,
     raisedAt: number | undefined,
-    describe: EvaluateOptions['describe'],
-  ): Promise<Alert> => {
-    let context: AlertContext | undefined;
-    try {
-      context = await describe?.(trigger);
-    } catch (error) {
-      logger.warn('Could not describe the event of an alert: it goes without names or key details', {
-        ruleId: rule.id,
-        error: error instanceof Error ? error.message : String(error),
-      });
-    }
-    const values = templateValues(context);
+    context: AlertContext | undefined,
+  ): Alert => {
+    const values = context === undefined ? NO_VALUES : templateValues(context);
     const alert: Alert = {
       ruleId: rule.id,
       ruleName: rule.name,
       severity: rule.severity,
-      title: rule.title.render(trigger, { values, namedIds: namedIds(context) }),
-      summary: rule.summary.render(trigger, { values }),
+      title: rule.title.render(
+        trigger,
+        context === undefined ? NO_CONTEXT : { values, namedIds: namedIds(context) },
+      ),
+      summary: rule.summary.render(trigger, context === undefined ? NO_CONTEXT : { values }),
       tags: rule.tags,
       events,
       groupKey,
@@ -323,20 +339,29 @@ export function createRuleEngine(options: RuleEngineOptions): RuleEngine {
   const decideSuppressions = async (matches: readonly StatefulMatch[]): Promise<void> => {
     const asking: StatefulMatch[] = [];
     const increments: CounterIncrement[] = [];
-    const asked = new Set<string>();
+    // By rule, the groups asked about in this batch.
+    const asked = new Map<CompiledRule, Set<string>>();
     for (const match of matches) {
       const { rule, groupKey, occurrence, time } = match;
       const suppressMs = rule.suppressMs;
       if (suppressMs === undefined || match.alerts !== undefined) continue;
-      const key = `suppress|${rule.id}|${keyPart(groupKey)}`;
-      const known = asked.has(key) ? undefined : knownFirst(rule, groupKey, occurrence, time);
+      const askedGroups = asked.get(rule);
+      const known =
+        askedGroups?.has(groupKey) === true ? undefined : knownFirst(rule, groupKey, occurrence, time);
       if (known !== undefined) {
         match.alerts = known;
         continue;
       }
-      asked.add(key);
+      if (askedGroups === undefined) asked.set(rule, new Set([groupKey]));
+      else askedGroups.add(groupKey);
       asking.push(match);
-      increments.push({ key, member: occurrence, now: time, expiresAt: time + suppressMs, limit: 1 });
+      increments.push({
+        key: `suppress|${rule.id}|${keyPart(groupKey)}`,
+        member: occurrence,
+        now: time,
+        expiresAt: time + suppressMs,
+        limit: 1,
+      });
     }
     const counted = await countAll(asking, increments);
     asking.forEach((match, at) => {
@@ -368,6 +393,7 @@ export function createRuleEngine(options: RuleEngineOptions): RuleEngine {
       return false;
     },
     async evaluate(events, evaluateOptions) {
+      const describe = evaluateOptions?.describe;
       const report =
         evaluateOptions?.onRuleError ??
         ((failure: RuleEvaluationError) =>
@@ -425,16 +451,9 @@ export function createRuleEngine(options: RuleEngineOptions): RuleEngine {
               continue;
             }
             if (threshold === undefined && suppressMs === undefined) {
+              const context = describe === undefined ? undefined : await contextOf(rule, event, describe);
               raised.push(
-                await alertFor(
-                  rule,
-                  event,
-                  [event],
-                  rule.groupKey(event),
-                  `${rule.id}:${eventId}`,
-                  time,
-                  evaluateOptions?.describe,
-                ),
+                alertFor(rule, event, [event], rule.groupKey(event), `${rule.id}:${eventId}`, time, context),
               );
               continue;
             }
@@ -491,9 +510,8 @@ export function createRuleEngine(options: RuleEngineOptions): RuleEngine {
             events = entry.events;
           }
           const fingerprint = hashedFingerprint(rule.id, groupKey, occurrence);
-          alerts.push(
-            await alertFor(rule, event, events, groupKey, fingerprint, time, evaluateOptions?.describe),
-          );
+          const context = describe === undefined ? undefined : await contextOf(rule, event, describe);
+          alerts.push(alertFor(rule, event, events, groupKey, fingerprint, time, context));
         } catch (error) {
           report(evaluationError(rule, event, error));
         }
@@ -594,20 +612,15 @@ function eventIdOf(event: AtlasEvent): string {
   const id = event.id;
   if (typeof id === 'string' && id !== '') return id;
   if (typeof id === 'number') return String(id);
-  return `sha256:${createHash('sha256')
-    .update(JSON.stringify(event) ?? '')
-    .digest('hex')
-    .slice(0, 32)}`;
+  return `sha256:${hash('sha256', JSON.stringify(event) ?? '', 'hex').slice(0, 32)}`;
 }
 
 function keyPart(text: string): string {
-  return text.length <= MAX_KEY_PART ? text : `sha256:${createHash('sha256').update(text).digest('hex')}`;
+  return text.length <= MAX_KEY_PART ? text : `sha256:${hash('sha256', text, 'hex')}`;
 }
 
 /** A stateful rule's fingerprint: its parts can hold any text, so they are hashed together. */
 function hashedFingerprint(ruleId: string, groupKey: string, occurrence: string): string {
-  const digest = createHash('sha256')
-    .update(JSON.stringify([ruleId, groupKey, occurrence]))
-    .digest('hex');
+  const digest = hash('sha256', JSON.stringify([ruleId, groupKey, occurrence]), 'hex');
   return `${ruleId}:${digest.slice(0, 32)}`;
 }

@@ -3,7 +3,7 @@ import type { AtlasEvent } from '../atlas/types.js';
 import type { Clock } from '../clock.js';
 import { parseDuration } from './duration.js';
 import { RuleStateError } from './errors.js';
-import { type CompiledFirstSeen, DEFAULT_LEARNING, eventHash, observe, seenRecord } from './first-seen.js';
+import { type CompiledFirstSeen, DEFAULT_LEARNING, EventHash, observe, seenRecord } from './first-seen.js';
 import type { FirstSeenRecord, FirstSeenStore, SeenValue } from './first-seen-store.js';
 import type { CompiledRule } from './rule-compiler.js';
 import type { RulePack } from './rule-pack.js';
@@ -110,9 +110,10 @@ export function createFirstSeenTracker(options: FirstSeenTrackerOptions): FirstS
     async resolve(candidates) {
       if (candidates.length === 0) return [];
       const keys = new Set<string>();
+      const setKeys = candidates.map((candidate) => seenSetKey(candidate.rule.id, candidate.groupKey));
       const firstTimes = new Map<string, number>();
+      for (const key of setKeys) keys.add(key);
       for (const candidate of candidates) {
-        keys.add(seenSetKey(candidate.rule.id, candidate.groupKey));
         const ruleId = candidate.rule.id;
         if (!learning || candidate.firstSeen.learningMs === 0 || learningStarts.has(ruleId)) continue;
         keys.add(learningKey(ruleId));
@@ -138,18 +139,25 @@ export function createFirstSeenTracker(options: FirstSeenTrackerOptions): FirstS
       const sets = new Map<string, Record<string, SeenValue>>();
       const changed = new Set<string>();
       const fresh: FirstSeenCandidate[] = [];
-      for (const candidate of candidates) {
-        const { rule, time } = candidate;
-        const key = seenSetKey(rule.id, candidate.groupKey);
+      // Several first-seen rules often match one event: its hash is computed once.
+      const hashes = new Map<AtlasEvent, EventHash>();
+      for (const [index, candidate] of candidates.entries()) {
+        const { rule, time, event } = candidate;
+        const key = setKeys[index] as string;
         let values = sets.get(key);
         if (values === undefined) {
           values = { ...(records.get(key)?.values ?? {}) };
           sets.set(key, values);
         }
+        let by = hashes.get(event);
+        if (by === undefined) {
+          // The type too: an id names one event in Atlas, but hand-made event files reuse ids.
+          by = new EventHash(`${candidate.eventId}|${String(event.eventTypeName)}`);
+          hashes.set(event, by);
+        }
         const seen = observe(values, candidate.value, {
           time,
-          // The type too: an id names one event in Atlas, but hand-made event files reuse ids.
-          by: eventHash(`${candidate.eventId}|${String(candidate.event.eventTypeName)}`),
+          by,
           withinMs: candidate.firstSeen.withinMs,
           maxValues: candidate.firstSeen.maxValues,
         });
@@ -159,8 +167,8 @@ export function createFirstSeenTracker(options: FirstSeenTrackerOptions): FirstS
         if (start !== undefined && time < start + candidate.firstSeen.learningMs) continue;
         fresh.push(candidate);
       }
-      for (const candidate of candidates) {
-        const key = seenSetKey(candidate.rule.id, candidate.groupKey);
+      for (const [index, candidate] of candidates.entries()) {
+        const key = setKeys[index] as string;
         const values = sets.get(key);
         if (changed.has(key) && values !== undefined && !writes.has(key)) {
           writes.set(key, seenRecord(values, candidate.firstSeen.withinMs));

@@ -1,11 +1,11 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import ipaddr from 'ipaddr.js';
 import type { AtlasEvent } from '../atlas/types.js';
 import type { CompileContext } from './conditions.js';
 import { parseDuration } from './duration.js';
 import { compileFieldPath, type PathReader, parseFieldPath } from './field-path.js';
 import type { FirstSeenRecord, SeenValue } from './first-seen-store.js';
-import { parseIpRange } from './ip-range.js';
+import { parseIpRangeCached } from './ip-range.js';
 import type { FirstSeenSpec } from './schema.js';
 
 /** A rule's `first_seen`, compiled. */
@@ -115,7 +115,9 @@ export interface Observation {
 /**
  * Records that `value` was seen at `time` by the event whose hash is `by`, in a group's mutable set of
  * values, and tells whether it was new. Expired values are dropped when the set changes, and past
- * `maxValues` the least recently seen values are evicted.
+ * `maxValues` the least recently seen values are evicted. `by` may be an {@link EventHash}: its hash is
+ * then computed only when needed (a value new to the set, or one first seen at this very time), not
+ * for the common sighting of a known value.
  *
  * @example
  * ```ts
@@ -127,17 +129,18 @@ export interface Observation {
 export function observe(
   values: Record<string, SeenValue>,
   value: string,
-  options: { time: number; by: string; withinMs: number; maxValues: number },
+  options: { time: number; by: string | EventHash; withinMs: number; maxValues: number },
 ): Observation {
   const { time, by, withinMs, maxValues } = options;
   const known = values[value];
   if (known !== undefined && time - known.last < withinMs) {
-    if (known.by === by) return { isNew: true, changed: false };
+    // Only an event of the value's first time can be the event that first saw it.
+    if (known.first === time && known.by === hashOf(by)) return { isNew: true, changed: false };
     if (time - known.last < refreshAfterMs(withinMs)) return { isNew: false, changed: false };
     values[value] = { ...known, last: time };
     return { isNew: false, changed: true };
   }
-  values[value] = { first: time, last: time, by };
+  values[value] = { first: time, last: time, by: hashOf(by) };
   prune(values, time, withinMs, maxValues);
   return { isNew: true, changed: true };
 }
@@ -151,7 +154,35 @@ export function seenRecord(values: Record<string, SeenValue>, withinMs: number):
 
 /** A short, stable hash of an event id, as stored in {@link SeenValue.by}. */
 export function eventHash(eventId: string): string {
-  return createHash('sha256').update(eventId, 'utf8').digest('base64url').slice(0, 16);
+  return hash('sha256', eventId, 'base64url').slice(0, 16);
+}
+
+/**
+ * The {@link eventHash} of one event, computed the first time it is asked for: most sightings of a
+ * known value never need it.
+ *
+ * @example
+ * ```ts
+ * const by = new EventHash('65a1c0de0000000000000001|DATA_EXPLORER');
+ * by.value; // the same as eventHash('65a1c0de0000000000000001|DATA_EXPLORER')
+ * ```
+ */
+export class EventHash {
+  readonly #identity: string;
+  #value: string | undefined;
+
+  constructor(identity: string) {
+    this.#identity = identity;
+  }
+
+  get value(): string {
+    this.#value ??= eventHash(this.#identity);
+    return this.#value;
+  }
+}
+
+function hashOf(by: string | EventHash): string {
+  return typeof by === 'string' ? by : by.value;
 }
 
 /**
@@ -197,21 +228,38 @@ function boundedValue(value: unknown): string | undefined {
   const text = typeof value === 'string' ? value : JSON.stringify(value);
   if (text === undefined) return undefined;
   if (text.length <= MAX_VALUE_LENGTH && !text.startsWith('#')) return text;
-  return `#${createHash('sha256').update(text, 'utf8').digest('base64url')}`;
+  return `#${hash('sha256', text, 'base64url')}`;
 }
 
-/** The network of an IP address (or CIDR block) at the given widths: `203.0.113.0/24`, `2001:db8::/48`. */
+/** Networks remembered per rule: the same few addresses act again and again. */
+const NETWORK_CACHE_LIMIT = 4096;
+
+/**
+ * The network of an IP address (or CIDR block) at the given widths: `203.0.113.0/24`, `2001:db8::/48`.
+ * Results are kept in a small bounded cache, as `parseIpRangeCached` keeps ranges: parsing an address
+ * and its network costs far more than the rest of a first-seen match.
+ */
 function networkOf(widths: NonNullable<FirstSeenSpec['network']>): (value: unknown) => string | undefined {
+  const cache = new Map<string, string | null>();
   return (value) => {
     if (typeof value !== 'string' || value.length > 64) return undefined;
-    const range = parseIpRange(value);
-    if (range === undefined) return undefined;
-    const wanted = range.kind === 'ipv4' ? (widths.ipv4 ?? 32) : (widths.ipv6 ?? 128);
-    const prefix = Math.min(wanted, range.prefix);
-    const network =
-      range.address instanceof ipaddr.IPv4
-        ? ipaddr.IPv4.networkAddressFromCIDR(`${range.address.toString()}/${prefix}`)
-        : ipaddr.IPv6.networkAddressFromCIDR(`${range.address.toString()}/${prefix}`);
-    return `${network.toString()}/${prefix}`;
+    const cached = cache.get(value);
+    if (cached !== undefined) return cached ?? undefined;
+    const network = computeNetwork(value, widths);
+    if (cache.size >= NETWORK_CACHE_LIMIT) cache.clear();
+    cache.set(value, network ?? null);
+    return network;
   };
+}
+
+function computeNetwork(value: string, widths: NonNullable<FirstSeenSpec['network']>): string | undefined {
+  const range = parseIpRangeCached(value);
+  if (range === undefined) return undefined;
+  const wanted = range.kind === 'ipv4' ? (widths.ipv4 ?? 32) : (widths.ipv6 ?? 128);
+  const prefix = Math.min(wanted, range.prefix);
+  const network =
+    range.address instanceof ipaddr.IPv4
+      ? ipaddr.IPv4.networkAddressFromCIDR(`${range.address.toString()}/${prefix}`)
+      : ipaddr.IPv6.networkAddressFromCIDR(`${range.address.toString()}/${prefix}`);
+  return `${network.toString()}/${prefix}`;
 }

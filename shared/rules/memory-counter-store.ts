@@ -41,7 +41,7 @@ export class MemoryCounterStore implements CounterStore {
 
   incrementMany(increments: readonly CounterIncrement[]): Promise<number[]> {
     return Promise.resolve(
-      increments.map(({ key, member, ...options }) => this.incrementNow(key, member, options)),
+      increments.map((increment) => this.incrementNow(increment.key, increment.member, increment)),
     );
   }
 

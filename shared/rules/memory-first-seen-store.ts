@@ -22,12 +22,13 @@ export class MemoryFirstSeenStore implements FirstSeenStore {
     return this.#records.size;
   }
 
+  /** The records as stored: frozen, so what a caller reads can never change what is stored. */
   readFirstSeen(keys: readonly string[]): Promise<Map<string, FirstSeenRecord>> {
     this.calls.reads += 1;
     const found = new Map<string, FirstSeenRecord>();
     for (const key of keys) {
       const record = this.#records.get(key);
-      if (record !== undefined) found.set(key, copyRecord(record));
+      if (record !== undefined) found.set(key, record);
     }
     return Promise.resolve(found);
   }
@@ -37,18 +38,25 @@ export class MemoryFirstSeenStore implements FirstSeenStore {
     for (const [key, record] of records) {
       if (Object.keys(record.values).length === 0 && record.startedAt === undefined)
         this.#records.delete(key);
-      else this.#records.set(key, copyRecord(record));
+      else this.#records.set(key, frozenCopy(record));
     }
     return Promise.resolve();
   }
 }
 
-/** A copy, so a caller that changes what it read or wrote never changes what is stored. */
-function copyRecord(record: FirstSeenRecord): FirstSeenRecord {
-  const values = Object.fromEntries(
-    Object.entries(record.values).map(([value, seen]) => [value, { ...seen }]),
+/**
+ * A frozen copy, so a caller that changes what it wrote never changes what is stored. Reads hand the
+ * frozen record out as it is: records are read far more often than they change.
+ */
+function frozenCopy(record: FirstSeenRecord): FirstSeenRecord {
+  const values = Object.freeze(
+    Object.fromEntries(
+      Object.entries(record.values).map(([value, seen]) => [value, Object.freeze({ ...seen })]),
+    ),
   );
-  return record.startedAt === undefined
-    ? { values, expiresAt: record.expiresAt }
-    : { values, expiresAt: record.expiresAt, startedAt: record.startedAt };
+  return Object.freeze(
+    record.startedAt === undefined
+      ? { values, expiresAt: record.expiresAt }
+      : { values, expiresAt: record.expiresAt, startedAt: record.startedAt },
+  );
 }

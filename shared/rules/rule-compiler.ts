@@ -3,6 +3,7 @@ import type { Severity } from '../notify/alert.js';
 import {
   anchorField,
   type CompileContext,
+  type CompileProblem,
   compileMatch,
   isPlainEventTypeSet,
   type Predicate,
@@ -11,7 +12,7 @@ import {
 import { parseDuration } from './duration.js';
 import { compileFieldPath, type PathReader, parseFieldPath } from './field-path.js';
 import { type CompiledFirstSeen, compileFirstSeen } from './first-seen.js';
-import type { RuleSpec } from './schema.js';
+import type { RuleSpec, ScalarValue } from './schema.js';
 import { type CompiledTemplate, compileTemplate } from './template.js';
 
 /** A rule compiled into closures, ready for the engine. */
@@ -179,9 +180,58 @@ function literalTemplate(text: string): CompiledTemplate {
   return { source: text, render: () => text };
 }
 
+/**
+ * The lists a test replaces must exist, and the rule must compile with the test's values (a CIDR list
+ * given a value that is no CIDR, for example): otherwise the test could not run.
+ */
+function checkTestLists(
+  spec: RuleSpec,
+  lists: Readonly<Record<string, ScalarValue[]>>,
+  path: (string | number)[],
+  context: CompileContext,
+): void {
+  const unknown = Object.keys(lists).filter((name) => !context.lists.has(name));
+  for (const name of unknown) {
+    const known = [...context.lists.keys()].sort();
+    context.problems.push({
+      code: 'UNKNOWN_LIST',
+      path: [...path, name],
+      key: true,
+      message: `the test replaces a list no rule file defines, "${name}"${known.length > 0 ? `; lists defined: ${known.join(', ')}` : ''}`,
+    });
+  }
+  if (unknown.length > 0) return;
+  const problems: CompileProblem[] = [];
+  const { tests: _tests, ...untested } = spec;
+  compileRule(untested, { lists: testLists(context.lists, lists), problems });
+  for (const problem of problems) {
+    context.problems.push({
+      code: problem.code,
+      path,
+      message: `with the test's lists, the rule does not compile: ${problem.message}`,
+    });
+  }
+}
+
+/**
+ * The pack's lists with those a test gives in place of their namesakes.
+ *
+ * @example
+ * ```ts
+ * testLists(pack.lists, { trusted_email_domains: ['acme.example'] });
+ * ```
+ */
+export function testLists(
+  lists: ReadonlyMap<string, readonly ScalarValue[]>,
+  replaced: Readonly<Record<string, ScalarValue[]>>,
+): ReadonlyMap<string, readonly ScalarValue[]> {
+  return new Map([...lists, ...Object.entries(replaced)]);
+}
+
 function checkTests(spec: RuleSpec, context: CompileContext): void {
   (spec.tests ?? []).forEach((test, index) => {
     const path = ['tests', index];
+    if (test.lists !== undefined) checkTestLists(spec, test.lists, [...path, 'lists'], context);
     if (test.seen !== undefined && spec.first_seen === undefined) {
       context.problems.push({
         code: 'INVALID_TEST',

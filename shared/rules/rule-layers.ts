@@ -465,8 +465,10 @@ function addLayer(state: RuleState, name: string): void {
 }
 
 function usesList(spec: RuleSpec, name: string): boolean {
-  const needle = JSON.stringify({ list: name });
-  return JSON.stringify([spec.match, spec.exceptions ?? []]).includes(needle);
+  const text = JSON.stringify([spec.match, spec.exceptions ?? []]);
+  const reference = JSON.stringify({ list: name });
+  const emptiness = JSON.stringify({ list_empty: name }).slice(1, -1);
+  return text.includes(reference) || text.includes(emptiness);
 }
 
 /** Where a problem at a path of the effective rule was written. */

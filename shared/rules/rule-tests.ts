@@ -2,6 +2,7 @@ import type { AtlasEvent } from '../atlas/types.js';
 import type { Alert } from '../notify/alert.js';
 import { createRuleEngine } from './engine.js';
 import { MemoryCounterStore } from './memory-counter-store.js';
+import { testLists } from './rule-compiler.js';
 import type { PackTest, RulePack } from './rule-pack.js';
 
 /** One inline test of a rule, ready to run. */
@@ -37,7 +38,8 @@ export interface RuleTestResult {
  * enabled) on fresh in-memory counters, over `event` or `events` in order. A test event without an `id` is given one (`<rule id>/<test index>/<event index>`), so
  * threshold tests need not invent ids; stateful rules still need each event's `created`. A first-seen
  * rule's test has no learning period, and first evaluates the test's `seen` events (alerts dropped),
- * so it can state which values the rule knew before.
+ * so it can state which values the rule knew before. A test's `lists` replace the pack's lists of
+ * those names for that test alone.
  *
  * @example
  * ```ts
@@ -75,7 +77,7 @@ export async function runRuleTests(pack: RulePack): Promise<RuleTestResult[]> {
 async function runRuleTest(packTest: PackTest): Promise<RuleTestResult> {
   const { ruleId, spec: test, index, pack } = packTest;
   const engine = createRuleEngine({
-    pack,
+    pack: test.lists === undefined ? pack : { ...pack, lists: testLists(pack.lists, test.lists) },
     counters: new MemoryCounterStore(),
     ruleIds: [ruleId],
     firstSeenLearning: false,

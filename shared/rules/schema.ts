@@ -42,16 +42,23 @@ export interface OperatorsSpec {
 /** A field condition: a value (equals), a list of values (in), or operators. */
 export type FieldConditionSpec = ScalarValue | ScalarValue[] | OperatorsSpec;
 
-/** A match: field paths mapped to conditions, all of which must hold, with `any`, `all` and `not`. */
+/**
+ * A match: field paths mapped to conditions, all of which must hold, with `any`, `all` and `not`, and
+ * `list_empty` (holds when the named list has no values, so a rule can fall back on a default judgment
+ * until the list is set).
+ */
 export interface MatchSpec {
   any?: MatchSpec[] | undefined;
   all?: MatchSpec[] | undefined;
   not?: MatchSpec | undefined;
+  list_empty?: string | undefined;
   [fieldPath: string]: FieldConditionSpec | MatchSpec | MatchSpec[] | undefined;
 }
 
 export interface RuleTestSpec {
   name: string;
+  /** Named lists as the test sees them: each replaces the pack's list of that name. */
+  lists?: Record<string, ScalarValue[]> | undefined;
   /** Earlier events a first-seen rule has seen before the test's events: they record, never alert. */
   seen?: Record<string, unknown>[] | undefined;
   event?: Record<string, unknown> | undefined;
@@ -159,12 +166,12 @@ const scalar = z
   .union([z.string(), z.number(), z.boolean(), z.null()])
   .meta({ id: 'Scalar', description: 'A string, number, boolean or null.' });
 
+const listName = z
+  .string()
+  .regex(LIST_NAME_PATTERN, 'list names are lower case letters, digits and "_", starting with a letter');
+
 const listRef = z
-  .strictObject({
-    list: z
-      .string()
-      .regex(LIST_NAME_PATTERN, 'list names are lower case letters, digits and "_", starting with a letter'),
-  })
+  .strictObject({ list: listName })
   .meta({ id: 'ListRef', description: 'A named list from the `lists:` section of any rule file.' });
 
 const valueList = z.union([z.array(scalar).min(1), listRef]);
@@ -266,6 +273,10 @@ const matchShape = {
   get not(): z.ZodOptional<z.ZodType<MatchSpec>> {
     return match.optional().meta({ description: 'This match does not hold.' });
   },
+  list_empty: listName.optional().meta({
+    description:
+      'Holds when the named list has no values: a judgment used until the list is set (under not: once it is).',
+  }),
 };
 
 const match: z.ZodType<MatchSpec> = z.object(matchShape).catchall(fieldCondition).meta({
@@ -278,6 +289,10 @@ const severity = z.enum(SEVERITIES).meta({ description: 'info, low, medium, high
 
 const ruleTestShape = {
   name: z.string().min(1),
+  lists: z.record(listName, z.array(scalar)).optional().meta({
+    description:
+      "Named lists as this test sees them, each replacing the pack's list of that name: a test of the rule once a list is set (or emptied).",
+  }),
   seen: z.array(z.record(z.string(), z.unknown())).min(1).optional().meta({
     description:
       'Events seen before the test, in order, for first-seen rules: they record values and never alert (each needs created).',
@@ -421,10 +436,6 @@ const exception: z.ZodType<ExceptionSpec> = z.strictObject(exceptionShape).meta(
   id: 'Exception',
   description: 'No rule in scope alerts on an event that match matches.',
 });
-
-const listName = z
-  .string()
-  .regex(LIST_NAME_PATTERN, 'list names are lower case letters, digits and "_", starting with a letter');
 
 const listsShape = z
   .record(listName, z.array(scalar))

@@ -28,8 +28,21 @@ describe('parseBenchArgs', () => {
       strict: true,
       node: undefined,
       compareNode: undefined,
+      timeLimitMinutes: undefined,
       help: false,
     });
+  });
+
+  it('reads the most a scenario may take, in minutes', () => {
+    const args = parseBenchArgs(['--time-limit', '45']);
+
+    expect(args.timeLimitMinutes).toBe(45);
+  });
+
+  it.each([['0'], ['1e3'], ['soon'], ['']])('refuses --time-limit %j, asking for minutes', (value) => {
+    const act = (): unknown => parseBenchArgs(['--time-limit', value]);
+
+    expect(act).toThrow(`--time-limit "${value}" is not a number of minutes: give one such as 30`);
   });
 
   it('reads the Node to run on and the Node to compare the cold start with', () => {
@@ -95,7 +108,9 @@ describe('the bench command', () => {
       expect(code).toBe(0);
       expect(written).toMatchObject({ scale: 'quick', scenarios: ['rules'], errors: {} });
       expect(written.results.rules).toHaveLength(3);
-      expect(written.targets).toHaveLength(3);
+      // Three throughputs, and the default pack's costs per unmatched event and per alert.
+      expect(written.targets).toHaveLength(5);
+      expect(written.durations.rules?.limitSeconds).toBe(300);
       expect(stdout.text()).toContain('4. Rules');
       expect(stdout.text()).toContain(`Figures written to ${out}`);
     } finally {

@@ -46,9 +46,11 @@ function results<K extends keyof BenchReport['results']>(key: K): NonNullable<Be
 }
 
 describe('the benchmark run at a tiny size', () => {
-  it('runs every scenario without an error', () => {
+  it('runs every scenario without an error, each in a process of its own within its time limit', () => {
     expect(report.errors).toEqual({});
     expect(report.scenarios).toEqual([...SCENARIOS]);
+    expect(Object.keys(report.durations)).toEqual([...SCENARIOS]);
+    expect(report.durations['fan-out']?.limitSeconds).toBe(600);
   });
 
   it('times every digest client on the same calls and counts the HTTP requests a call costs', () => {
@@ -63,6 +65,13 @@ describe('the benchmark run at a tiny size', () => {
     expect(byClient[DIGEST_CLIENTS.urllib]).toMatchObject({ httpRequestsPerCall: 2, challenges: 30 });
     expect(byClient[DIGEST_CLIENTS.digestFetch]).toMatchObject({ httpRequestsPerCall: 1, challenges: 0 });
     expect(byClient[DIGEST_CLIENTS.ceiling]).toMatchObject({ httpRequestsPerCall: 1, challenges: 0 });
+    // The simulator's budget fits every request of the run: our client's pacer never holds a call.
+    const requests = digest.clients.reduce(
+      (sum, client) => sum + client.calls * client.httpRequestsPerCall,
+      0,
+    );
+    expect(digest.rateLimitPerMinute).toBeGreaterThan(requests);
+    expect(digest.pacedCalls).toBe(0);
     for (const target of [digest.targets.versusUrllib, digest.targets.versusCeiling]) {
       expect(target.met).toBe(target.ratio >= target.target);
     }
@@ -168,6 +177,20 @@ describe('the benchmark run at a tiny size', () => {
     expect(rules[2]?.scenario).toContain('hostile names');
   });
 
+  it("splits the default pack's events into those no rule matches and the others, which raise every alert", () => {
+    const [defaultPack, ...others] = results('rules');
+    const costs = defaultPack?.costs;
+
+    expect(others.map((result) => result.costs)).toEqual([undefined, undefined]);
+    expect(costs?.noMatch.events).toBeGreaterThan(0);
+    expect((costs?.noMatch.events ?? 0) + (costs?.perAlert.events ?? 0)).toBe(1_000);
+    // An event no rule matches counts toward no rule: the others alone raise every alert.
+    expect(costs?.perAlert.alerts).toBe(defaultPack?.alertsPerRun);
+    expect(costs?.noMatch).toMatchObject({ target: 1, met: (costs?.noMatch.micros ?? 0) <= 1 });
+    expect(costs?.perAlert).toMatchObject({ target: 6, met: (costs?.perAlert.micros ?? 0) <= 6 });
+    expect(renderReport(report)).toContain('events no rule matches, per event');
+  });
+
   it('builds the poller bundle and imports it in fresh processes, on each runtime', () => {
     const coldStart = results('coldStart');
 
@@ -218,6 +241,8 @@ describe('the benchmark run at a tiny size', () => {
       'rules',
       'rules',
       'rules',
+      'rules',
+      'rules',
       'cold-start',
       'cold-start',
       'cold-start',
@@ -239,7 +264,7 @@ describe('the benchmark run at a tiny size', () => {
     }
     expect(text).toContain(`${report.machine.cores} cores`);
     expect(text).toContain(`Node ${process.version}`);
-    expect(text).toMatch(/Targets: \d+ of 18 met/);
+    expect(text).toMatch(/Targets: \d+ of 20 met/);
   });
 
   it('describes the machine and the run in JSON-safe values', () => {

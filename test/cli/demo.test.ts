@@ -15,7 +15,7 @@ import { runPollCommand } from './poll-command-harness.js';
 const SECOND_TICK_LINES = [
   '  CRITICAL  Service account terraform given ORG_OWNER in organization Acme Corp (64b5…c01)  (Acme Corp)',
   '  CRITICAL  Project IP access list open to 0.0.0.0/0  (analytics-prod)',
-  '  HIGH      Data Explorer deleteDocument on payments.customers by carol.sre@acme.example  (payments-prod)',
+  '  MEDIUM    Data Explorer deleteDocument on payments.customers by carol.sre@acme.example  (payments-prod)',
   '  MEDIUM    Database user temp-admin created by carol.sre@acme.example  (payments-prod)',
   '  MEDIUM    carol.sre@acme.example used Data Explorer for the first time in project payments-prod (64b5…d11)  (payments-prod)',
 ];
@@ -110,7 +110,7 @@ describe('atlas-audit-alerts demo, as npm start runs it', () => {
     expect(added).toMatch(/Acme Corp +service account terraform given ORG_OWNER: no event says so/);
     expect((second.match(ALERT_LINE) ?? []).sort()).toEqual([...SECOND_TICK_LINES].sort());
     expect(alertCount(second)).toBe(5);
-    expect(second).toMatch(/^tick .* · \d+ events \(3 new\) · 5 alerts: 2 critical, 1 high, 2 medium · /m);
+    expect(second).toMatch(/^tick .* · \d+ events \(3 new\) · 5 alerts: 2 critical, 3 medium · /m);
     for (const line of SECOND_TICK_LINES) expect(first).not.toContain(line);
   });
 

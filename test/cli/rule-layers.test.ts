@@ -83,9 +83,9 @@ describe('rule layers on the command line, with the README example', () => {
 
     expect(code).toBe(0);
     expect(lines.at(-1)).toMatch(/^\d+ passed, 0 failed$/);
-    expect(lines).toContain('ok    database-user-deleted › deleted (builtin: rules/database-users.yaml:82)');
+    expect(lines).toContain('ok    database-user-deleted › deleted (builtin: rules/database-users.yaml:93)');
     expect(lines).toContain(
-      `ok    database-user-deleted › a deletion is high (${EXAMPLE}: ${shownExample}/tuning.yaml:22)`,
+      `ok    database-user-deleted › a deletion is high (${EXAMPLE}: ${shownExample}/tuning.yaml:23)`,
     );
     expect(lines).toContain(
       `ok    backup-schedule-changed › schedule changed (${EXAMPLE}: ${shownExample}/backups.yaml:18)`,
@@ -157,7 +157,7 @@ describe('rule layers on the command line, with the README example', () => {
       ['ci', 'database-user-deleted', 'low'],
       ['person', 'database-user-deleted', 'low'],
       ['joined', 'user-joined-organization', 'low'],
-      ['partner', 'org-user-invited-untrusted-domain', 'medium'],
+      ['partner', 'org-user-invited-other-domain', 'medium'],
       ['backup', 'backup-policy-changed', 'medium'],
     ]);
   });

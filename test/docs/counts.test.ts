@@ -115,7 +115,9 @@ describe('the figures the README and docs/ state', () => {
       /^(\d+) rules \((\d+) disabled\), \d+ lists and (\d+) inline tests in \d+ files: valid$/.exec(
         validated,
       ) ?? [];
-    const packSentence = `${rules} rules (${disabled} of them disabled examples to switch on), every one with inline tests (${tests} in all)`;
+    const examples =
+      disabled === '1' ? '1 of them a disabled example' : `${disabled} of them disabled examples`;
+    const packSentence = `${rules} rules (${examples} to switch on), every one with inline tests (${tests} in all)`;
     const operations = docPage('docs/operations.md').text;
 
     expect(rules).toBeDefined();

@@ -17,6 +17,21 @@ const NOT_A_PATH = (text: string): string =>
   `"${text}" is not a field path: segment "${text}" must be letters, digits, "_", "$", "@" or "-", optionally followed by "[]" (write paths like "diffs[].type")`;
 
 describe('compileMatch problems', () => {
+  it('reports list_empty naming no list, at its value, and never matches', () => {
+    // Act
+    const { problems, matches } = compile({ list_empty: 'trusted_domain' }, [['trusted_domains', []]]);
+
+    // Assess
+    expect(problems).toStrictEqual([
+      {
+        code: 'UNKNOWN_LIST',
+        path: ['match', 'list_empty'],
+        message: 'no list is named "trusted_domain"; lists defined: trusted_domains',
+      },
+    ]);
+    expect(matches).toBe(false);
+  });
+
   it('reports an empty match, which would hold for every event, and never matches', () => {
     // Act
     const { problems, matches } = compile({});

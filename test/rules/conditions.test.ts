@@ -13,6 +13,7 @@ const lists = new Map<string, readonly ScalarValue[]>([
   ['destructive_ops', ['deleteDocument', 'dropCollection']],
   ['office_ranges', ['198.51.100.0/24', '2001:db8:1::/48']],
   ['trusted_domains', ['example.com', '@corp.example']],
+  ['unset_domains', []],
 ]);
 
 /** Events here are untyped on purpose: Atlas sends fields of unexpected types too. */
@@ -234,6 +235,27 @@ describe('compileMatch', () => {
     expect(matches({ ...base, accessListEntry: '0.0.0.0/0', username: 'ana@example.com' })).toBe(true);
     expect(matches({ ...base, whitelistEntry: '0.0.0.0/0', username: 'tf@automation.example' })).toBe(false);
     expect(matches({ ...base, whitelistEntry: '10.0.0.0/8' })).toBe(false);
+  });
+});
+
+describe('compileMatch on list_empty', () => {
+  it('holds while the named list has no values, whatever the event', () => {
+    const unset = matcher({ eventTypeName: 'INVITED_TO_ORG', list_empty: 'unset_domains' });
+    const set = matcher({ eventTypeName: 'INVITED_TO_ORG', list_empty: 'trusted_domains' });
+    const onceSet = matcher({ eventTypeName: 'INVITED_TO_ORG', not: { list_empty: 'trusted_domains' } });
+
+    expect(unset({ eventTypeName: 'INVITED_TO_ORG' })).toBe(true);
+    expect(unset({ eventTypeName: 'JOINED_ORG' })).toBe(false);
+    expect(set({ eventTypeName: 'INVITED_TO_ORG' })).toBe(false);
+    expect(onceSet({ eventTypeName: 'INVITED_TO_ORG' })).toBe(true);
+  });
+
+  it('is no field: it gives the engine no anchor and no event type', () => {
+    const spec: MatchSpec = { list_empty: 'unset_domains', eventTypeName: 'INVITED_TO_ORG' };
+
+    expect(anchorField(spec)).toBe('eventTypeName');
+    expect(anchorField({ list_empty: 'unset_domains' })).toBeUndefined();
+    expect(requiredEventTypes(spec, lists)).toEqual(new Set(['INVITED_TO_ORG']));
   });
 });
 

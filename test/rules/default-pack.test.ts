@@ -63,7 +63,7 @@ describe('default rule pack', () => {
     [
       'INVITED_TO_ORG',
       { username: 'user@company.com', targetUsername: 'outsider@other.com' },
-      'org-user-invited-untrusted-domain',
+      'org-user-invited-other-domain',
     ],
     ['FEDERATION_SETTINGS_CREATED', {}, 'identity-provider-changed'],
     ['OIDC_IDENTITY_PROVIDER_DISABLED', {}, 'identity-provider-changed'],
@@ -98,7 +98,7 @@ describe('default rule pack over the example events', () => {
       ['ALERT_CONFIG_DELETED_AUDIT', 'alert-configuration-deleted', 'high'],
       ['USER_ROLES_CHANGED_AUDIT', 'user-new-network-org', 'low'],
       ['USER_ROLES_CHANGED_AUDIT', 'user-roles-changed', 'medium'],
-      ['INVITED_TO_ORG', 'org-user-invited-untrusted-domain', 'medium'],
+      ['INVITED_TO_ORG', 'org-user-invited-other-domain', 'medium'],
       ['ORG_TWO_FACTOR_AUTH_OPTIONAL', 'org-mfa-made-optional', 'high'],
       ['AUDIT_LOG_CONFIGURATION_UPDATED', 'audit-log-configuration-changed', 'medium'],
       ['API_KEY_CREATED', 'api-key-created', 'medium'],

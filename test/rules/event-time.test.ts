@@ -28,6 +28,35 @@ describe('parseEventTime', () => {
   });
 });
 
+describe('parseEventTime within one hour', () => {
+  it('reads each time of an hour it has read before in full, and refuses what is no time', () => {
+    const first = parseEventTime('2024-03-18T14:40:03Z');
+
+    const later = [
+      '2024-03-18T14:00:00Z',
+      '2024-03-18T14:59:59.999Z',
+      '2024-03-18T14:41:07.020Z',
+      '2024-03-18T14:60:00Z',
+      '2024-03-18T14:05:61Z',
+      '2024-03-18T14:4x:00Z',
+      '2024-03-18T15:00:00Z',
+      '2024-03-18T14:30:00Z',
+    ].map(parseEventTime);
+
+    expect(first).toBe(Date.UTC(2024, 2, 18, 14, 40, 3));
+    expect(later).toEqual([
+      Date.UTC(2024, 2, 18, 14, 0, 0),
+      Date.UTC(2024, 2, 18, 14, 59, 59, 999),
+      Date.UTC(2024, 2, 18, 14, 41, 7, 20),
+      undefined,
+      undefined,
+      undefined,
+      Date.UTC(2024, 2, 18, 15, 0, 0),
+      Date.UTC(2024, 2, 18, 14, 30, 0),
+    ]);
+  });
+});
+
 describe('parseDuration', () => {
   it.each([
     ['30s', 30_000],

@@ -119,7 +119,7 @@ function fieldsRequiredBy(spec: MatchSpec): string[] {
   const fields = new Set<string>();
   const visit = (match: MatchSpec): void => {
     for (const [key, condition] of Object.entries(match)) {
-      if (condition === undefined || key === 'any' || key === 'not') continue;
+      if (condition === undefined || key === 'any' || key === 'not' || key === 'list_empty') continue;
       if (key === 'all') {
         for (const branch of condition as MatchSpec[]) visit(branch);
       } else if (requiresValue(condition as FieldConditionSpec)) {

@@ -1,6 +1,6 @@
 import ipaddr from 'ipaddr.js';
 import type { EventCatalog } from '../catalog/event-catalog.js';
-import { requiredEventTypes } from '../conditions.js';
+import { MATCH_KEYWORDS, requiredEventTypes } from '../conditions.js';
 import { parseFieldPath } from '../field-path.js';
 import type { RulePack } from '../rule-pack.js';
 import type { FieldConditionSpec, ListRef, MatchSpec, OperatorsSpec, ScalarValue } from '../schema.js';
@@ -17,7 +17,6 @@ export interface LintRulePackOptions {
 
 type Path = (string | number)[];
 
-const COMBINATORS = new Set(['any', 'all', 'not']);
 /** How many event types a message names before it says "and N more". */
 const TYPES_SHOWN = 3;
 
@@ -183,7 +182,9 @@ export function lintRulePack(pack: RulePack, options: LintRulePackOptions): Rule
       } else if (key === 'not') {
         // Conditions under `not` do not narrow the event types: `not: {eventTypeName: A}` means "not A".
         walkMatch(value as MatchSpec, file, [...path, key], here, false);
-      } else if (!COMBINATORS.has(key)) {
+      } else if (key === 'list_empty') {
+        usedLists.add(value as string);
+      } else if (!MATCH_KEYWORDS.has(key)) {
         walkCondition(key, value as FieldConditionSpec, file, [...path, key], here);
       }
     }

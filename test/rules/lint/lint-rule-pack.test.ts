@@ -213,6 +213,19 @@ describe('lintRulePack', () => {
     ]);
   });
 
+  it('takes list_empty for a use of its list, not for a field', () => {
+    const warnings = warningsOf(
+      file(
+        'lists:',
+        '  trusted_email_domains: []',
+        'rules:',
+        rule({ match: ['eventTypeName: INVITED_TO_ORG', 'list_empty: trusted_email_domains'] }),
+      ),
+    );
+
+    expect(warnings.map(summary)).toEqual([]);
+  });
+
   it('warns about CIDR blocks with host bits set, inline and in a list used by cidr_in', () => {
     const warnings = warningsOf(
       file(
