@@ -8,6 +8,7 @@ import type { CompileProblem } from './conditions.js';
 import type { CounterIncrement, CounterStore } from './counter-store.js';
 import { RuleEvaluationError, RuleLoadError, RuleStateError } from './errors.js';
 import { parseEventTime } from './event-time.js';
+import { eventTypeWords } from './event-words.js';
 import type { FirstSeenStore } from './first-seen-store.js';
 import { createFirstSeenTracker, type FirstSeenCandidate } from './first-seen-tracker.js';
 import { MemoryFirstSeenStore } from './memory-first-seen-store.js';
@@ -218,11 +219,17 @@ export function createRuleEngine(options: RuleEngineOptions): RuleEngine {
       });
     }
     const values = templateValues(context);
+    const eventWords = eventTypeWords(trigger.eventTypeName);
+    if (eventWords !== undefined) values.eventWords = eventWords;
     const alert: Alert = {
       ruleId: rule.id,
       ruleName: rule.name,
       severity: rule.severity,
-      title: rule.title.render(trigger, { values, namedIds: namedIds(context) }),
+      // A placeholder with nothing to show leaves no double space: `Service account {{context.serviceAccountName}} created`.
+      title: rule.title
+        .render(trigger, { values, namedIds: namedIds(context) })
+        .replace(/ {2,}/g, ' ')
+        .trim(),
       summary: rule.summary.render(trigger, { values }),
       tags: rule.tags,
       events,
