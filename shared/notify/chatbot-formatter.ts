@@ -73,8 +73,8 @@ export function formatChatbotNotification(alert: Alert, options: ChatbotFormatOp
     allowedMentions: mentions,
     maxLength: CHATBOT_TITLE_MAX_LENGTH - emoji.length - 1,
   });
+  // The console link is a next step: said there, once.
   const factLines = describeFacts(alert, facts);
-  if (consoleLink !== undefined) factLines.push(slackLink(consoleLink.url, consoleLink.label));
   const factsText = fitLines(factLines, CHATBOT_DESCRIPTION_MAX_LENGTH);
   const summaryRoom = CHATBOT_DESCRIPTION_MAX_LENGTH - factsText.length - 2;
   const summary =
@@ -161,7 +161,9 @@ function nextSteps(
     );
   }
   if (consoleLink !== undefined)
-    steps.push(`Open the ${slackLink(consoleLink.url, consoleLink.label.toLowerCase())}.`);
+    steps.push(
+      `Open the ${slackLink(consoleLink.url, `${consoleLink.label.charAt(0).toLowerCase()}${consoleLink.label.slice(1)}`)}.`,
+    );
   return steps;
 }
 

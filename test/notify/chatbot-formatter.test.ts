@@ -54,20 +54,21 @@ describe('formatChatbotNotification', () => {
     });
   });
 
-  it('describes when, who, where and what changed, and links the project activity feed', () => {
+  it('describes when, who, where and what changed, and links the project activity feed once, as a next step', () => {
     // Prepare
     const alert = makeAlert();
 
     // Act
-    const { description } = formatChatbotNotification(alert, { context: ATLAS_CONTEXT }).content;
+    const { description, nextSteps } = formatChatbotNotification(alert, { context: ATLAS_CONTEXT }).content;
 
     // Assess
     expect(description).toContain('*When:* 2026-11-22 06:12:41 UTC\n');
     expect(description).toContain('*Who:* j.doe@\u2060example.com from 203.0.113.22');
     expect(description).toContain(`*Where:* Organization ${ORG_ID}, Project ${PROJECT_ID}`);
     expect(description).toContain('*Access list entry:* 0.0.0.0/0 (the whole internet)');
-    expect(description).toContain(
-      `<https://cloud.mongodb.com/v2/${PROJECT_ID}#/activity|Project activity feed>`,
+    expect(description).not.toContain('https://');
+    expect(nextSteps?.at(-1)).toBe(
+      `Open the <https://cloud.mongodb.com/v2/${PROJECT_ID}#/activity|project activity feed>.`,
     );
   });
 
@@ -274,8 +275,8 @@ describe('formatChatbotNotification', () => {
     const notification = formatChatbotNotification(alert, { context: ATLAS_CONTEXT });
 
     // Assess
-    expect(notification.content.description).toContain(
-      `<https://cloud.mongodb.com/v2#/org/${ORG_ID}/activity|Organization activity feed>`,
+    expect(notification.content.nextSteps).toContain(
+      `Open the <https://cloud.mongodb.com/v2#/org/${ORG_ID}/activity|organization activity feed>.`,
     );
     expect(notification.content.description).toContain('*API key:* zmcxkfop');
   });
@@ -294,8 +295,8 @@ describe('formatChatbotNotification', () => {
     const org = formatChatbotNotification(orgAlert, { context });
 
     // Assess
-    expect(project.content.description).toContain(
-      `<https://om.example.com:8080/v2/${PROJECT_ID}|Project in Ops Manager>`,
+    expect(project.content.nextSteps).toContain(
+      `Open the <https://om.example.com:8080/v2/${PROJECT_ID}|project in Ops Manager>.`,
     );
     expect(project.content.description).toContain(
       '*Change 1:* USERS NEW reporting: roles readWrite@\u2060sales',
