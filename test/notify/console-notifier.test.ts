@@ -46,7 +46,7 @@ describe('ConsoleNotifier', () => {
       `\u2502 \u{1F6A8} [CRITICAL] Project IP access list open to 0.0.0.0/0 (project ${PROJECT_ID}, by j.doe@\u2060example.com)\n`,
     );
     expect(text).toContain(
-      `\u2502 Project activity feed (https://cloud.mongodb.com/v2/${PROJECT_ID}#/activity)`,
+      `\u2502   \u2022 Open the project activity feed (https://cloud.mongodb.com/v2/${PROJECT_ID}#/activity).`,
     );
     expect(text).toContain('\u2502 [network]\n');
     expect(text).not.toContain('\u001b');
