@@ -128,7 +128,7 @@ const INVENTORY_FIELDS = new Set([
 const CHANGE_FIELDS: ReadonlyArray<readonly [key: string, label: string]> = [
   ['whitelistEntry', 'Access list entry'],
   ['accessListEntry', 'Access list entry'],
-  ['comment', 'Entry comment'],
+  ['comment', 'Comment'],
   ['targetPublicKey', 'API key'],
   ['targetClientId', 'Service account'],
   ['serviceAccountClientId', 'Service account'],
