@@ -3,7 +3,7 @@ import { type Clock, systemClock } from '../shared/clock.js';
 /**
  * The system clock moved forward on demand: the demo runs its second tick "five minutes later"
  * without waiting five minutes. Everything of the demo (simulator, store, ticks, messages) shares it,
- * so event times, windows, leases and "how long ago" all agree; waits still take real time.
+ * so event times, windows, leases and the times messages give all agree; waits still take real time.
  *
  * @example
  * ```ts

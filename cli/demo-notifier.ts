@@ -1,5 +1,7 @@
 import { Writable } from 'node:stream';
 import type { Clock } from '../shared/clock.js';
+import { describeAlert } from '../shared/notify/alert-facts.js';
+import { formatHeadline } from '../shared/notify/headline.js';
 import {
   type Alert,
   ConsoleNotifier,
@@ -17,8 +19,6 @@ export interface DemoNotifierOptions {
   color: boolean;
   /** Whether an alert is printed in full (email and Slack preview) rather than on one line. */
   printInFull: (alert: Alert) => boolean;
-  /** Display names of orgs and projects by id, for the one-line form. */
-  names?: ReadonlyMap<string, string>;
 }
 
 const SEVERITY_COLOR: Readonly<Record<Severity, string>> = {
@@ -28,12 +28,11 @@ const SEVERITY_COLOR: Readonly<Record<Severity, string>> = {
   low: '\u001b[1;36m',
   info: '\u001b[1;37m',
 };
-const DIM = '\u001b[2m';
 const RESET = '\u001b[0m';
 
 /**
  * The demo's notifier: some alerts as the console notifier prints them (the email, then the Slack
- * preview), the others on one line each (severity, title, where), so a first tick of fifty alerts still
+ * preview), the others on one line each (severity and headline: what, where, who), so a first tick of fifty alerts still
  * reads at a glance. Every alert goes through the console notifier either way, so each one is built
  * into the SNS entry and checked by the validator the Lambda's publisher runs, and the results are
  * that notifier's own.
@@ -49,13 +48,11 @@ export class DemoNotifier implements Notifier {
   readonly #checked: ConsoleNotifier;
   readonly #color: boolean;
   readonly #printInFull: (alert: Alert) => boolean;
-  readonly #names: ReadonlyMap<string, string>;
 
   constructor(options: DemoNotifierOptions) {
     this.#stream = options.stream;
     this.#color = options.color;
     this.#printInFull = options.printInFull;
-    this.#names = options.names ?? new Map();
     this.#full = new ConsoleNotifier({ stream: options.stream, clock: options.clock, color: options.color });
     const discard = new Writable({
       write: (_chunk, _encoding, callback) => callback(),
@@ -83,19 +80,7 @@ export class DemoNotifier implements Notifier {
   #line(alert: Alert): string {
     const label = alert.severity.toUpperCase().padEnd(8);
     const severity = this.#color ? `${SEVERITY_COLOR[alert.severity]}${label}${RESET}` : label;
-    const where = this.#where(alert);
-    const suffix =
-      where === undefined ? '' : `  ${this.#color ? DIM : ''}(${where})${this.#color ? RESET : ''}`;
-    return `  ${severity}  ${printable(alert.title)}${suffix}`;
-  }
-
-  #where(alert: Alert): string | undefined {
-    const event = alert.events[0];
-    const groupId = typeof event?.groupId === 'string' ? event.groupId : undefined;
-    const orgId = typeof event?.orgId === 'string' ? event.orgId : undefined;
-    if (groupId !== undefined) return printable(this.#names.get(groupId) ?? `project ${groupId}`);
-    if (orgId !== undefined) return printable(this.#names.get(orgId) ?? `org ${orgId}`);
-    return undefined;
+    return `  ${severity}  ${printable(formatHeadline(alert, describeAlert(alert)))}`;
   }
 }
 

@@ -6,6 +6,7 @@ import { registerDemoCommand } from './commands/demo.js';
 import { registerFetchCommand } from './commands/fetch.js';
 import { registerRulesCommand } from './commands/rules.js';
 import { registerRunCommand } from './commands/run.js';
+import { registerSendTestAlertCommand } from './commands/send-test-alert.js';
 import { registerSimulateCommand } from './commands/simulate.js';
 import { registerStatusCommand } from './commands/status.js';
 import { CommandFailed, ExitCode } from './errors.js';
@@ -25,6 +26,7 @@ export function buildProgram(): Command {
   registerDemoCommand(program);
   registerCheckCommand(program);
   registerStatusCommand(program);
+  registerSendTestAlertCommand(program);
   return program;
 }
 

@@ -320,6 +320,30 @@ export function handleApiRequest(request: ApiRequest): ApiReply {
       if (project instanceof ApiProblem) return project;
       return jsonReply(projectBody(request, project));
     }
+    case 'getTeam': {
+      const org = memberOrg(request);
+      if (org instanceof ApiProblem) return org;
+      const team = org.teams.get(route.params.teamId ?? '');
+      if (team === undefined) return problems.resourceNotFound(request.pathname);
+      return jsonReply({
+        id: team.id,
+        links: selfLink(`${request.origin}${request.prefix}/orgs/${org.id}/teams/${team.id}`),
+        name: team.name,
+      });
+    }
+    case 'getAlertConfig': {
+      const project = readableProject(request);
+      if (project instanceof ApiProblem) return project;
+      const config = project.alertConfigs.get(route.params.alertConfigId ?? '');
+      if (config === undefined) return problems.resourceNotFound(request.pathname);
+      return jsonReply({
+        ...config,
+        groupId: project.id,
+        links: selfLink(
+          `${request.origin}${request.prefix}/groups/${project.id}/alertConfigs/${String(config.id)}`,
+        ),
+      });
+    }
     case 'listOrgProjects': {
       const org = memberOrg(request);
       if (org instanceof ApiProblem) return org;

@@ -23,7 +23,9 @@ export type RouteName =
   | 'listServiceAccountAccessList'
   | 'listProjectAccessList'
   | 'getOrg'
-  | 'getProject';
+  | 'getProject'
+  | 'getTeam'
+  | 'getAlertConfig';
 
 /** Path parameters a route captures, decoded. */
 export interface RouteParams {
@@ -32,6 +34,8 @@ export interface RouteParams {
   eventId?: string;
   apiUserId?: string;
   clientId?: string;
+  teamId?: string;
+  alertConfigId?: string;
 }
 
 export interface RouteMatch {
@@ -101,6 +105,19 @@ export function matchRoute(rest: string): RouteMatch | undefined {
     }
     return undefined;
   }
+  if (
+    collection === 'groups' &&
+    sub === 'alertConfigs' &&
+    length === 5 &&
+    subId !== undefined &&
+    subId !== ''
+  ) {
+    return {
+      name: 'getAlertConfig',
+      pattern: '/groups/{groupId}/alertConfigs/{alertConfigId}',
+      params: { groupId: id, alertConfigId: subId },
+    };
+  }
   if (collection === 'groups' && sub === 'accessList' && length === 4) {
     return {
       name: 'listProjectAccessList',
@@ -109,6 +126,13 @@ export function matchRoute(rest: string): RouteMatch | undefined {
     };
   }
   if (collection !== 'orgs') return undefined;
+  if (sub === 'teams' && length === 5 && subId !== undefined && subId !== '') {
+    return {
+      name: 'getTeam',
+      pattern: '/orgs/{orgId}/teams/{teamId}',
+      params: { orgId: id, teamId: subId },
+    };
+  }
   if (sub === 'serviceAccounts') {
     if (length === 4) {
       return { name: 'listServiceAccounts', pattern: '/orgs/{orgId}/serviceAccounts', params: { orgId: id } };

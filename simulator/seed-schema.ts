@@ -82,6 +82,8 @@ const serviceAccountSchema = z.strictObject({
   clientSecret: z.string().min(1),
   name: z.string().min(1),
   description: z.string().optional(),
+  /** When the account was created; default: when the simulator starts. */
+  createdAt: isoDateTime.optional(),
   roles: z.array(roleSchema).min(1, 'a service account needs at least one role'),
   accessList: z.array(accessListEntrySchema).default([]),
 });
@@ -112,9 +114,26 @@ const seedEventSchema = z
     message: 'give either created or secondsAgo, not both',
   });
 
+/** A team of an organization (`GET /orgs/{orgId}/teams/{teamId}`). */
+const teamSchema = z.strictObject({
+  id: atlasId,
+  name: z.string().min(1),
+});
+
+/**
+ * An alert configuration of a project (`GET /groups/{groupId}/alertConfigs/{alertConfigId}`): its id
+ * and what it alerts on, plus any other field Atlas returns (`enabled`, `metricThreshold`...), served
+ * as written.
+ */
+const alertConfigSchema = z.looseObject({
+  id: atlasId,
+  eventTypeName: z.string().regex(/^[A-Z0-9_]+$/, 'must be an upper-case event type name such as HOST_DOWN'),
+});
+
 const orgSchema = z.strictObject({
   id: atlasId,
   name: z.string().min(1),
+  teams: z.array(teamSchema).default([]),
   events: z.array(seedEventSchema).default([]),
 });
 
@@ -126,6 +145,7 @@ const projectSchema = z.strictObject({
   clusterCount: z.number().int().min(0).default(0),
   /** The project's IP access list (`GET /groups/{groupId}/accessList`). */
   accessList: z.array(projectAccessListEntrySchema).default([]),
+  alertConfigs: z.array(alertConfigSchema).default([]),
   events: z.array(seedEventSchema).default([]),
 });
 

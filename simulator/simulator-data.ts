@@ -20,6 +20,8 @@ export type NewEvent = AtlasEvent & { eventTypeName: string };
 export interface OrgRecord {
   readonly id: string;
   readonly name: string;
+  /** Its teams by id. */
+  readonly teams: ReadonlyMap<string, { readonly id: string; readonly name: string }>;
   readonly log: EventLog;
 }
 
@@ -31,6 +33,8 @@ export interface ProjectRecord {
   readonly clusterCount: number;
   /** The project's IP access list; replaced by `setProjectAccessList`. */
   accessList: readonly SeedProjectAccessListEntry[];
+  /** Its alert configurations by id, as Atlas serves them. */
+  readonly alertConfigs: ReadonlyMap<string, Readonly<Record<string, unknown>>>;
   readonly log: EventLog;
 }
 
@@ -127,7 +131,12 @@ export class SimulatorData {
     this.serviceVersion = seed.serviceVersion ?? DEFAULT_SERVICE_VERSION;
     this.users = seed.users.map((user) => ({ id: user.id, username: user.username }));
     for (const org of seed.orgs) {
-      this.orgs.set(org.id, { id: org.id, name: org.name, log: new EventLog() });
+      this.orgs.set(org.id, {
+        id: org.id,
+        name: org.name,
+        teams: new Map(org.teams.map((team) => [team.id, { id: team.id, name: team.name }])),
+        log: new EventLog(),
+      });
     }
     for (const project of seed.projects) {
       this.projects.set(project.id, {
@@ -137,6 +146,7 @@ export class SimulatorData {
         created: project.created ?? started,
         clusterCount: project.clusterCount,
         accessList: project.accessList,
+        alertConfigs: new Map(project.alertConfigs.map((config) => [config.id, { ...config }])),
         log: new EventLog(),
       });
     }
@@ -151,7 +161,11 @@ export class SimulatorData {
       });
     }
     for (const account of seed.serviceAccounts) {
-      this.putServiceAccount({ ...account, accessList: account.accessList, createdAt: started });
+      this.putServiceAccount({
+        ...account,
+        accessList: account.accessList,
+        createdAt: account.createdAt ?? started,
+      });
     }
     const startSecond = Math.floor(this.startedAt / 1000) * 1000;
     const resolve = (events: readonly SeedEvent[]): NewEvent[] =>
@@ -249,6 +263,7 @@ export class SimulatorData {
       created: formatAtlasDate(this.startedAt),
       clusterCount: 0,
       accessList: [],
+      alertConfigs: new Map(),
       log: new EventLog(),
     };
     this.projects.set(project.id, project);

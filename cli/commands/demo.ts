@@ -67,16 +67,11 @@ async function runDemo({ stdout, stderr, full }: RunDemoOptions): Promise<void> 
   const directory = await mkdtemp(join(tmpdir(), 'atlas-audit-alerts-demo-'));
   let poll: LocalPoll | undefined;
   try {
-    const names = new Map<string, string>([
-      ...sim.orgs.map((org): [string, string] => [org.id, org.name]),
-      ...sim.projects.map((project): [string, string] => [project.id, project.name]),
-    ]);
     let shownInFull = false;
     const notifier = new DemoNotifier({
       stream: stdout,
       clock,
       color,
-      names,
       printInFull: (alert) => {
         if (full) return true;
         if (shownInFull || alert.severity !== 'critical') return false;

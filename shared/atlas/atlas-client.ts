@@ -21,12 +21,14 @@ import {
 } from './response-errors.js';
 import {
   readAccessListEntry,
+  readAlertConfig,
   readApiKey,
   readEvent,
   readListPage,
   readOrganization,
   readProject,
   readServiceAccount,
+  readTeam,
   type Shape,
   unwrapEnvelope,
 } from './response-shapes.js';
@@ -37,12 +39,14 @@ import { ServerClock } from './server-clock.js';
 import { ServiceAccountTokenProvider } from './service-account-token-provider.js';
 import type {
   AtlasAccessListEntry,
+  AtlasAlertConfig,
   AtlasApiKey,
   AtlasEvent,
   AtlasOrganization,
   AtlasProject,
   AtlasProjectAccessListEntry,
   AtlasServiceAccount,
+  AtlasTeam,
 } from './types.js';
 
 /** Counters since the client was created, for metrics and tests. */
@@ -348,6 +352,28 @@ export class AtlasClient {
   async getProject(groupId: string, options: { signal?: AbortSignal } = {}): Promise<AtlasProject> {
     const path = `/groups/${pathId('groupId', groupId)}`;
     return this.#getJson(path, new URLSearchParams(), readProject, options.signal);
+  }
+
+  /**
+   * One team of an organization (`GET /orgs/{orgId}/teams/{teamId}`, Organization Member): its name
+   * for alerts. Throws as {@link getOrg}.
+   */
+  async getTeam(orgId: string, teamId: string, options: { signal?: AbortSignal } = {}): Promise<AtlasTeam> {
+    const path = `/orgs/${pathId('orgId', orgId)}/teams/${pathId('teamId', teamId)}`;
+    return this.#getJson(path, new URLSearchParams(), readTeam, options.signal);
+  }
+
+  /**
+   * One alert configuration of a project (`GET /groups/{groupId}/alertConfigs/{alertConfigId}`,
+   * Project Read Only): what it alerts on, for alerts about it. Throws as {@link getOrg}.
+   */
+  async getAlertConfig(
+    groupId: string,
+    alertConfigId: string,
+    options: { signal?: AbortSignal } = {},
+  ): Promise<AtlasAlertConfig> {
+    const path = `/groups/${pathId('groupId', groupId)}/alertConfigs/${pathId('alertConfigId', alertConfigId)}`;
+    return this.#getJson(path, new URLSearchParams(), readAlertConfig, options.signal);
   }
 
   /** Closes the connections. The client cannot be used afterwards. */

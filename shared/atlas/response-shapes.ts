@@ -4,12 +4,14 @@
  */
 import type {
   AtlasAccessListEntry,
+  AtlasAlertConfig,
   AtlasApiKey,
   AtlasEvent,
   AtlasLink,
   AtlasOrganization,
   AtlasProject,
   AtlasServiceAccount,
+  AtlasTeam,
 } from './types.js';
 
 /** A reader's verdict: the value, or what was wrong with the body. */
@@ -166,6 +168,34 @@ export function readOrganization(value: unknown): Shape<AtlasOrganization> {
   return isRecord(value) && typeof value.id === 'string'
     ? { ok: true, value: value as AtlasOrganization }
     : { ok: false, problem: 'an organization without a string id' };
+}
+
+/**
+ * Reads a team: an object with a string `id`.
+ *
+ * @example
+ * ```ts
+ * readTeam({ id: '5f...', name: 'platform' });
+ * ```
+ */
+export function readTeam(value: unknown): Shape<AtlasTeam> {
+  return isRecord(value) && typeof value.id === 'string'
+    ? { ok: true, value: value as AtlasTeam }
+    : { ok: false, problem: 'a team without a string id' };
+}
+
+/**
+ * Reads an alert configuration: an object with a string `id`.
+ *
+ * @example
+ * ```ts
+ * readAlertConfig({ id: '5f...', eventTypeName: 'OUTSIDE_METRIC_THRESHOLD' });
+ * ```
+ */
+export function readAlertConfig(value: unknown): Shape<AtlasAlertConfig> {
+  return isRecord(value) && typeof value.id === 'string'
+    ? { ok: true, value: value as AtlasAlertConfig }
+    : { ok: false, problem: 'an alert configuration without a string id' };
 }
 
 /**

@@ -135,6 +135,35 @@ export interface AtlasOrganization {
   [key: string]: unknown;
 }
 
+/** A team of an organization, as `GET /orgs/{orgId}/teams/{teamId}` returns it. */
+export interface AtlasTeam {
+  id: string;
+  /** Atlas-controlled text: clean and bound it before showing it. */
+  name?: string;
+  links?: AtlasLink[];
+  [key: string]: unknown;
+}
+
+/**
+ * A project's alert configuration, as `GET /groups/{groupId}/alertConfigs/{alertConfigId}` returns it:
+ * what it alerts on (`eventTypeName`, and for a metric alert `metricThreshold`), whether it is on.
+ */
+export interface AtlasAlertConfig {
+  id: string;
+  eventTypeName?: string;
+  enabled?: boolean;
+  metricThreshold?: {
+    metricName?: string;
+    operator?: string;
+    threshold?: number;
+    units?: string;
+    [key: string]: unknown;
+  };
+  threshold?: { operator?: string; threshold?: number; units?: string; [key: string]: unknown };
+  links?: AtlasLink[];
+  [key: string]: unknown;
+}
+
 /** A project, as the org projects list (`/orgs/{orgId}/groups`) and `GET /groups/{groupId}` return it. */
 export interface AtlasProject {
   id: string;

@@ -14,6 +14,17 @@ export interface AlertContext {
   projectName?: string;
   /** The API key or service account the event is about, from the organization's latest inventory snapshot. */
   credential?: CredentialDetails;
+  /** The team the event is about (`teamId`), by name when Atlas gave it. */
+  team?: NamedThing;
+  /** The alert configuration the event is about (`alertConfigId`): what it alerts on, when Atlas said. */
+  alertConfig?: NamedThing;
+}
+
+/** Something an event names by id, with the words a person knows it by when they are known. */
+export interface NamedThing {
+  id: string;
+  /** A team's name, or what an alert configuration alerts on; absent when unknown. */
+  name?: string;
 }
 
 /** An API key or service account as the latest inventory snapshot knows it: never a secret. */
@@ -21,9 +32,15 @@ export interface CredentialDetails {
   kind: 'api-key' | 'service-account';
   /** The public key, or the service account's client id. */
   id: string;
-  /** The key's description or the account's name and description, when it has one. */
+  /** The service account's name; API keys have none. */
+  name?: string;
+  /** The key's or the account's description, when it has one. */
   description?: string;
-  /** Its current roles (`ORG_OWNER`, `GROUP_READ_ONLY on 64b5…d11`), at most {@link MAX_CREDENTIAL_ROLES}. */
+  /**
+   * Its current roles grouped by where they hold (`ORG_MEMBER, ORG_OWNER in Acme Corp (64b5…c01)`,
+   * `GROUP_READ_ONLY in payments-prod (64b5…d11)`), those in the alert's organization first; at most
+   * {@link MAX_CREDENTIAL_ROLES} roles in all.
+   */
   roles: string[];
   /** When the snapshot that holds it was taken, in milliseconds since the epoch. */
   snapshotTakenAt: number;
@@ -90,9 +107,11 @@ export function cleanAtlasName(value: unknown): string | undefined {
 
 /**
  * What `{{context.<field>}}` reads in a rule's title and summary: `org` and `project` (the name with
- * the short id, or the id alone), `orgName`, `orgId`, `projectName`, `projectId`, and for an alert
- * about a key `keyDescription` and `keyRoles` (comma-separated). A field the context lacks is absent,
- * so a template's fallbacks apply: `{{context.projectName | groupId}}`.
+ * the short id, or the id alone), `orgName`, `orgId`, `projectName`, `projectId`; for an alert about a
+ * key `keyDescription` and `keyRoles` (`ORG_OWNER in Acme Corp (64b5…c01); GROUP_READ_ONLY in
+ * payments-prod (64b5…d11)`), and `serviceAccountName` for a service
+ * account; `teamName` for a team and `alertConfig` (what it alerts on) for an alert configuration. A
+ * field the context lacks is absent, so a template's fallbacks apply: `{{context.projectName | groupId}}`.
  *
  * @example
  * ```ts
@@ -116,8 +135,12 @@ export function templateValues(context: AlertContext | undefined): Record<string
   const credential = context.credential;
   if (credential !== undefined) {
     if (credential.description !== undefined) values.keyDescription = credential.description;
-    if (credential.roles.length > 0) values.keyRoles = credential.roles.join(', ');
+    if (credential.roles.length > 0) values.keyRoles = credential.roles.join('; ');
+    if (credential.kind === 'service-account' && credential.name !== undefined)
+      values.serviceAccountName = credential.name;
   }
+  if (context.team?.name !== undefined) values.teamName = context.team.name;
+  if (context.alertConfig?.name !== undefined) values.alertConfig = context.alertConfig.name;
   return values;
 }
 

@@ -1,5 +1,5 @@
 import type { Alert, Severity } from './alert.js';
-import { type AlertFacts, describeAlert, describeWhen, describeWho, type Fact } from './alert-facts.js';
+import { type AlertFacts, describeAlert, type Fact, timeAndActorFacts } from './alert-facts.js';
 import {
   CHATBOT_DESCRIPTION_MAX_LENGTH,
   CHATBOT_TITLE_MAX_LENGTH,
@@ -8,6 +8,7 @@ import {
 import { eventLinks } from './event-links.js';
 import { fingerprintDigest } from './fingerprint-digest.js';
 import type { FormatContext } from './format-context.js';
+import { formatHeadline } from './headline.js';
 import { allowedMentionTokens } from './mentions.js';
 import { escapeSlackText } from './slack-escape.js';
 import { severityLabel } from './subject.js';
@@ -43,8 +44,9 @@ export interface ChatbotFormatOptions {
 }
 
 /**
- * The AWS Chatbot custom notification of an alert: what Slack shows. Every text that comes from the
- * alert or its events is escaped for Slack (see `slack-escape.ts`); a mention survives only where the
+ * The AWS Chatbot custom notification of an alert: what Slack shows. The title is the severity and the
+ * headline (what, where, who); the description the summary, then each fact once; the tags are the
+ * rule's tags. Every text that comes from the alert or its events is escaped for Slack (see `slack-escape.ts`); a mention survives only where the
  * rule allows mentions and the events do not carry it (see `mentions.ts`). The result always satisfies
  * `chatbotNotificationSchema`. Never throws, whatever the events hold.
  *
@@ -66,12 +68,13 @@ export function formatChatbotNotification(alert: Alert, options: ChatbotFormatOp
   const links = eventLinks(alert.events.at(-1) ?? {}, context.console);
   const consoleLink = links.find((link) => link.kind === 'console');
 
-  const title = escapeSlackText(`${label} ${alert.title}`, {
+  const headline = `${label} ${formatHeadline(alert, facts)}`;
+  const title = escapeSlackText(headline, {
     allowedMentions: mentions,
     maxLength: CHATBOT_TITLE_MAX_LENGTH - emoji.length - 1,
   });
-  const factLines = describeFacts(alert, facts, context);
-  if (consoleLink !== undefined) factLines.push(slackLink(consoleLink.url, consoleLink.label));
+  // The console link is a next step: said there, once.
+  const factLines = describeFacts(alert, facts);
   const factsText = fitLines(factLines, CHATBOT_DESCRIPTION_MAX_LENGTH);
   const summaryRoom = CHATBOT_DESCRIPTION_MAX_LENGTH - factsText.length - 2;
   const summary =
@@ -88,12 +91,12 @@ export function formatChatbotNotification(alert: Alert, options: ChatbotFormatOp
       textType: 'client-markdown',
       title: `${emoji} ${title}`,
       description,
-      nextSteps: nextSteps(alert, mentions, consoleLink),
-      keywords: keywords(alert, facts),
+      nextSteps: nextSteps(alert, facts, mentions, consoleLink),
+      keywords: keywords(alert),
     },
     metadata: {
       threadId: `atlas-audit-alerts-${digest}`,
-      summary: escapeSlackText(`${label} ${alert.title}`, { maxLength: CHATBOT_LIMITS.summaryLength }),
+      summary: escapeSlackText(headline, { maxLength: CHATBOT_LIMITS.summaryLength }),
       eventType: escapeSlackText(facts.eventTypes[0] ?? 'UNKNOWN', {
         maxLength: CHATBOT_LIMITS.eventTypeLength,
       }),
@@ -104,21 +107,17 @@ export function formatChatbotNotification(alert: Alert, options: ChatbotFormatOp
   return notification;
 }
 
-function describeFacts(alert: Alert, facts: AlertFacts, context: FormatContext): string[] {
+function describeFacts(alert: Alert, facts: AlertFacts): string[] {
   const value = (text: string): string =>
     escapeSlackText(text, { maxLength: CHATBOT_LIMITS.factValueLength });
-  const lines = [
-    `*Severity:* ${alert.severity.toUpperCase()}`,
-    `*Rule:* ${value(alert.ruleName)} (${value(alert.ruleId)})`,
-    `*When:* ${describeWhen(facts, alert.raisedAt, context.now)}`,
-  ];
-  lines.push(`*Who:* ${describeWho(facts, value)}`);
+  const line = (fact: Fact): string =>
+    `*${escapeSlackText(fact.label, { maxLength: 60 })}:* ${value(fact.value)}`;
+  const lines = [`*Rule:* ${value(alert.ruleName)} (${value(alert.ruleId)})`];
+  lines.push(...timeAndActorFacts(facts, alert.raisedAt).map(line));
   if (facts.where.length > 0)
     lines.push(`*Where:* ${facts.where.map((fact) => factText(fact, value)).join(', ')}`);
-  for (const fact of facts.credential) lines.push(`*${fact.label}:* ${value(fact.value)}`);
-  for (const fact of facts.changes.slice(0, CHATBOT_LIMITS.changeLines)) {
-    lines.push(`*${escapeSlackText(fact.label, { maxLength: 60 })}:* ${value(fact.value)}`);
-  }
+  lines.push(...facts.credential.map(line));
+  lines.push(...facts.changes.slice(0, CHATBOT_LIMITS.changeLines).map(line));
   const types = facts.eventTypes.slice(0, 5).map(value).join(', ');
   if (types !== '')
     lines.push(`*Event:* ${types}${facts.eventCount > 1 ? ` (${facts.eventCount} events)` : ''}`);
@@ -129,8 +128,18 @@ function factText(fact: Fact, value: (text: string) => string): string {
   return `${fact.label} ${value(fact.value)}`;
 }
 
+/** What the next steps say when the rule has no runbook: whom to ask depends on who is known. */
+export const DEFAULT_NEXT_STEP = {
+  actor: 'Check with the person under Who that this change was expected.',
+  inventory:
+    'Find who made this change in the activity feed of the organization or project, and check that it was expected.',
+  nobody:
+    'Check the event in the activity feed of the organization or project and decide whether it needs action.',
+} as const;
+
 function nextSteps(
   alert: Alert,
+  facts: AlertFacts,
   mentions: ReadonlySet<string>,
   consoleLink: { url: string; label: string } | undefined,
 ): string[] {
@@ -142,25 +151,27 @@ function nextSteps(
     .map((line) =>
       escapeSlackText(line, { allowedMentions: mentions, maxLength: CHATBOT_LIMITS.nextStepLength }),
     );
-  if (steps.length === 0) steps.push('Check with the person named above that this change was expected.');
+  if (steps.length === 0) {
+    steps.push(
+      facts.finding !== undefined
+        ? DEFAULT_NEXT_STEP.inventory
+        : facts.actors.length > 0
+          ? DEFAULT_NEXT_STEP.actor
+          : DEFAULT_NEXT_STEP.nobody,
+    );
+  }
   if (consoleLink !== undefined)
-    steps.push(`Open the ${slackLink(consoleLink.url, consoleLink.label.toLowerCase())}.`);
+    steps.push(
+      `Open the ${slackLink(consoleLink.url, `${consoleLink.label.charAt(0).toLowerCase()}${consoleLink.label.slice(1)}`)}.`,
+    );
   return steps;
 }
 
-function keywords(alert: Alert, facts: AlertFacts): string[] {
-  const where =
-    facts.where.find((fact) => fact.label === 'Project') ??
-    facts.where.find((fact) => fact.label === 'Organization');
-  const candidates = [
-    alert.severity.toUpperCase(),
-    alert.ruleId,
-    ...(where === undefined ? [] : [`${where.label.toLowerCase()} ${where.value}`]),
-    ...alert.tags,
-  ];
+/** The rule's tags: severity, rule and place are in the title and the description already. */
+function keywords(alert: Alert): string[] {
   const out: string[] = [];
-  for (const candidate of candidates) {
-    const keyword = escapeSlackText(candidate, { maxLength: CHATBOT_LIMITS.keywordLength }).trim();
+  for (const tag of alert.tags) {
+    const keyword = escapeSlackText(tag, { maxLength: CHATBOT_LIMITS.keywordLength }).trim();
     if (keyword !== '' && !out.includes(keyword)) out.push(keyword);
     if (out.length === CHATBOT_LIMITS.keywords) break;
   }

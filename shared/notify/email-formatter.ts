@@ -1,5 +1,5 @@
 import type { Alert } from './alert.js';
-import { type AlertFacts, describeAlert, describeWhen, describeWho, type Fact } from './alert-facts.js';
+import { type AlertFacts, describeAlert, type Fact, headerFacts } from './alert-facts.js';
 import { cutToJsonStringBytes } from './byte-size.js';
 import { eventLinks } from './event-links.js';
 import type { FormatContext } from './format-context.js';
@@ -57,10 +57,11 @@ export interface EmailComposer {
 }
 
 /**
- * The plain-text email of an alert, written for a person: severity and rule name first; then when (UTC
- * and how long ago), who, where; the summary; what changed; the runbook; links; and the raw event JSON
- * last, pretty-printed. Text from events is cleaned (no control characters or bidi tricks; values on one
- * line and cut when long); only the raw JSON keeps exact values, JSON-escaped. Never throws.
+ * The plain-text email of an alert, written for a person: the title, then severity, rule, when (UTC),
+ * who and where, and the key it is about; the summary; what changed; the runbook; links; and the raw
+ * event JSON last, pretty-printed. Each fact is said once. Text from events is cleaned (no control
+ * characters or bidi tricks; values on one line and cut when long); only the raw JSON keeps exact
+ * values, JSON-escaped. Never throws.
  *
  * @example
  * ```ts
@@ -87,12 +88,8 @@ export function composeEmail(alert: Alert, options: EmailComposeOptions): EmailC
   const facts = options.facts ?? describeAlert(alert);
   const value = (text: string): string => cleanLineWithin(text, EMAIL_LIMITS.factValueLength);
   const head = [
-    [
-      `${alert.severity.toUpperCase()}: ${value(alert.ruleName)} (rule ${value(alert.ruleId)})`,
-      '',
-      cleanLineWithin(alert.title, EMAIL_LIMITS.titleLength),
-    ].join('\n'),
-    alignedFacts(headerFacts(alert, facts, context, value)),
+    cleanLineWithin(alert.title, EMAIL_LIMITS.titleLength),
+    alignedFacts(emailHeaderFacts(alert, facts, value)),
   ];
   const tail: string[] = [];
   if (facts.changes.length > 0) {
@@ -137,18 +134,14 @@ export function composeEmail(alert: Alert, options: EmailComposeOptions): EmailC
   };
 }
 
-function headerFacts(
-  alert: Alert,
-  facts: AlertFacts,
-  context: FormatContext,
-  value: (text: string) => string,
-): Fact[] {
+function emailHeaderFacts(alert: Alert, facts: AlertFacts, value: (text: string) => string): Fact[] {
   const lines: Fact[] = [
     { label: 'Severity', value: alert.severity.toUpperCase() },
-    { label: 'When', value: describeWhen(facts, alert.raisedAt, context.now) },
-    { label: 'Who', value: describeWho(facts, value) },
-    ...facts.where.map((fact) => ({ label: fact.label, value: value(fact.value) })),
-    ...facts.credential.map((fact) => ({ label: fact.label, value: value(fact.value) })),
+    { label: 'Rule', value: `${value(alert.ruleName)} (${value(alert.ruleId)})` },
+    ...headerFacts(facts, alert.raisedAt).map((fact) => ({
+      label: fact.label,
+      value: value(fact.value),
+    })),
   ];
   const types = facts.eventTypes.slice(0, 5).map(value).join(', ');
   if (types !== '') {

@@ -1,6 +1,6 @@
 /**
- * What formatting needs to know beyond the alert: the time to measure "how long ago" against, and where
- * people open the Atlas or Ops Manager console. The poller builds it from its configuration and clock.
+ * What formatting needs to know beyond the alert: when the message is built, and where people open the
+ * Atlas or Ops Manager console. The poller builds it from its configuration and clock.
  */
 
 /**
@@ -18,7 +18,10 @@ export interface ConsoleLinkOptions {
 
 /** Everything a formatter takes besides the alert. */
 export interface FormatContext {
-  /** Milliseconds since the Unix epoch: "how long ago" is measured against it. */
+  /**
+   * When the message is built, in milliseconds since the Unix epoch, on the notifier's clock. Messages
+   * give absolute times only, so no text depends on it.
+   */
   now: number;
   /** Where console links point; without it, messages carry only the event's own API link. */
   console?: ConsoleLinkOptions;

@@ -1,5 +1,6 @@
 /**
- * Times as people read them in an alert: UTC to the second, and how long ago.
+ * Times as people read them in an alert: UTC to the second, never "how long ago", which would be
+ * frozen into an email read hours later.
  */
 
 /**
@@ -12,32 +13,6 @@
  */
 export function formatUtc(epochMs: number): string {
   return `${new Date(epochMs).toISOString().slice(0, 19).replace('T', ' ')} UTC`;
-}
-
-const UNITS: ReadonlyArray<readonly [name: string, seconds: number]> = [
-  ['day', 86_400],
-  ['hour', 3_600],
-  ['minute', 60],
-  ['second', 1],
-];
-
-/**
- * How long before `now` a time was: `just now` under 10 seconds, otherwise the largest whole unit,
- * `1 minute ago`, `3 hours ago`, `12 days ago`. A time after `now` (clocks disagree) reads `in 2 minutes`.
- *
- * @example
- * ```ts
- * formatAgo(now - 90_000, now); // '1 minute ago'
- * ```
- */
-export function formatAgo(thenMs: number, nowMs: number): string {
-  const seconds = Math.round((nowMs - thenMs) / 1000);
-  const magnitude = Math.abs(seconds);
-  if (magnitude < 10) return 'just now';
-  const [name, size] = UNITS.find(([, unitSeconds]) => magnitude >= unitSeconds) ?? ['second', 1];
-  const count = Math.floor(magnitude / size);
-  const phrase = `${count} ${name}${count === 1 ? '' : 's'}`;
-  return seconds >= 0 ? `${phrase} ago` : `in ${phrase}`;
 }
 
 /**

@@ -58,9 +58,9 @@ interface EmailCandidate {
  */
 export function buildSnsEntry(alert: Alert, options: SnsEntryOptions): SnsEntry {
   const maxBytes = options.maxBytes ?? MAX_MESSAGE_BYTES;
-  const subject = formatSubject(alert);
-  const attributes = buildMessageAttributes(alert);
   const facts = describeAlert(alert);
+  const subject = formatSubject(alert, facts);
+  const attributes = buildMessageAttributes(alert);
   // The message is `{"default":<chatbot>,"email":<email>}` as JSON.stringify writes it: the Chatbot
   // part is escaped and counted once, and each budget tried only escapes and counts its email text.
   const chatbotJson = JSON.stringify(

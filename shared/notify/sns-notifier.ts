@@ -23,7 +23,7 @@ export interface SnsNotifierOptions {
   /** Created once per container by the caller. */
   client: SNSClient;
   topicArn: string;
-  /** "How long ago" in messages, and the waits between retries. */
+  /** The waits between retries, and when each message is built. */
   clock: Clock;
   /** Where console links in messages point; without it, messages carry only the event's API link. */
   console?: ConsoleLinkOptions;

@@ -1,18 +1,28 @@
 import type { AtlasClient } from '../atlas/atlas-client.js';
-import type { AtlasApiKeyRole, AtlasEvent } from '../atlas/types.js';
+import type { AtlasApiKeyRole, AtlasEvent, AtlasProject } from '../atlas/types.js';
 import type { Clock } from '../clock.js';
 import type { Logger } from '../logger.js';
 import {
   type AlertContext,
   type CredentialDetails,
   cleanAtlasName,
+  displayName,
   MAX_CREDENTIAL_ROLES,
+  type NamedThing,
   shortId,
 } from '../notify/alert-context.js';
 import type { InventorySnapshot } from '../state/inventory-snapshot.js';
 import type { CachedName, StateStore } from '../state/state-store.js';
+import { describeAlertConfig } from './alert-config-description.js';
 import { describeFailure } from './failure-report.js';
-import { type NameCache, orgNameKey, projectNameKey } from './name-cache.js';
+import {
+  alertConfigKey,
+  type NameCache,
+  orgNameKey,
+  projectNameKey,
+  projectOrgKey,
+  teamNameKey,
+} from './name-cache.js';
 import type { PollSource } from './poll-source.js';
 
 /** The longest one Atlas lookup of a name may take, retries included: a name never holds up a tick for long. */
@@ -34,18 +44,21 @@ export interface AlertDescriberOptions {
 
 /**
  * What one tick knows about the events its alerts are raised on: the names of their organization and
- * project, and the API key or service account they are about. Called by the rule engine once per
- * alert (never for an event that raises none), so an idle source or a quiet window costs nothing.
+ * project (and the organization of a project when the event names only the project), the team or
+ * alert configuration they are about, and the API key or service account they are about. Called by
+ * the rule engine once per alert (never for an event that raises none), so an idle source or a quiet
+ * window costs nothing.
  *
- * Names come from the container's {@link NameCache}, else the state store (one read for the
- * organization and the project together), else Atlas (`GET /orgs/{orgId}`, `GET /groups/{groupId}`),
- * whose answer is kept in both. A name is never a reason for a tick to fail: an error (no role, 404,
+ * Names come from the container's {@link NameCache}, else the state store (one read for all of an
+ * alert's), else Atlas (`GET /orgs/{orgId}`, `GET /groups/{groupId}`, `GET /orgs/{orgId}/teams/{teamId}`,
+ * `GET /groups/{groupId}/alertConfigs/{alertConfigId}`), whose answer is kept in both. A name is never a reason for a tick to fail: an error (no role, 404,
  * a timeout, the store down) is logged without credentials, remembered for a while so it is not
  * retried on every alert, and the alert shows the id. Names are Atlas-controlled text: cleaned and cut
  * before they are kept (see `cleanAtlasName`).
  *
  * Key details come from the organization's latest inventory snapshot in the store (read at most once
- * per tick and organization): its description and current roles, never a secret.
+ * per tick and organization): its description, a service account's name, and its current roles with
+ * the organization or project each holds in, by name; never a secret.
  *
  * @example
  * ```ts
@@ -57,6 +70,8 @@ export class AlertDescriber {
   readonly #options: AlertDescriberOptions;
   readonly #pending = new Map<string, Promise<string | undefined>>();
   readonly #snapshots = new Map<string, Promise<InventorySnapshot | undefined>>();
+  /** `GET /groups/{groupId}` in flight: a project's name and its organization come from one answer. */
+  readonly #projects = new Map<string, Promise<AtlasProject>>();
 
   constructor(options: AlertDescriberOptions) {
     this.#options = options;
@@ -72,11 +87,21 @@ export class AlertDescriber {
    * ```
    */
   async describe(event: AtlasEvent, source: PollSource): Promise<AlertContext> {
-    const orgId = atlasId(event.orgId) ?? (source.kind === 'org' ? source.id : undefined);
     const projectId = atlasId(event.groupId) ?? (source.kind === 'project' ? source.id : undefined);
+    let orgId = atlasId(event.orgId) ?? (source.kind === 'org' ? source.id : undefined);
+    if (orgId === undefined && projectId !== undefined) {
+      // An inventory finding of a project names no organization: its project does.
+      orgId = atlasId((await this.#names([projectOrgKey(projectId)])).get(projectOrgKey(projectId)));
+    }
+    const teamId = atlasId(event.teamId);
+    const alertConfigId = atlasId(event.alertConfigId);
     const keys = [
       ...(orgId === undefined ? [] : [orgNameKey(orgId)]),
       ...(projectId === undefined ? [] : [projectNameKey(projectId)]),
+      ...(teamId === undefined || orgId === undefined ? [] : [teamNameKey(orgId, teamId)]),
+      ...(alertConfigId === undefined || projectId === undefined
+        ? []
+        : [alertConfigKey(projectId, alertConfigId)]),
     ];
     const [names, credential] = await Promise.all([
       this.#names(keys),
@@ -93,12 +118,22 @@ export class AlertDescriber {
       const name = names.get(projectNameKey(projectId));
       if (name !== undefined) context.projectName = name;
     }
+    if (teamId !== undefined)
+      context.team = named(teamId, orgId === undefined ? undefined : names.get(teamNameKey(orgId, teamId)));
+    if (alertConfigId !== undefined) {
+      const key = projectId === undefined ? undefined : alertConfigKey(projectId, alertConfigId);
+      context.alertConfig = named(alertConfigId, key === undefined ? undefined : names.get(key));
+    }
     if (credential !== undefined) context.credential = credential;
     return context;
   }
 
-  /** The names of `keys` that are known, from memory, the store or Atlas. */
-  async #names(keys: readonly string[]): Promise<Map<string, string>> {
+  /**
+   * The names of `keys` that are known, from memory, the store or Atlas. `quiet` lookups log their
+   * failures at debug level: names that only add detail (where a key's other roles hold), which the
+   * poller may have no right to read.
+   */
+  async #names(keys: readonly string[], quiet = false): Promise<Map<string, string>> {
     const { names, clock } = this.#options;
     const now = clock.now();
     const found = new Map<string, string>();
@@ -115,7 +150,7 @@ export class AlertDescriber {
       }
     }
     if (missing.length > 0) {
-      const loading = this.#load(missing);
+      const loading = this.#load(missing, quiet);
       for (const key of missing) {
         const promise = loading.then((loaded) => loaded.get(key));
         this.#pending.set(key, promise);
@@ -133,7 +168,7 @@ export class AlertDescriber {
   }
 
   /** Reads names the container does not hold: the store first, then Atlas for the rest. Never rejects. */
-  async #load(keys: readonly string[]): Promise<Map<string, string>> {
+  async #load(keys: readonly string[], quiet: boolean): Promise<Map<string, string>> {
     const { store, names, clock, logger } = this.#options;
     const loaded = new Map<string, string>();
     try {
@@ -150,7 +185,7 @@ export class AlertDescriber {
     }
     const fromAtlas = keys.filter((key) => !loaded.has(key));
     if (fromAtlas.length === 0) return loaded;
-    const resolved = await Promise.all(fromAtlas.map((key) => this.#ask(key)));
+    const resolved = await Promise.all(fromAtlas.map((key) => this.#ask(key, quiet)));
     const fresh: CachedName[] = [];
     const now = clock.now();
     fromAtlas.forEach((key, index) => {
@@ -175,14 +210,12 @@ export class AlertDescriber {
   }
 
   /** One name from Atlas, or `undefined` (logged and remembered) when Atlas does not give it. */
-  async #ask(key: string): Promise<string | undefined> {
-    const { atlas, names, clock, logger, signal } = this.#options;
+  async #ask(key: string, quiet: boolean): Promise<string | undefined> {
+    const { names, clock, logger, signal } = this.#options;
     const timeout = AbortSignal.timeout(this.#options.lookupTimeoutMs ?? NAME_LOOKUP_TIMEOUT_MS);
     const lookup = { signal: AbortSignal.any([signal, timeout]) };
-    const [kind, id = ''] = splitKey(key);
     try {
-      const resource = kind === 'org' ? await atlas.getOrg(id, lookup) : await atlas.getProject(id, lookup);
-      const name = cleanAtlasName(resource.name);
+      const name = await this.#read(key, lookup);
       if (name === undefined) {
         logger.warn('Atlas gave no usable name; alerts show the id', { key });
         names.rememberFailure(key, clock.now());
@@ -194,19 +227,59 @@ export class AlertDescriber {
       const failure = describeFailure(error);
       names.rememberFailure(key, clock.now());
       if (failure.httpStatus === 404) {
-        // A project deleted since its events were written: expected, and its id is all there is.
-        logger.debug('Atlas no longer knows this organization or project; alerts show its id', { key });
+        // Deleted since its events were written (a project, a team, an alert configuration): expected,
+        // and its id is all there is.
+        logger.debug('Atlas no longer knows what this id names; alerts show the id', { key });
         return undefined;
       }
-      logger.warn('could not read a name from Atlas; alerts show the id until it is read again', {
-        key,
-        errorCode: failure.errorCode,
-        httpStatus: failure.httpStatus,
-        error: failure.message,
-        retryInMinutes: Math.round(names.retryMs / 60_000),
-      });
+      (quiet ? logger.debug : logger.warn).call(
+        logger,
+        'could not read a name from Atlas; alerts show the id until it is read again',
+        {
+          key,
+          errorCode: failure.errorCode,
+          httpStatus: failure.httpStatus,
+          error: failure.message,
+          retryInMinutes: Math.round(names.retryMs / 60_000),
+        },
+      );
       return undefined;
     }
+  }
+
+  /** Reads what `key` names from Atlas: its name, a project's organization id, or what an alert configuration alerts on. */
+  async #read(key: string, lookup: { signal: AbortSignal }): Promise<string | undefined> {
+    const { atlas } = this.#options;
+    const [kind, rest = ''] = splitKey(key);
+    const [first = '', second = ''] = rest.split('/');
+    switch (kind) {
+      case 'org':
+        return cleanAtlasName((await atlas.getOrg(first, lookup)).name);
+      case 'project':
+        return cleanAtlasName((await this.#project(first, lookup)).name);
+      case 'project-org':
+        return atlasId((await this.#project(first, lookup)).orgId);
+      case 'team':
+        return cleanAtlasName((await atlas.getTeam(first, second, lookup)).name);
+      case 'alert-config':
+        return describeAlertConfig(await atlas.getAlertConfig(first, second, lookup));
+      default:
+        return undefined;
+    }
+  }
+
+  /** `GET /groups/{groupId}`, once for the project's name and its organization together. */
+  #project(groupId: string, lookup: { signal: AbortSignal }): Promise<AtlasProject> {
+    let project = this.#projects.get(groupId);
+    if (project === undefined) {
+      project = this.#options.atlas.getProject(groupId, lookup);
+      this.#projects.set(groupId, project);
+      void project.then(
+        () => this.#projects.delete(groupId),
+        () => this.#projects.delete(groupId),
+      );
+    }
+    return project;
   }
 
   /** The API key or service account `event` is about, from the organization's latest snapshot. */
@@ -215,7 +288,8 @@ export class AlertDescriber {
     const publicKey = nonBlank(event.targetPublicKey);
     // In Atlas events `apiKeyId` is the key that acted; in inventory events, the key they are about.
     const apiKeyId = type.startsWith('INVENTORY_') ? nonBlank(event.apiKeyId) : undefined;
-    const clientId = nonBlank(event.serviceAccountClientId);
+    // Inventory events name a service account `serviceAccountClientId`; Atlas events `targetClientId`.
+    const clientId = nonBlank(event.serviceAccountClientId) ?? nonBlank(event.targetClientId);
     if (publicKey === undefined && apiKeyId === undefined && clientId === undefined) return undefined;
     const snapshot = await this.#snapshot(orgId);
     if (snapshot === undefined) return undefined;
@@ -232,7 +306,7 @@ export class AlertDescriber {
           kind: 'api-key',
           id: cleanAtlasName(apiKey.publicKey) ?? cleanAtlasName(apiKey.id) ?? '?',
           ...(description === undefined ? {} : { description }),
-          roles: apiKeyRoles(apiKey.roles),
+          roles: await this.#roles(apiKey.roles ?? [], orgId),
           snapshotTakenAt: snapshot.takenAt,
         };
       }
@@ -242,21 +316,57 @@ export class AlertDescriber {
       ({ serviceAccount }) => serviceAccount.clientId === clientId,
     )?.serviceAccount;
     if (account === undefined) return undefined;
-    const description = cleanAtlasName(
-      [account.name, account.description]
-        .filter((part) => typeof part === 'string' && part !== '')
-        .join(': '),
-    );
+    const name = cleanAtlasName(account.name);
+    const description = cleanAtlasName(account.description);
+    // A service account's roles in the API are the organization's: plain role names.
+    const roles = (account.roles ?? []).map((roleName) => ({ roleName, orgId }));
     return {
       kind: 'service-account',
       id: cleanAtlasName(account.clientId) ?? '?',
+      ...(name === undefined ? {} : { name }),
       ...(description === undefined ? {} : { description }),
-      roles: (account.roles ?? [])
-        .map(cleanAtlasName)
-        .filter((role): role is string => role !== undefined)
-        .slice(0, MAX_CREDENTIAL_ROLES),
+      roles: await this.#roles(roles, orgId),
       snapshotTakenAt: snapshot.takenAt,
     };
+  }
+
+  /**
+   * A key's roles as a person reads them, grouped by where they hold, by name: `ORG_MEMBER, ORG_OWNER
+   * in Acme Corp (64b5…c01)`, `GROUP_READ_ONLY in payments-prod (64b5…d11)`. Those in `orgId`, the
+   * alert's organization, come first, so a key of two organizations never reads as owning the wrong one.
+   */
+  async #roles(roles: readonly AtlasApiKeyRole[], orgId: string): Promise<string[]> {
+    const held = roles
+      .map((role) => ({
+        roleName: cleanAtlasName(role.roleName),
+        orgId: atlasId(role.orgId),
+        groupId: atlasId(role.groupId),
+      }))
+      .filter(
+        (role): role is { roleName: string; orgId: string | undefined; groupId: string | undefined } =>
+          role.roleName !== undefined,
+      )
+      .slice(0, MAX_CREDENTIAL_ROLES);
+    const keys = held.flatMap((role) => [
+      ...(role.orgId === undefined ? [] : [orgNameKey(role.orgId)]),
+      ...(role.groupId === undefined ? [] : [projectNameKey(role.groupId)]),
+    ]);
+    const names = await this.#names([...new Set(keys)], true);
+    const scopes = new Map<string, string[]>();
+    for (const role of held) {
+      const scope =
+        role.orgId !== undefined
+          ? scopeName('organization', role.orgId, names.get(orgNameKey(role.orgId)))
+          : role.groupId !== undefined
+            ? scopeName('project', role.groupId, names.get(projectNameKey(role.groupId)))
+            : '';
+      scopes.set(scope, [...(scopes.get(scope) ?? []), role.roleName]);
+    }
+    const here =
+      orgId === undefined ? undefined : scopeName('organization', orgId, names.get(orgNameKey(orgId)));
+    return [...scopes]
+      .sort(([a], [b]) => (a === here ? -1 : b === here ? 1 : 0))
+      .map(([scope, names]) => (scope === '' ? names.join(', ') : `${names.join(', ')} in ${scope}`));
   }
 
   /**
@@ -287,17 +397,14 @@ export class AlertDescriber {
   }
 }
 
-/** An API key's roles as a person reads them: `ORG_OWNER`, `GROUP_READ_ONLY on project 64b5…d11`. */
-function apiKeyRoles(roles: readonly AtlasApiKeyRole[] | undefined): string[] {
-  const shown: string[] = [];
-  for (const role of roles ?? []) {
-    const name = cleanAtlasName(role.roleName);
-    if (name === undefined) continue;
-    const groupId = cleanAtlasName(role.groupId);
-    shown.push(groupId === undefined ? name : `${name} on project ${shortId(groupId)}`);
-    if (shown.length === MAX_CREDENTIAL_ROLES) break;
-  }
-  return shown;
+/** `Acme Corp (64b5…c01)`, or `organization 64b5…c01` when the name is not known. */
+function scopeName(kind: 'organization' | 'project', id: string, name: string | undefined): string {
+  return name === undefined ? `${kind} ${shortId(id)}` : displayName(id, name);
+}
+
+/** What an event names by id, with its name when one was found. */
+function named(id: string, name: string | undefined): NamedThing {
+  return name === undefined ? { id } : { id, name };
 }
 
 /** An org or project id from an event, when it looks like one (no path syntax, not too long). */

@@ -115,6 +115,7 @@ export function inventoryServiceAccount(
   const result: InventoryServiceAccount = { clientId: account.clientId };
   if (typeof account.name === 'string') result.name = account.name;
   if (typeof account.description === 'string') result.description = account.description;
+  if (typeof account.createdAt === 'string') result.createdAt = account.createdAt;
   if (Array.isArray(account.roles)) {
     result.roles = account.roles
       .filter((role): role is string => typeof role === 'string')
@@ -302,6 +303,8 @@ export function entriesOf(entries: readonly InventoryEntry[]): Map<string, Inven
       ...(typeof entry.ipAddress === 'string' ? { ipAddress: entry.ipAddress } : {}),
       ...(typeof entry.awsSecurityGroup === 'string' ? { awsSecurityGroup: entry.awsSecurityGroup } : {}),
       ...(typeof entry.comment === 'string' ? { comment: entry.comment } : {}),
+      ...(typeof entry.created === 'string' ? { created: entry.created } : {}),
+      ...(typeof entry.createdAt === 'string' ? { createdAt: entry.createdAt } : {}),
     });
   }
   return map;

@@ -21,8 +21,9 @@ export interface NameCacheOptions {
 }
 
 /**
- * The organization and project names of one container (module scope in the Lambda), keyed
- * `org:<id>` / `project:<id>`: a warm container names alerts without a store or Atlas request.
+ * The names of one container (module scope in the Lambda): a warm container names alerts without a
+ * store or Atlas request. Keyed by what is named (see the key functions below): an organization, a
+ * project, the organization of a project, a team, or what an alert configuration alerts on.
  * Project discovery fills it for free (the project list carries names); the rest comes from the state
  * store or Atlas (see `AlertDescriber`). It also remembers lookups that failed, for `retryMs`, so a
  * missing role does not cost an Atlas request per alert.
@@ -110,6 +111,42 @@ export function orgNameKey(orgId: string): string {
  */
 export function projectNameKey(groupId: string): string {
   return `project:${groupId}`;
+}
+
+/**
+ * The cache key of the organization a project belongs to: its "name" is the organization's id.
+ *
+ * @example
+ * ```ts
+ * projectOrgKey('64b5ca17f1a3d40012ab3d11'); // 'project-org:64b5ca17f1a3d40012ab3d11'
+ * ```
+ */
+export function projectOrgKey(groupId: string): string {
+  return `project-org:${groupId}`;
+}
+
+/**
+ * The cache key of a team's name; teams are read through their organization.
+ *
+ * @example
+ * ```ts
+ * teamNameKey('5f4e3d2c1b0a998877665544', '64b5cf01f1a3d40012ab6001'); // 'team:5f4e3d2c1b0a998877665544/64b5cf01f1a3d40012ab6001'
+ * ```
+ */
+export function teamNameKey(orgId: string, teamId: string): string {
+  return `team:${orgId}/${teamId}`;
+}
+
+/**
+ * The cache key of what a project's alert configuration alerts on.
+ *
+ * @example
+ * ```ts
+ * alertConfigKey('64b5ca17f1a3d40012ab3d11', '64b5ce01f1a3d40012ab5003'); // 'alert-config:64b5ca17f1a3d40012ab3d11/64b5ce01f1a3d40012ab5003'
+ * ```
+ */
+export function alertConfigKey(groupId: string, alertConfigId: string): string {
+  return `alert-config:${groupId}/${alertConfigId}`;
 }
 
 function checked(name: string, value: number): number {

@@ -4,7 +4,7 @@ import type { Clock } from '../clock.js';
 import type { Logger } from '../logger.js';
 import { cleanAtlasName } from '../notify/alert-context.js';
 import { describeFailure } from './failure-report.js';
-import { type NameCache, projectNameKey } from './name-cache.js';
+import { type NameCache, projectNameKey, projectOrgKey } from './name-cache.js';
 import { orgSource, type PollSource, projectSource } from './poll-source.js';
 import type { PollerConfig } from './poller-config.js';
 import type { ProjectDiscoveryCache } from './project-discovery-cache.js';
@@ -86,6 +86,7 @@ async function discover(
       for (const project of projects) {
         const name = cleanAtlasName(project.name);
         if (name !== undefined) names.remember(projectNameKey(project.id), name, now, now + names.ttlMs);
+        names.remember(projectOrgKey(project.id), orgId, now, now + names.ttlMs);
       }
     }
     return { outcome: { orgId, status: 'listed', projects: projectIds.length }, projectIds };

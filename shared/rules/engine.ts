@@ -8,6 +8,7 @@ import type { CompileProblem } from './conditions.js';
 import type { CounterIncrement, CounterStore } from './counter-store.js';
 import { RuleEvaluationError, RuleLoadError, RuleStateError } from './errors.js';
 import { parseEventTime } from './event-time.js';
+import { eventTypeWords } from './event-words.js';
 import type { FirstSeenStore } from './first-seen-store.js';
 import { createFirstSeenTracker, type FirstSeenCandidate } from './first-seen-tracker.js';
 import { MemoryFirstSeenStore } from './memory-first-seen-store.js';
@@ -125,7 +126,11 @@ interface StatefulMatch {
 
 /** What templates read besides the event when the caller knows nothing more of it. */
 const NO_VALUES: Readonly<Record<string, string>> = Object.freeze({});
-const NO_CONTEXT = Object.freeze({ values: NO_VALUES });
+
+/** A title without the runs of spaces an empty placeholder leaves. */
+function collapseSpaces(title: string): string {
+  return title.includes('  ') ? title.replace(/ {2,}/g, ' ').trim() : title.trim();
+}
 
 /** Keys longer than this are hashed, so a long group value cannot exceed a store's key size. */
 const MAX_KEY_PART = 256;
@@ -230,16 +235,23 @@ export function createRuleEngine(options: RuleEngineOptions): RuleEngine {
     raisedAt: number | undefined,
     context: AlertContext | undefined,
   ): Alert => {
-    const values = context === undefined ? NO_VALUES : templateValues(context);
+    const eventWords = eventTypeWords(trigger.eventTypeName);
+    let values = NO_VALUES;
+    if (context !== undefined || eventWords !== undefined) {
+      const known = templateValues(context);
+      if (eventWords !== undefined) known.eventWords = eventWords;
+      values = known;
+    }
+    const named = context === undefined ? undefined : namedIds(context);
     const alert: Alert = {
       ruleId: rule.id,
       ruleName: rule.name,
       severity: rule.severity,
-      title: rule.title.render(
-        trigger,
-        context === undefined ? NO_CONTEXT : { values, namedIds: namedIds(context) },
+      // A placeholder with nothing to show leaves no double space: `Service account {{context.serviceAccountName}} created`.
+      title: collapseSpaces(
+        rule.title.render(trigger, named === undefined ? { values } : { values, namedIds: named }),
       ),
-      summary: rule.summary.render(trigger, context === undefined ? NO_CONTEXT : { values }),
+      summary: rule.summary.render(trigger, { values }),
       tags: rule.tags,
       events,
       groupKey,

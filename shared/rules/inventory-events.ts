@@ -64,6 +64,8 @@ export interface InventoryServiceAccount {
   clientId: string;
   name?: string | undefined;
   description?: string | undefined;
+  /** When Atlas says the account was created, ISO-8601. */
+  createdAt?: string | undefined;
   roles?: LooseRoles;
 }
 
@@ -74,6 +76,10 @@ export interface InventoryEntry {
   /** Project access lists only: an AWS security group instead of an address. */
   awsSecurityGroup?: string | undefined;
   comment?: string | undefined;
+  /** When Atlas says the entry was added: `created` of an API key's entry. */
+  created?: string | undefined;
+  /** The same for a service account's entry, as its API names it. */
+  createdAt?: string | undefined;
 }
 
 interface InventoryEventBase extends AtlasEvent {
@@ -93,6 +99,12 @@ interface InventoryEventBase extends AtlasEvent {
   preExisting?: true;
   /** Words for titles and summaries: {@link PRE_EXISTING_FINDING} or {@link NEW_FINDING}. */
   finding: string;
+  /**
+   * Since when what was found exists, ISO-8601 UTC, as Atlas records it: the creation of an entry
+   * added, or of a service account found. Absent where Atlas keeps no such date (API keys, project
+   * access-list entries) and on what was removed.
+   */
+  existsSince?: string;
 }
 
 interface ApiKeyFields {
@@ -350,6 +362,7 @@ export function buildInventoryEvent(change: InventoryChange, context: InventoryE
         ...base,
         ...keyFields(change.apiKey),
         ...entry,
+        ...(change.type === INVENTORY_EVENT_TYPES.accessListEntryAdded ? existsSince(change.entry) : {}),
         id: idOf(entry.accessListEntry),
         eventTypeName: change.type,
       };
@@ -359,6 +372,7 @@ export function buildInventoryEvent(change: InventoryChange, context: InventoryE
       return {
         ...base,
         ...accountFields(change.serviceAccount),
+        ...existsSince(change.serviceAccount),
         id: idOf(roles.map(roleKey)),
         eventTypeName: change.type,
         roles,
@@ -392,6 +406,9 @@ export function buildInventoryEvent(change: InventoryChange, context: InventoryE
         ...base,
         ...accountFields(change.serviceAccount),
         ...entry,
+        ...(change.type === INVENTORY_EVENT_TYPES.serviceAccountAccessListEntryAdded
+          ? existsSince(change.entry)
+          : {}),
         id: idOf(entry.accessListEntry),
         eventTypeName: change.type,
       };
@@ -403,6 +420,7 @@ export function buildInventoryEvent(change: InventoryChange, context: InventoryE
       return {
         ...base,
         ...('apiKey' in change ? keyFields(change.apiKey) : accountFields(change.serviceAccount)),
+        ...('serviceAccount' in change ? existsSince(change.serviceAccount) : {}),
         id: idOf(roles.map(roleKey)),
         eventTypeName: change.type,
         roles,
@@ -437,6 +455,17 @@ function accountFields(account: InventoryServiceAccount): ServiceAccountFields {
     ...(account.name === undefined ? {} : { serviceAccountName: account.name }),
     ...(account.description === undefined ? {} : { serviceAccountDescription: account.description }),
   };
+}
+
+/**
+ * `existsSince` from the creation time Atlas gives an entry (`created`, or `createdAt` for a service
+ * account's) or a service account (`createdAt`); nothing when that is missing or not a time.
+ */
+function existsSince(source: { created?: string | undefined; createdAt?: string | undefined }): {
+  existsSince?: string;
+} {
+  const time = parseEventTime(source.created ?? source.createdAt);
+  return time === undefined ? {} : { existsSince: new Date(time).toISOString() };
 }
 
 function roleChange(before: LooseRoles, after: LooseRoles): RoleChangeFields & { keys: string[][] } {

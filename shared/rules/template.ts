@@ -1,7 +1,11 @@
 import type { AtlasEvent } from '../atlas/types.js';
 import { compileFieldPath, type PathReader, parseFieldPath } from './field-path.js';
 
-/** The fields `{{context.<field>}}` may name: what the poller knows beyond the event (see `AlertContext`). */
+/**
+ * The fields `{{context.<field>}}` may name: what the poller knows beyond the event (see
+ * `AlertContext`), and `eventWords`, the event type in words (see `eventTypeWords`), which rule tests
+ * and replays render too.
+ */
 export const TEMPLATE_CONTEXT_FIELDS = [
   'org',
   'orgId',
@@ -11,6 +15,10 @@ export const TEMPLATE_CONTEXT_FIELDS = [
   'projectName',
   'keyDescription',
   'keyRoles',
+  'serviceAccountName',
+  'teamName',
+  'alertConfig',
+  'eventWords',
 ] as const;
 
 const CONTEXT_PREFIX = 'context.';

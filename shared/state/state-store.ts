@@ -358,7 +358,7 @@ export interface WriteInventoryOptions {
 
 /** An organization's or project's name as resolved from Atlas, kept for alerts. */
 export interface CachedName {
-  /** `org:<id>` or `project:<id>`. */
+  /** `org:<id>`, `project:<id>`, `project-org:<id>`, `team:<orgId>/<id>` or `alert-config:<groupId>/<id>`. */
   readonly key: string;
   /** The name as cleaned for display (never longer than 128 characters). */
   readonly name: string;

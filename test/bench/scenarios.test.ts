@@ -87,8 +87,9 @@ describe('the benchmark run at a tiny size', () => {
     expect(backlog.atlas.challenges).toBe(1);
     // Each project's first inventory snapshot reads its IP access list once.
     expect(backlog.atlas.inventoryReads).toBe(2);
-    // Each project's name, and its organization's, read once for the alerts.
-    expect(backlog.atlas.nameReads).toBe(3);
+    // Each project's name, its organization's, and the alert configuration each project's generated
+    // events disable, read once for the alerts.
+    expect(backlog.atlas.nameReads).toBe(5);
     expect(backlog.atlas.requests).toBe(
       backlog.atlas.pagesNeeded + backlog.atlas.inventoryReads + backlog.atlas.nameReads + 1,
     );

@@ -10,14 +10,15 @@ import { runPollCommand } from './poll-command-harness.js';
 /**
  * The alerts the events added between the ticks raise (carol's Data Explorer delete also as her
  * first use of Data Explorer in the project: the first-seen rules learnt from tick 1), and the one the
- * inventory raises for the service account made an owner, as the demo prints them on one line.
+ * inventory raises for the service account made an owner, as the demo prints them on one line: what,
+ * where and who.
  */
 const SECOND_TICK_LINES = [
-  '  CRITICAL  Service account terraform given ORG_OWNER in organization Acme Corp (64b5…c01)  (Acme Corp)',
-  '  CRITICAL  Project IP access list open to 0.0.0.0/0  (analytics-prod)',
-  '  MEDIUM    Data Explorer deleteDocument on payments.customers by carol.sre@acme.example  (payments-prod)',
-  '  MEDIUM    Database user temp-admin created by carol.sre@acme.example  (payments-prod)',
-  '  MEDIUM    carol.sre@acme.example used Data Explorer for the first time in project payments-prod (64b5…d11)  (payments-prod)',
+  '  CRITICAL  Service account terraform given ORG_OWNER (Acme Corp, found by the inventory)',
+  '  CRITICAL  Project IP access list open to 0.0.0.0/0 (analytics-prod, by dave.analyst@acme.example)',
+  '  MEDIUM    Data Explorer deleteDocument on payments.customers (payments-prod, by carol.sre@acme.example)',
+  '  MEDIUM    Database user temp-admin created (payments-prod, by carol.sre@acme.example)',
+  '  MEDIUM    First use of Data Explorer in the project (payments-prod, by carol.sre@acme.example)',
 ];
 const ALERT_LINE = /^ {2}(CRITICAL|HIGH|MEDIUM|LOW|INFO) {2,}\S.*$/gm;
 
@@ -78,25 +79,40 @@ describe('atlas-audit-alerts demo, as npm start runs it', () => {
     const { first } = sections(result.stdout);
 
     expect(first).toMatch(
-      /^ {2}HIGH +MongoDB employee ts-4821 given host access in project payments-prod \(64b5…d11\) \(SSH_KEY_NDS_HOST_ACCESS_GRANTED\) {2}\(payments-prod\)$/m,
+      /^ {2}HIGH +MongoDB employee ts-4821 given host access \(payments-prod, no user recorded\)$/m,
     );
     expect(first).toMatch(
-      /^ {2}MEDIUM +Backup policy of project payments-prod \(64b5…d11\) changed by carol\.sre@acme\.example /m,
+      /^ {2}MEDIUM +Backup policy changed: CPS snapshot retention modified \(payments-prod, by carol\.sre@acme\.example\)$/m,
     );
     expect(first).toMatch(
-      /^ {2}HIGH +Encryption at rest key unusable in project analytics-prod \(64b5…d13\) \(AWS_ENCRYPTION_KEY_INVALID\) /m,
+      /^ {2}HIGH +Encryption at rest key unusable \(analytics-prod, no user recorded\)$/m,
     );
-    expect(first).toMatch(
-      /^ {2}LOW +Organization Acme Corp \(64b5…c01\) has users without MFA {2}\(Acme Corp\)$/m,
-    );
+    expect(first).toMatch(/^ {2}LOW +Organization has users without MFA \(Acme Corp, no user recorded\)$/m);
   });
 
   it('shows baseline findings of the first inventory, marked pre-existing, on the first tick', () => {
     const { first } = sections(result.stdout);
 
-    expect(first).toContain('Owner zydgnobx has no access list (pre-existing, found by the first inventory)');
+    expect(first).toContain('Owner zydgnobx has no access list (Acme Labs, pre-existing, first inventory)');
+    expect(first).toContain(
+      'Project IP access list open to 0.0.0.0/0 (internal-tools, pre-existing, first inventory)',
+    );
+  });
+
+  it('names teams, the user a team gains, alert configurations and service accounts, not their ids', () => {
+    const { first } = sections(result.stdout);
+
     expect(first).toMatch(
-      /Project internal-tools \(64b5…d14\) open to 0\.0\.0\.0\/0 \(pre-existing, found by the first inventory\) {2}\(internal-tools\)/,
+      /^ {2}LOW +Team created: data-analysts \(Acme Corp, by alice\.admin@acme\.example\)$/m,
+    );
+    expect(first).toMatch(
+      /^ {2}LOW +dave\.analyst@acme\.example added to team data-analysts \(Acme Corp, by alice\.admin@acme\.example\)$/m,
+    );
+    expect(first).toMatch(
+      /^ {2}HIGH +Alert configuration disabled: Host down \(payments-prod, by bob\.dev@acme\.example\)$/m,
+    );
+    expect(first).toMatch(
+      /^ {2}MEDIUM +Service account terraform created \(Acme Corp, by alice\.admin@acme\.example\)$/m,
     );
   });
 
@@ -142,18 +158,110 @@ describe('atlas-audit-alerts demo, as npm start runs it', () => {
   });
 });
 
+/** One alert of `demo --full`: its subject, its email (without the raw event), its Slack preview. */
+interface PrintedAlert {
+  subject: string;
+  email: string;
+  slack: string;
+}
+
+function printedAlerts(stdout: string): PrintedAlert[] {
+  return stdout
+    .split(/^═+$/m)
+    .slice(1)
+    .map((block) => {
+      const subject = /^Subject: (.*)$/m.exec(block)?.[1] ?? '';
+      const [mail = '', slack = ''] = block.split(/^┌─ Slack .*$/m);
+      // The email as it reads: from the line under the subject to the raw event.
+      const body = mail.slice(mail.search(/^─+$/m)).replace(/^─+\n/, '');
+      return {
+        subject,
+        email: body.split(/^Raw events?\b/m)[0] ?? '',
+        slack: slack.split(/^└/m)[0] ?? '',
+      };
+    });
+}
+
+/** The values of the `Label: value` lines of a text, in order. */
+function factValues(text: string, line: RegExp): string[] {
+  return [...text.matchAll(line)].map((match) => (match[1] ?? '').trim());
+}
+
+/** The values said more than once. */
+function repeated(values: readonly string[]): string[] {
+  return values.filter((value, index) => values.indexOf(value) !== index);
+}
+
 describe('atlas-audit-alerts demo --full', () => {
-  it('prints every alert as the email and the Slack message', async () => {
-    const run = await runPollCommand(['demo', '--full'], {
+  let run: Awaited<ReturnType<typeof runPollCommand>>;
+  let alerts: PrintedAlert[];
+
+  beforeAll(async () => {
+    run = await runPollCommand(['demo', '--full'], {
       env: {},
       cwd: tmpdir(),
       register: registerDemoCommand,
     });
+    alerts = printedAlerts(run.stdout);
+  }, 60_000);
 
+  it('prints every alert as the email and the Slack message', () => {
     const { first, second } = sections(run.stdout);
     expect(run.code).toBe(0);
     expect(first.match(/^Subject: \[[A-Z]+\] /gm)).toHaveLength(alertCount(first));
     expect(second.match(/^Subject: \[[A-Z]+\] /gm)).toHaveLength(5);
     expect(first.match(ALERT_LINE)).toBeNull();
+  });
+
+  it('names where and who in every subject, and gives no two alerts the same subject', () => {
+    for (const { subject, email } of alerts) {
+      const project = /^Project: +(\S+) /m.exec(email)?.[1];
+      const org = /^Organization: +(.+?) \(/m.exec(email)?.[1];
+      const actor = /^Who: +(\S+)/m.exec(email)?.[1] ?? '';
+      const where = project ?? org ?? '';
+      expect(where, subject).not.toBe('');
+      expect(subject.includes(where) || (project !== undefined && subject.includes(org ?? '')), subject).toBe(
+        true,
+      );
+      const who = /^Who: +no user recorded/m.test(email)
+        ? 'no user recorded'
+        : /^Who: +not known: the inventory/m.test(email)
+          ? 'inventory'
+          : actor === 'API'
+            ? (/^Who: +(API key \S+)/m.exec(email)?.[1] ?? '')
+            : // A long subject keeps the person and leaves out their e-mail domain.
+              actor.slice(0, actor.indexOf('@') + 1 || undefined);
+      expect(subject, email.slice(0, 400)).toContain(who);
+      expect(subject.length).toBeLessThanOrEqual(99);
+    }
+    const subjects = alerts.map((alert) => alert.subject);
+    expect(new Set(subjects).size).toBe(subjects.length);
+  });
+
+  it('says each fact once, the severity in the subject and one line of the email, and in the Slack title', () => {
+    for (const { subject, email, slack } of alerts) {
+      const severity = /^\[([A-Z]+)\]/.exec(subject)?.[1] ?? '?';
+      expect(email.match(new RegExp(`\\b${severity}\\b`, 'gi')), subject).toHaveLength(1);
+      expect(slack.match(new RegExp(`\\b${severity}\\b`, 'gi')), subject).toHaveLength(1);
+      const head = email.slice(email.indexOf('\n') + 1);
+      const emailFacts = factValues(head, /^[A-Z][\w .]*: +(.+)$/gm);
+      expect(repeated(emailFacts), subject).toEqual([]);
+      const slackFacts = factValues(slack, /^│ [A-Z][\w .]*: (.+)$/gm);
+      expect(repeated(slackFacts), subject).toEqual([]);
+    }
+  });
+
+  it('gives every alert a summary, facts in words, and times that read the same later', () => {
+    for (const { subject, email, slack } of alerts) {
+      expect(email, subject).toMatch(/\nWhat happened\n-+\n\S/);
+      expect(slack, subject).toMatch(/^│ 🚨|^│ 🔴|^│ 🟠|^│ 🟡|^│ ℹ️/m);
+      expect(slack.split('\n')[3] ?? '', subject).not.toMatch(/^│ (Rule|When|Found):/);
+      const changed = /\nWhat changed\n-+\n([\s\S]*?)(?:\n\n|$)/.exec(email)?.[1] ?? '';
+      for (const label of factValues(changed, /^([^:\n]+):/gm)) expect(label, subject).toMatch(/^[A-Z]/);
+      for (const text of [email, slack]) {
+        expect(text).not.toMatch(/\bago\)|just now|project \(none\)|person named above/);
+        expect(text).not.toMatch(/^(│ )?Who: +API key id /m);
+      }
+    }
   });
 });

@@ -8,7 +8,7 @@ const SHELL_LANGUAGES = ['sh', 'bash', 'shell', 'console'];
 /** Inline code that is a command of this project, such as `atlas-audit-alerts rules test my-rules`. */
 const PROJECT_COMMAND = /^(atlas-audit-alerts|npx atlas-audit-alerts|npm run|npm start|npm test)(\s|$)/;
 /** Inline code that is a command line without the program's name, such as `rules validate --strict`. */
-const SUBCOMMAND = /^(fetch|simulate|rules|run|backfill|demo|check|status) (?=\S)/;
+const SUBCOMMAND = /^(fetch|simulate|rules|run|backfill|demo|check|status|send-test-alert) (?=\S)/;
 
 /** Every command in the shell blocks and the inline code of the README and docs/. */
 function documentedCommands(): ShellCommand[] {

@@ -53,9 +53,11 @@ describe('templateValues and namedIds', () => {
         kind: 'api-key' as const,
         id: 'qkzvbgyt',
         description: 'CI automation',
-        roles: ['ORG_OWNER', 'ORG_READ_ONLY'],
+        roles: ['ORG_OWNER in Acme Corp (64b5…c01)', 'ORG_READ_ONLY in Acme Labs (64b5…c02)'],
         snapshotTakenAt: 0,
       },
+      team: { id: '64b5cf01f1a3d40012ab6001', name: 'data-analysts' },
+      alertConfig: { id: '64b5ce01f1a3d40012ab5003' },
     };
 
     // Act
@@ -70,7 +72,8 @@ describe('templateValues and namedIds', () => {
       projectId: '64b5ca17f1a3d40012ab3d11',
       project: '64b5ca17f1a3d40012ab3d11',
       keyDescription: 'CI automation',
-      keyRoles: 'ORG_OWNER, ORG_READ_ONLY',
+      keyRoles: 'ORG_OWNER in Acme Corp (64b5…c01); ORG_READ_ONLY in Acme Labs (64b5…c02)',
+      teamName: 'data-analysts',
     });
     expect(named).toEqual({
       orgId: { id: '64b5c9e2f1a3d40012ab3c01', shown: 'Acme Corp (64b5…c01)' },

@@ -45,33 +45,34 @@ describe('formatChatbotNotification', () => {
       source: 'custom',
       content: {
         textType: 'client-markdown',
-        title: ':rotating_light: [CRITICAL] Project IP access list open to 0.0.0.0/0',
+        title: `:rotating_light: [CRITICAL] Project IP access list open to 0.0.0.0/0 (project ${PROJECT_ID}, by j.doe@\u2060example.com)`,
       },
       metadata: {
         eventType: 'NETWORK_PERMISSION_ENTRY_ADDED',
-        summary: '[CRITICAL] Project IP access list open to 0.0.0.0/0',
+        summary: `[CRITICAL] Project IP access list open to 0.0.0.0/0 (project ${PROJECT_ID}, by j.doe@\u2060example.com)`,
       },
     });
   });
 
-  it('describes when, who, where and what changed, and links the project activity feed', () => {
+  it('describes when, who, where and what changed, and links the project activity feed once, as a next step', () => {
     // Prepare
     const alert = makeAlert();
 
     // Act
-    const { description } = formatChatbotNotification(alert, { context: ATLAS_CONTEXT }).content;
+    const { description, nextSteps } = formatChatbotNotification(alert, { context: ATLAS_CONTEXT }).content;
 
     // Assess
-    expect(description).toContain('*When:* 2026-11-22 06:12:41 UTC (4 minutes ago)');
+    expect(description).toContain('*When:* 2026-11-22 06:12:41 UTC\n');
     expect(description).toContain('*Who:* j.doe@\u2060example.com from 203.0.113.22');
     expect(description).toContain(`*Where:* Organization ${ORG_ID}, Project ${PROJECT_ID}`);
     expect(description).toContain('*Access list entry:* 0.0.0.0/0 (the whole internet)');
-    expect(description).toContain(
-      `<https://cloud.mongodb.com/v2/${PROJECT_ID}#/activity|Project activity feed>`,
+    expect(description).not.toContain('https://');
+    expect(nextSteps?.at(-1)).toBe(
+      `Open the <https://cloud.mongodb.com/v2/${PROJECT_ID}#/activity|project activity feed>.`,
     );
   });
 
-  it('turns the runbook into next steps and keeps severity, rule and project as keywords', () => {
+  it("turns the runbook into next steps and keeps the rule's tags as keywords", () => {
     // Prepare
     const alert = makeAlert({ runbook: '1. Call the owner\n\n* Delete the entry\r\n- Review users' });
 
@@ -80,11 +81,62 @@ describe('formatChatbotNotification', () => {
 
     // Assess
     expect(nextSteps?.slice(0, 3)).toEqual(['Call the owner', 'Delete the entry', 'Review users']);
-    expect(keywords).toEqual([
-      'CRITICAL',
-      'network-access-open-to-internet',
-      `project ${PROJECT_ID}`,
-      'network',
+    expect(keywords).toEqual(['network']);
+  });
+
+  it('says the severity once, in the title, and every other fact once', () => {
+    // Prepare
+    const alert = makeAlert({
+      events: [apiKeyCreatedEvent()],
+      context: {
+        orgId: ORG_ID,
+        orgName: 'Acme Corp',
+        credential: {
+          kind: 'api-key',
+          id: 'zmcxkfop',
+          description: 'CI',
+          roles: ['ORG_OWNER in Acme Corp (5b47…6a3)'],
+          snapshotTakenAt: NOW,
+        },
+      },
+    });
+
+    // Act
+    const notification = formatChatbotNotification(alert, { context: ATLAS_CONTEXT });
+
+    // Assess
+    const texts = renderedTexts(notification).join('\n');
+    expect(texts.match(/critical/gi)).toHaveLength(2);
+    expect(notification.content.title).toMatch(/^:rotating_light: \[CRITICAL\] /);
+    expect(notification.metadata?.summary).toMatch(/^\[CRITICAL\] /);
+    const values = notification.content.description
+      .split('\n')
+      .map((line) => /^\*[^*]+:\* (.+)$/.exec(line)?.[1])
+      .filter((value) => value !== undefined);
+    expect(new Set(values).size).toBe(values.length);
+    expect(notification.content.description).toContain('*API key:* zmcxkfop: CI\n');
+    expect(notification.content.description.match(/zmcxkfop/g)).toHaveLength(1);
+  });
+
+  it('asks the actor when there is one, else says where to find who did it', () => {
+    // Prepare
+    const { username: _username, userId: _userId, ...unsigned } = accessListEvent();
+    const alerts = [
+      makeAlert({ runbook: '' }),
+      makeAlert({ runbook: '', events: [{ ...unsigned, source: 'inventory' }] }),
+      makeAlert({ runbook: '', events: [unsigned] }),
+    ];
+
+    // Act
+    const steps = alerts.map(
+      (alert) => formatChatbotNotification(alert, { context: ATLAS_CONTEXT }).content.nextSteps?.[0],
+    );
+
+    // Assess
+    expect(steps).toEqual([
+      'Check with the person under Who that this change was expected.',
+      'Find who made this change in the activity feed of the organization or project, and check that it was expected.',
+      'Check the event in the activity feed of the organization or project and decide whether it needs action.',
     ]);
   });
 
@@ -170,7 +222,9 @@ describe('formatChatbotNotification', () => {
     const { title } = formatChatbotNotification(alert, { context: ATLAS_CONTEXT }).content;
 
     // Assess
-    expect(title).toBe(':rotating_light: [CRITICAL] <!here> API key created by &lt;@\u2060U024BE7LH&gt;');
+    expect(title).toBe(
+      `:rotating_light: [CRITICAL] <!here> API key created by &lt;@\u2060U024BE7LH&gt; (organization ${ORG_ID})`,
+    );
   });
 
   it('stays within the documented limits when title and summary are huge', () => {
@@ -183,7 +237,7 @@ describe('formatChatbotNotification', () => {
     // Assess
     expect(notification.content.title?.length).toBeLessThanOrEqual(CHATBOT_TITLE_MAX_LENGTH);
     expect(notification.content.description.length).toBeLessThanOrEqual(CHATBOT_DESCRIPTION_MAX_LENGTH);
-    expect(notification.content.description).toContain('&amp;\u2026\n\n*Severity:* CRITICAL');
+    expect(notification.content.description).toContain('&amp;\u2026\n\n*Rule:* ');
     expect(chatbotNotificationSchema.safeParse(notification).success).toBe(true);
   });
 
@@ -206,9 +260,7 @@ describe('formatChatbotNotification', () => {
     const { description } = formatChatbotNotification(alert, { context: ATLAS_CONTEXT }).content;
 
     // Assess
-    expect(description).toContain(
-      '*When:* 2026-11-22 04:00:00 UTC to 2026-11-22 04:11:00 UTC (last 2 hours ago)',
-    );
+    expect(description).toContain('*When:* 2026-11-22 04:00:00 UTC to 2026-11-22 04:11:00 UTC\n');
     expect(description).toContain('*Who:* API key key0 from 192.0.2.15, API key key1 from 192.0.2.15');
     expect(description).toContain(' and 2 more');
     expect(description).toContain('*Event:* DATA_EXPLORER_CRUD (12 events)');
@@ -223,8 +275,8 @@ describe('formatChatbotNotification', () => {
     const notification = formatChatbotNotification(alert, { context: ATLAS_CONTEXT });
 
     // Assess
-    expect(notification.content.description).toContain(
-      `<https://cloud.mongodb.com/v2#/org/${ORG_ID}/activity|Organization activity feed>`,
+    expect(notification.content.nextSteps).toContain(
+      `Open the <https://cloud.mongodb.com/v2#/org/${ORG_ID}/activity|organization activity feed>.`,
     );
     expect(notification.content.description).toContain('*API key:* zmcxkfop');
   });
@@ -243,8 +295,8 @@ describe('formatChatbotNotification', () => {
     const org = formatChatbotNotification(orgAlert, { context });
 
     // Assess
-    expect(project.content.description).toContain(
-      `<https://om.example.com:8080/v2/${PROJECT_ID}|Project in Ops Manager>`,
+    expect(project.content.nextSteps).toContain(
+      `Open the <https://om.example.com:8080/v2/${PROJECT_ID}|project in Ops Manager>.`,
     );
     expect(project.content.description).toContain(
       '*Change 1:* USERS NEW reporting: roles readWrite@\u2060sales',

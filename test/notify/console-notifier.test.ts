@@ -34,19 +34,21 @@ describe('ConsoleNotifier', () => {
     // Assess
     expect(results).toEqual([{ status: 'sent', fingerprint: makeAlert().fingerprint }]);
     const { text } = stream;
-    expect(text).toContain('Subject: [CRITICAL] Project IP access list open to 0.0.0.0/0\n');
     expect(text).toContain(
-      'CRITICAL: Project IP access list opened to the internet (rule network-access-open-to-internet)',
+      `Subject: [CRITICAL] Project IP access list open to 0.0.0.0/0 (project 5b43...1a2, by j.doe@example.com)\n`,
     );
-    expect(text).toContain('When:          2026-11-22 06:12:41 UTC (4 minutes ago)');
+    expect(text).toContain(
+      'Rule:          Project IP access list opened to the internet (network-access-open-to-internet)',
+    );
+    expect(text).toContain('When:          2026-11-22 06:12:41 UTC\n');
     expect(text).toContain('\u250C\u2500 Slack (AWS Chatbot)');
-    expect(text).toContain('\u2502 \u{1F6A8} [CRITICAL] Project IP access list open to 0.0.0.0/0\n');
     expect(text).toContain(
-      `\u2502 Project activity feed (https://cloud.mongodb.com/v2/${PROJECT_ID}#/activity)`,
+      `\u2502 \u{1F6A8} [CRITICAL] Project IP access list open to 0.0.0.0/0 (project ${PROJECT_ID}, by j.doe@\u2060example.com)\n`,
     );
     expect(text).toContain(
-      '\u2502 [CRITICAL] [network-access-open-to-internet] [project 5b43d04087d9d6357de591a2] [network]',
+      `\u2502   \u2022 Open the project activity feed (https://cloud.mongodb.com/v2/${PROJECT_ID}#/activity).`,
     );
+    expect(text).toContain('\u2502 [network]\n');
     expect(text).not.toContain('\u001b');
   });
 
@@ -61,9 +63,9 @@ describe('ConsoleNotifier', () => {
 
     // Assess
     expect(stream.text).toContain(
-      'Subject: \u001b[1;37;41m[CRITICAL] Project IP access list open to 0.0.0.0/0\u001b[0m',
+      'Subject: \u001b[1;37;41m[CRITICAL] Project IP access list open to 0.0.0.0/0 (project 5b43...1a2, by j.doe@example.com)\u001b[0m',
     );
-    expect(stream.text).toContain('\u001b[1mSeverity:\u001b[0m CRITICAL');
+    expect(stream.text).toContain('\u001b[1mRule:\u001b[0m Project IP access list opened to the internet');
   });
 
   it('prints hostile event values as inert text that cannot drive the terminal', async () => {

@@ -7,6 +7,8 @@ import {
   apiKeyCreatedEvent,
   automationConfigEvent,
   dataExplorerEvent,
+  INVENTORY_CONTEXT,
+  inventoryEntryEvent,
   makeAlert,
   ORG_ID,
   PROJECT_ID,
@@ -14,7 +16,7 @@ import {
 import { hasControlCharacter, rawEventJson } from './support/text.js';
 
 describe('formatEmailText', () => {
-  it('puts severity and rule name first, then the title', () => {
+  it('starts with the title, then the severity and the rule once each', () => {
     // Prepare
     const alert = makeAlert();
 
@@ -22,14 +24,16 @@ describe('formatEmailText', () => {
     const email = formatEmailText(alert, { context: ATLAS_CONTEXT });
 
     // Assess
-    expect(email.split('\n').slice(0, 3)).toEqual([
-      'CRITICAL: Project IP access list opened to the internet (rule network-access-open-to-internet)',
-      '',
+    expect(email.split('\n').slice(0, 4)).toEqual([
       'Project IP access list open to 0.0.0.0/0',
+      '',
+      'Severity:      CRITICAL',
+      'Rule:          Project IP access list opened to the internet (network-access-open-to-internet)',
     ]);
+    expect(email.match(/critical/gi)).toHaveLength(1);
   });
 
-  it('says when in UTC and how long ago, who, and where', () => {
+  it('says when as a time in UTC that reads the same whenever the email is read, who, and where', () => {
     // Prepare
     const alert = makeAlert();
 
@@ -37,7 +41,8 @@ describe('formatEmailText', () => {
     const email = formatEmailText(alert, { context: ATLAS_CONTEXT });
 
     // Assess
-    expect(email).toContain('When:          2026-11-22 06:12:41 UTC (4 minutes ago)\n');
+    expect(email).toContain('When:          2026-11-22 06:12:41 UTC\n');
+    expect(email).not.toMatch(/ago\b|just now/);
     expect(email).toContain('Who:           j.doe@example.com from 203.0.113.22\n');
     expect(email).toContain(`Organization:  ${ORG_ID}\n`);
     expect(email).toContain(`Project:       ${PROJECT_ID}\n`);
@@ -101,7 +106,7 @@ describe('formatEmailText', () => {
     expect(automation).toContain('Change 1:  USERS NEW reporting: roles readWrite@sales');
   });
 
-  it('lists unknown scalar fields of new event types under what changed', () => {
+  it('lists the unknown scalar fields of new event types under what changed, in words', () => {
     // Prepare
     const alert = makeAlert({
       events: [{ eventTypeName: 'SERVICE_ACCOUNT_SECRET_ADDED', clientId: 'mdb_sa_id_1', expiresAt: 7 }],
@@ -111,8 +116,103 @@ describe('formatEmailText', () => {
     const email = formatEmailText(alert, { context: ATLAS_CONTEXT });
 
     // Assess
-    expect(email).toContain('clientId:   mdb_sa_id_1');
-    expect(email).toContain('expiresAt:  7');
+    expect(email).toContain('Client id:   mdb_sa_id_1');
+    expect(email).toContain('Expires at:  7');
+  });
+
+  it('says what an inventory finding is about, when it was found and since when it exists, and names no actor', () => {
+    // Prepare
+    const alert = makeAlert({
+      title: 'API key qkzvbgyt usable from 0.0.0.0/0',
+      events: [inventoryEntryEvent()],
+      context: INVENTORY_CONTEXT,
+    });
+
+    // Act
+    const email = formatEmailText(alert, { context: ATLAS_CONTEXT });
+
+    // Assess
+    const head = email.slice(0, email.indexOf('\nWhat happened'));
+    expect(head).toContain(
+      'Found:          2026-11-22 06:10:00 UTC, by the first inventory: there before this deployment\n',
+    );
+    expect(head).toContain('Since:          2024-03-18 14:41:10 UTC, as Atlas records it\n');
+    expect(head).toContain('Who:            not known: the inventory sees what exists, not who changed it\n');
+    expect(head).toContain('Organization:   Acme Corp (5b47…6a3)\n');
+    expect(head).toContain('API key:        qkzvbgyt: CI automation (owner)\n');
+    expect(head).toContain(
+      'Current roles:  ORG_OWNER in Acme Corp (5b47…6a3); ORG_READ_ONLY in Acme Labs (64b5…c02)\n',
+    );
+    expect(head).not.toMatch(/When:|just now|API key id/);
+  });
+
+  it('shows facts a person reads under what changed: no internal fields, nothing twice', () => {
+    // Prepare
+    const alert = makeAlert({ events: [inventoryEntryEvent()], context: INVENTORY_CONTEXT });
+
+    // Act
+    const email = formatEmailText(alert, { context: ATLAS_CONTEXT });
+
+    // Assess
+    const changed = email.slice(email.indexOf('What changed\n'), email.indexOf('\nRunbook'));
+    expect(changed).toBe('What changed\n------------\nAccess list entry:  0.0.0.0/0 (the whole internet)\n');
+    const facts = email
+      .slice(0, email.indexOf('\nRaw event'))
+      .split('\n')
+      .map((line) => /^[A-Z][\w .]*: +(.+)$/.exec(line)?.[1])
+      .filter((value) => value !== undefined);
+    expect(new Set(facts).size).toBe(facts.length);
+  });
+
+  it('names the organization of a project finding, the team and the alert configuration by name', () => {
+    // Prepare
+    const project = makeAlert({
+      events: [
+        {
+          eventTypeName: 'INVENTORY_PROJECT_ACCESS_LIST_ENTRY_ADDED',
+          source: 'inventory',
+          groupId: PROJECT_ID,
+          accessListEntry: '0.0.0.0/0',
+          created: '2026-11-22T06:10:00Z',
+        },
+      ],
+      context: { orgId: ORG_ID, orgName: 'Acme Corp', projectId: PROJECT_ID, projectName: 'internal-tools' },
+    });
+    const { targetPublicKey: _key, ...orgEvent } = apiKeyCreatedEvent();
+    const { whitelistEntry: _entry, ...projectEvent } = accessListEvent();
+    const team = makeAlert({
+      events: [
+        {
+          ...orgEvent,
+          eventTypeName: 'JOINED_TEAM',
+          teamId: '64b5cf01f1a3d40012ab6001',
+          targetUsername: 'dave@example.com',
+        },
+      ],
+      context: { orgId: ORG_ID, team: { id: '64b5cf01f1a3d40012ab6001', name: 'data-analysts' } },
+    });
+    const config = makeAlert({
+      events: [
+        {
+          ...projectEvent,
+          eventTypeName: 'ALERT_CONFIG_DISABLED_AUDIT',
+          alertConfigId: '64b5ce01f1a3d40012ab5003',
+        },
+      ],
+      context: { projectId: PROJECT_ID, alertConfig: { id: '64b5ce01f1a3d40012ab5003', name: 'Host down' } },
+    });
+
+    // Act
+    const [projectEmail, teamEmail, configEmail] = [project, team, config].map((alert) =>
+      formatEmailText(alert, { context: ATLAS_CONTEXT }),
+    );
+
+    // Assess
+    expect(projectEmail).toContain(
+      '\nOrganization:  Acme Corp (5b47…6a3)\nProject:       internal-tools (5b43…1a2)\n',
+    );
+    expect(teamEmail).toContain('User:  dave@example.com\nTeam:  data-analysts (64b5…001)\n');
+    expect(configEmail).toContain('Alert configuration:  Host down (64b5…003)\n');
   });
 
   it('keeps control characters and line breaks of event values out of the text, but exact in the raw JSON', () => {

@@ -33,13 +33,16 @@ describe('buildSnsEntry', () => {
     expect(validateSnsEntry(entry)).toEqual({ valid: true });
     expect(entry).toMatchObject({
       Id: 'alert-0',
-      Subject: '[CRITICAL] Project IP access list open to 0.0.0.0/0',
+      Subject:
+        '[CRITICAL] Project IP access list open to 0.0.0.0/0 (project 5b43...1a2, by j.doe@example.com)',
       MessageStructure: 'json',
     });
     const message = body(entry);
     expect(Object.keys(message)).toEqual(['default', 'email']);
     expect(chatbotNotificationSchema.safeParse(JSON.parse(message.default)).success).toBe(true);
-    expect(message.email.startsWith('CRITICAL: Project IP access list opened to the internet')).toBe(true);
+    expect(
+      message.email.startsWith('Project IP access list open to 0.0.0.0/0\n\nSeverity:      CRITICAL\n'),
+    ).toBe(true);
   });
 
   it('gives a valid message under 256 KB for a 300 KB event, cutting the raw event first', () => {

@@ -125,7 +125,7 @@ describe('SnsNotifier', () => {
     );
     expect(message.email).toContain(`Who:           ${username} from 203.0.113.22`);
     expect(entry?.Subject).toBe(
-      '[CRITICAL] Access list opened by <!channel> <https://evil.example|click> *bold*',
+      '[CRITICAL] Access list opened by <!channel> <https://evil.example|click>... (project 5b43...1a2)',
     );
   });
 

@@ -1,6 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { AtlasClient } from '../../shared/atlas/index.js';
 import type { Logger } from '../../shared/logger.js';
+import { describeAlert } from '../../shared/notify/alert-facts.js';
+import { formatHeadline } from '../../shared/notify/headline.js';
 import { checkInventory } from '../../shared/poll/inventory-check.js';
 import type { SeedData } from '../../simulator/index.js';
 import { outcomeOf } from './support/assertions.js';
@@ -60,10 +62,11 @@ afterEach(async () => {
   fixture = undefined;
 });
 
+/** Rule and headline (title, where, who) of the alerts delivered since `from`. */
 function alerts(from = 0): string[][] {
   return (fixture?.notifier.delivered ?? [])
     .slice(from)
-    .map((alert) => [alert.ruleId, alert.title])
+    .map((alert) => [alert.ruleId, formatHeadline(alert, describeAlert(alert))])
     .sort();
 }
 
@@ -97,11 +100,11 @@ describe.each(storeKinds())(
       expect(alerts()).toEqual([
         [
           'inventory-credential-without-access-list-owner',
-          'Owner owner-bot has no access list (pre-existing, found by the first inventory)',
+          'Owner owner-bot has no access list (Acme, pre-existing, first inventory)',
         ],
         [
           'inventory-project-open-to-internet',
-          `Project payments (6650…011) open to 0.0.0.0/0 (pre-existing, found by the first inventory)`,
+          'Project IP access list open to 0.0.0.0/0 (payments, pre-existing, first inventory)',
         ],
       ]);
       expect(fixture.notifier.delivered.map((alert) => alert.events[0]?.preExisting)).toEqual([true, true]);
@@ -150,20 +153,20 @@ describe.each(storeKinds())(
       expect(alerts(baseline)).toEqual([
         [
           'inventory-project-open-to-internet',
-          `Project analytics (6650…012) open to 0.0.0.0/0 (new since the last inventory)`,
+          'Project IP access list open to 0.0.0.0/0 (analytics, found by the inventory)',
         ],
         [
           'inventory-service-account-access-list-open-to-internet',
-          'Service account ci usable from 0.0.0.0/0',
+          'Service account ci usable from 0.0.0.0/0 (Acme, found by the inventory)',
         ],
-        ['inventory-service-account-added', `New service account ci found in organization Acme (6650…001)`],
+        ['inventory-service-account-added', 'New service account ci (Acme, found by the inventory)'],
         [
           'inventory-service-account-owner-role-granted',
-          `Service account deployer given ORG_OWNER in organization Acme (6650…001)`,
+          'Service account deployer given ORG_OWNER (Acme, found by the inventory)',
         ],
         [
           'inventory-service-account-removed',
-          `Service account owner-bot no longer in organization Acme (6650…001)`,
+          'Service account owner-bot no longer in the organization (Acme, found by the inventory)',
         ],
       ]);
       expect(outcomeOf(quiet, ORG).inventory).toMatchObject({ status: 'compared', changes: 0 });

@@ -1,8 +1,11 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { AtlasEvent } from '../../shared/atlas/index.js';
 import type { Logger } from '../../shared/logger.js';
+import type { Alert } from '../../shared/notify/alert.js';
+import { describeAlert } from '../../shared/notify/alert-facts.js';
 import { formatChatbotNotification } from '../../shared/notify/chatbot-formatter.js';
 import { formatEmailText } from '../../shared/notify/email-formatter.js';
+import { formatHeadline } from '../../shared/notify/headline.js';
 import { outcomeOf } from './support/assertions.js';
 import {
   fileStoreFactory,
@@ -26,7 +29,12 @@ afterEach(async () => {
   fixture = undefined;
 });
 
-/** A backup snapshot deleted in the test project: the default rule's title names the project. */
+/** The headline of an alert: its title, where and who, as a Slack title shows it. */
+function headline(alert: Alert): string {
+  return formatHeadline(alert, describeAlert(alert));
+}
+
+/** A backup snapshot deleted in the test project: its alert's headline names the project. */
 function snapshotDeleted(
   created: number,
   username = 'ana@example.com',
@@ -84,10 +92,10 @@ describe.each(storeKinds())('names in alerts, through a real tick, with the $nam
     // Assess
     expect(outcomeOf(first, PROJECT)).toMatchObject({ status: 'ok' });
     expect(first.totals.sourceErrors).toBe(0);
-    expect(current.notifier.delivered.map((alert) => alert.title)).toEqual([
-      'Backup snapshot deleted in project payments (6650…011) by ana@example.com',
-      'Backup snapshot deleted in project payments (6650…011) by bo@example.com',
-      'Backup snapshot deleted in project payments (6650…011) by cy@example.com',
+    expect(current.notifier.delivered.map(headline)).toEqual([
+      'Backup snapshot deleted (payments, by ana@example.com)',
+      'Backup snapshot deleted (payments, by bo@example.com)',
+      'Backup snapshot deleted (payments, by cy@example.com)',
     ]);
     expect(current.notifier.delivered.map((alert) => alert.context)).toEqual(
       Array(3).fill({
@@ -141,10 +149,10 @@ describe.each(storeKinds())('names in alerts, through a real tick, with the $nam
     expect(outcomeOf(first, PROJECT)).toMatchObject({ status: 'ok' });
     expect(first.totals.sourceErrors).toBe(0);
     expect(third.totals.sourceErrors).toBe(0);
-    expect(current.notifier.delivered.map((alert) => alert.title)).toEqual([
-      `Backup snapshot deleted in project ${ids.project} by ana@example.com`,
-      `Backup snapshot deleted in project ${ids.project} by bo@example.com`,
-      'Backup snapshot deleted in project payments (6650…011) by cy@example.com',
+    expect(current.notifier.delivered.map(headline)).toEqual([
+      `Backup snapshot deleted (project ${ids.project}, by ana@example.com)`,
+      `Backup snapshot deleted (project ${ids.project}, by bo@example.com)`,
+      'Backup snapshot deleted (payments, by cy@example.com)',
     ]);
     expect(asked).toBeGreaterThan(0);
     expect(askedWithinRetry).toBe(asked);
@@ -167,8 +175,8 @@ describe.each(storeKinds())('names in alerts, through a real tick, with the $nam
     await current.tick();
 
     // Assess
-    expect(current.notifier.delivered.map((alert) => alert.title)).toContain(
-      'Backup snapshot deleted in project analytics (6650…012) by ana@example.com',
+    expect(current.notifier.delivered.map(headline)).toContain(
+      'Backup snapshot deleted (analytics, by ana@example.com)',
     );
     expect(requestsOn(current, GET_PROJECT)).toBe(0);
   });
@@ -196,17 +204,17 @@ describe.each(storeKinds())('names in alerts, through a real tick, with the $nam
       kind: 'api-key',
       id: 'dashbrds',
       description: 'dashboards',
-      roles: ['ORG_READ_ONLY'],
+      roles: ['ORG_READ_ONLY in Acme (6650…001)'],
     });
     const email = alert && formatEmailText(alert, { context: { now: current.clock.now() } });
     const slack =
       alert && JSON.stringify(formatChatbotNotification(alert, { context: { now: current.clock.now() } }));
     expect(email).toMatch(/^Organization: +Acme \(6650…001\)$/m);
     expect(email).toMatch(/^API key: +dashbrds: dashboards$/m);
-    expect(email).toMatch(/^Current roles: +ORG_READ_ONLY$/m);
+    expect(email).toMatch(/^Current roles: +ORG_READ_ONLY in Acme \(6650…001\)$/m);
     expect(slack).toContain('*Where:* Organization Acme (6650…001)');
     expect(slack).toContain('*API key:* dashbrds: dashboards');
-    expect(slack).toContain('*Current roles:* ORG_READ_ONLY');
+    expect(slack).toContain('*Current roles:* ORG_READ_ONLY in Acme (6650…001)');
     for (const text of [email, slack, JSON.stringify(current.notifier.delivered)]) {
       expect(text).not.toContain('fake-private-key');
     }

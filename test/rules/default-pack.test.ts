@@ -45,6 +45,38 @@ describe('default rule pack', () => {
     expect(undertested).toEqual([]);
   });
 
+  it('gives every rule a summary', () => {
+    const withoutSummary = pack.rules
+      .filter(({ spec }) => (spec.summary ?? '').trim() === '')
+      .map(({ spec }) => spec.id);
+
+    expect(pack.rules.length).toBeGreaterThan(100);
+    expect(withoutSummary).toEqual([]);
+  });
+
+  it('raises no alert in its tests whose summary is empty or names a project of "(none)"', async () => {
+    const unreadable: string[] = [];
+    for (const test of collectRuleTests(pack)) {
+      const { alerts } = await test.run();
+      for (const alert of alerts) {
+        if (alert.summary.trim() === '' || /project \(none\)/.test(`${alert.title} ${alert.summary}`))
+          unreadable.push(`${test.ruleId} › ${test.name}: "${alert.summary}"`);
+      }
+    }
+
+    expect(unreadable).toEqual([]);
+  });
+
+  it('leaves the place and the actor out of titles: the headline of every message adds them', () => {
+    const naming = pack.rules
+      .filter(({ spec }) =>
+        /\bby \{\{username|(?:in|for) (?:project|organization) \{\{(?:groupId|orgId)/.test(spec.title),
+      )
+      .map(({ spec }) => `${spec.id}: ${spec.title}`);
+
+    expect(naming).toEqual([]);
+  });
+
   it('points every rule file at the committed JSON Schema on its first line', () => {
     const files = readdirSync(rulesDirectory).filter((name) => name.endsWith('.yaml'));
 

@@ -101,6 +101,52 @@ describe('buildInventoryEvent', () => {
     expect(byIp).toMatchObject({ accessListEntry: '203.0.113.7', ipAddress: '203.0.113.7' });
   });
 
+  it('says since when what it found exists, as Atlas records it, and nothing for what was removed', () => {
+    const entry = { cidrBlock: '0.0.0.0/0', created: '2024-03-18T14:41:10Z' };
+    const account = { clientId: 'mdb_sa_id_1', name: 'ci', createdAt: '2025-02-03T09:20:00Z' };
+
+    const added = buildInventoryEvent(
+      { type: INVENTORY_EVENT_TYPES.accessListEntryAdded, apiKey, entry },
+      context,
+    );
+    const removed = buildInventoryEvent(
+      { type: INVENTORY_EVENT_TYPES.accessListEntryRemoved, apiKey, entry },
+      context,
+    );
+    const accountEntry = buildInventoryEvent(
+      {
+        type: INVENTORY_EVENT_TYPES.serviceAccountAccessListEntryAdded,
+        serviceAccount: account,
+        entry: { cidrBlock: '0.0.0.0/0', createdAt: '2025-02-04T10:00:00Z' },
+      },
+      context,
+    );
+    const accountAdded = buildInventoryEvent(
+      { type: INVENTORY_EVENT_TYPES.serviceAccountAdded, serviceAccount: account },
+      context,
+    );
+    const undated = buildInventoryEvent(
+      {
+        type: INVENTORY_EVENT_TYPES.accessListEntryAdded,
+        apiKey,
+        entry: { cidrBlock: '0.0.0.0/0', created: 'soon' },
+      },
+      context,
+    );
+
+    expect(added.existsSince).toBe('2024-03-18T14:41:10.000Z');
+    expect(removed).not.toHaveProperty('existsSince');
+    expect(accountEntry.existsSince).toBe('2025-02-04T10:00:00.000Z');
+    expect(accountAdded.existsSince).toBe('2025-02-03T09:20:00.000Z');
+    expect(undated).not.toHaveProperty('existsSince');
+    expect(added.id).toBe(
+      buildInventoryEvent(
+        { type: INVENTORY_EVENT_TYPES.accessListEntryAdded, apiKey, entry: { cidrBlock: '0.0.0.0/0' } },
+        context,
+      ).id,
+    );
+  });
+
   it('refuses an entry with no address and a snapshot time that is not a time', () => {
     expect(() =>
       buildInventoryEvent(

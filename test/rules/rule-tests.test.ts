@@ -32,7 +32,7 @@ describe('runRuleTests', () => {
           'expected severity high, got medium',
         ],
       ],
-      ['expects silence but alerts', false, ['expected no alert, got 1: "Project  deleted"']],
+      ['expects silence but alerts', false, ['expected no alert, got 1: "Project deleted"']],
     ]);
   });
 

@@ -4,7 +4,7 @@ import { type AtlasSimulator, startSimulator } from '../../simulator/index.js';
 
 const V2 = 'application/vnd.atlas.2023-01-01+json';
 
-describe('simulator organization and project reads', () => {
+describe('simulator organization, project, team and alert configuration reads', () => {
   let sim: AtlasSimulator;
   let client: AtlasClient;
   let acme: string;
@@ -42,6 +42,25 @@ describe('simulator organization and project reads', () => {
     // Assess
     await expect(org).rejects.toMatchObject({ errorCode: 'ORG_NOT_FOUND', status: 404 });
     await expect(project).rejects.toBeInstanceOf(AtlasNotFoundError);
+  });
+
+  it('answers GET /orgs/{orgId}/teams/{teamId} and GET /groups/{groupId}/alertConfigs/{alertConfigId}', async () => {
+    // Act
+    const team = await client.getTeam(acme, '64b5cf01f1a3d40012ab6001');
+    const config = await client.getAlertConfig(paymentsProd, '64b5ce01f1a3d40012ab5004');
+    const missingTeam = client.getTeam(acme, 'ffffffffffffffffffffffff');
+    const missingConfig = client.getAlertConfig(paymentsProd, 'ffffffffffffffffffffffff');
+
+    // Assess
+    expect(team).toMatchObject({ id: '64b5cf01f1a3d40012ab6001', name: 'data-analysts' });
+    expect(config).toMatchObject({
+      id: '64b5ce01f1a3d40012ab5004',
+      groupId: paymentsProd,
+      eventTypeName: 'OUTSIDE_METRIC_THRESHOLD',
+      metricThreshold: { metricName: 'CONNECTIONS', operator: 'GREATER_THAN', threshold: 1500 },
+    });
+    await expect(missingTeam).rejects.toBeInstanceOf(AtlasNotFoundError);
+    await expect(missingConfig).rejects.toBeInstanceOf(AtlasNotFoundError);
   });
 
   it('fails the name reads on demand, and only them', async () => {

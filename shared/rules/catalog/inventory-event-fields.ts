@@ -18,11 +18,12 @@ const apiKey = {
   roles: [{ roleName: 'ORG_OWNER', orgId: '5f0000000000000000000002' }],
 };
 const rolesBefore = [{ roleName: 'GROUP_READ_ONLY', groupId: '5f0000000000000000000003' }];
-const entry = { cidrBlock: '192.0.2.0/24', ipAddress: '192.0.2.1' };
+const entry = { cidrBlock: '192.0.2.0/24', ipAddress: '192.0.2.1', created: '2024-03-18T14:41:10Z' };
 const serviceAccount = {
   clientId: 'mdb_sa_id_5f0000000000000000000004',
   name: 'sample account',
   description: 'sample service account',
+  createdAt: '2024-03-18T14:41:10Z',
   roles: [{ roleName: 'ORG_OWNER', orgId: '5f0000000000000000000002' }],
 };
 const projectEntry = {

@@ -100,6 +100,42 @@ export function automationConfigEvent(overrides: Partial<AtlasEvent> = {}): Atla
   };
 }
 
+/**
+ * A baseline finding of the first inventory: API key qkzvbgyt usable from 0.0.0.0/0 since 2024, as the
+ * poller builds it (`buildInventoryEvent`).
+ */
+export function inventoryEntryEvent(overrides: Partial<AtlasEvent> = {}): AtlasEvent {
+  return {
+    created: '2026-11-22T06:10:00.000Z',
+    source: 'inventory',
+    orgId: ORG_ID,
+    preExisting: true,
+    finding: 'pre-existing, found by the first inventory',
+    apiKeyId: '64b5cc01f1a3d40012ab3f01',
+    targetPublicKey: 'qkzvbgyt',
+    apiKeyDescription: 'CI automation (owner)',
+    accessListEntry: '0.0.0.0/0',
+    cidrBlock: '0.0.0.0/0',
+    existsSince: '2024-03-18T14:41:10.000Z',
+    id: 'inv-9f5022dafaf25fcb32c8b3a7dd5e3496',
+    eventTypeName: 'INVENTORY_ACCESS_LIST_ENTRY_ADDED',
+    ...overrides,
+  };
+}
+
+/** What the poller knows of {@link inventoryEntryEvent}: the organization by name, and the key. */
+export const INVENTORY_CONTEXT = {
+  orgId: ORG_ID,
+  orgName: 'Acme Corp',
+  credential: {
+    kind: 'api-key' as const,
+    id: 'qkzvbgyt',
+    description: 'CI automation (owner)',
+    roles: ['ORG_OWNER in Acme Corp (5b47…6a3)', 'ORG_READ_ONLY in Acme Labs (64b5…c02)'],
+    snapshotTakenAt: Date.parse('2026-11-22T06:10:00Z'),
+  },
+};
+
 /** An alert as the rule engine would raise it for one event. */
 export function makeAlert(overrides: Partial<Alert> = {}): Alert {
   const events = overrides.events ?? [accessListEvent()];
