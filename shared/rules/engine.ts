@@ -14,6 +14,7 @@ import { createFirstSeenTracker, type FirstSeenCandidate } from './first-seen-tr
 import { MemoryFirstSeenStore } from './memory-first-seen-store.js';
 import { type CompiledRule, compileRule } from './rule-compiler.js';
 import type { RulePack } from './rule-pack.js';
+import type { TemplateContext } from './template.js';
 
 export interface RuleEngineOptions {
   readonly pack: RulePack;
@@ -125,7 +126,22 @@ interface StatefulMatch {
 }
 
 /** What templates read besides the event when the caller knows nothing more of it. */
-const NO_VALUES: Readonly<Record<string, string>> = Object.freeze({});
+/**
+ * What templates read of an alert whose event no one described (the CLI, replay, tests): only the
+ * event type in words, one frozen object per event type rather than one per alert.
+ */
+function bareRendering(eventWords: string | undefined): TemplateContext {
+  const key = eventWords ?? '';
+  let known = BARE_RENDERINGS.get(key);
+  if (known === undefined) {
+    if (BARE_RENDERINGS.size >= MAX_BARE_RENDERINGS) BARE_RENDERINGS.clear();
+    known = Object.freeze({ values: Object.freeze(eventWords === undefined ? {} : { eventWords }) });
+    BARE_RENDERINGS.set(key, known);
+  }
+  return known;
+}
+const BARE_RENDERINGS = new Map<string, TemplateContext>();
+const MAX_BARE_RENDERINGS = 1_024;
 
 /** A title without the runs of spaces an empty placeholder leaves. */
 function collapseSpaces(title: string): string {
@@ -236,22 +252,23 @@ export function createRuleEngine(options: RuleEngineOptions): RuleEngine {
     context: AlertContext | undefined,
   ): Alert => {
     const eventWords = eventTypeWords(trigger.eventTypeName);
-    let values = NO_VALUES;
-    if (context !== undefined || eventWords !== undefined) {
-      const known = templateValues(context);
-      if (eventWords !== undefined) known.eventWords = eventWords;
-      values = known;
+    // A title shows a described event's ids by name; its summary keeps the ids themselves.
+    let title: TemplateContext;
+    let summary: TemplateContext;
+    if (context === undefined) title = summary = bareRendering(eventWords);
+    else {
+      const values = templateValues(context);
+      if (eventWords !== undefined) values.eventWords = eventWords;
+      title = { values, namedIds: namedIds(context) };
+      summary = { values };
     }
-    const named = context === undefined ? undefined : namedIds(context);
     const alert: Alert = {
       ruleId: rule.id,
       ruleName: rule.name,
       severity: rule.severity,
       // A placeholder with nothing to show leaves no double space: `Service account {{context.serviceAccountName}} created`.
-      title: collapseSpaces(
-        rule.title.render(trigger, named === undefined ? { values } : { values, namedIds: named }),
-      ),
-      summary: rule.summary.render(trigger, { values }),
+      title: collapseSpaces(rule.title.render(trigger, title)),
+      summary: rule.summary.render(trigger, summary),
       tags: rule.tags,
       events,
       groupKey,
