@@ -1,0 +1,39 @@
+export {
+  type AttributeCondition,
+  type CompiledPolicy,
+  compileRouteMatch,
+  MAX_POLICY_COMBINATIONS,
+  MAX_POLICY_KEYS,
+  type PolicyClause,
+  policyLimitProblem,
+  RouteAttribute,
+  type RouteAttributeName,
+  type SnsFilterPolicy,
+  toSnsFilterPolicy,
+  unionPolicies,
+} from './filter-policy.js';
+export { filterPolicyMatches, UnsupportedFilterPolicyError } from './filter-policy-match.js';
+export {
+  type Destination,
+  type DestinationPlan,
+  describeDestination,
+  destinationKey,
+  planRoutes,
+  type RouteDecision,
+  type RoutePlan,
+  type RouteProblem,
+  routeAlert,
+  routeDestinations,
+} from './route-plan.js';
+export {
+  ATLAS_ID,
+  type DestinationKind,
+  type EmailDestination,
+  NAME_PATTERN,
+  type RouteMatch,
+  type RouteSettings,
+  routeMatchSchema,
+  routeSchema,
+  routesSchema,
+  type SlackDestination,
+} from './route-settings.js';

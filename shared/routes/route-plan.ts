@@ -1,0 +1,167 @@
+import type { MessageAttributeValue } from '@aws-sdk/client-sns';
+import {
+  type CompiledPolicy,
+  compileRouteMatch,
+  policyLimitProblem,
+  type SnsFilterPolicy,
+  toSnsFilterPolicy,
+  unionPolicies,
+} from './filter-policy.js';
+import { filterPolicyMatches } from './filter-policy-match.js';
+import type { DestinationKind, RouteSettings } from './route-settings.js';
+
+/** One endpoint alerts are delivered to, and which routes send to it. */
+export type Destination =
+  | { readonly kind: 'email'; readonly address: string }
+  | { readonly kind: 'slack'; readonly workspaceId: string; readonly channelId: string };
+
+/** A destination with the filter policy of its one subscription: the union of its routes' policies. */
+export interface DestinationPlan {
+  destination: Destination;
+  /** The routes that send to it, in the order they are configured. */
+  routes: string[];
+  policy: CompiledPolicy;
+  /** What the subscription's filter policy is; `undefined` when it takes every alert. */
+  filterPolicy: SnsFilterPolicy | undefined;
+}
+
+/** A route setting SNS could not take, with where it is. */
+export interface RouteProblem {
+  /** Path below the routes list: `[2, 'match']`. */
+  path: (string | number)[];
+  message: string;
+}
+
+/** What a list of routes becomes: one subscription per destination, or the problems. */
+export interface RoutePlan {
+  destinations: DestinationPlan[];
+  problems: RouteProblem[];
+}
+
+/**
+ * A destination's identity: an address (case-insensitive, as SNS treats it) or a Slack channel.
+ *
+ * @example
+ * ```ts
+ * destinationKey({ kind: 'email', address: 'SecOps@example.com' }); // 'email:secops@example.com'
+ * ```
+ */
+export function destinationKey(destination: Destination): string {
+  return destination.kind === 'email'
+    ? `email:${destination.address.toLowerCase()}`
+    : `slack:${destination.workspaceId}/${destination.channelId}`;
+}
+
+/**
+ * How a destination is named to a person: the address, or `Slack T012AB3CD/C0123ABCDEF`.
+ */
+export function describeDestination(destination: Destination): string {
+  return destination.kind === 'email'
+    ? destination.address
+    : `Slack ${destination.workspaceId}/${destination.channelId}`;
+}
+
+/** The destinations one route names, each with the policy of that route for it. */
+export function routeDestinations(
+  route: RouteSettings,
+): Array<{ destination: Destination; kind: DestinationKind; policy: CompiledPolicy }> {
+  const out: Array<{ destination: Destination; kind: DestinationKind; policy: CompiledPolicy }> = [];
+  if (route.email !== undefined) {
+    const policy = compileRouteMatch(route.match, route.email.minSeverity);
+    for (const address of route.email.to) {
+      out.push({ destination: { kind: 'email', address }, kind: 'email', policy });
+    }
+  }
+  if (route.slack !== undefined) {
+    const { workspaceId, channelId, minSeverity } = route.slack;
+    out.push({
+      destination: { kind: 'slack', workspaceId, channelId },
+      kind: 'slack',
+      policy: compileRouteMatch(route.match, minSeverity),
+    });
+  }
+  return out;
+}
+
+/**
+ * Plans the subscriptions of a list of routes: one per destination (SNS subscribes an endpoint to a
+ * topic once), whose filter policy takes what any of its routes takes. A route whose own policy is
+ * beyond SNS's limits, or a destination whose union is, is a problem at that route.
+ *
+ * @example
+ * ```ts
+ * const plan = planRoutes(routes);
+ * if (plan.problems.length > 0) throw ...;
+ * for (const { destination, filterPolicy } of plan.destinations) subscribe(destination, filterPolicy);
+ * ```
+ */
+export function planRoutes(routes: readonly RouteSettings[]): RoutePlan {
+  const problems: RouteProblem[] = [];
+  const byKey = new Map<
+    string,
+    { destination: Destination; routes: string[]; policies: CompiledPolicy[]; firstRoute: number }
+  >();
+  routes.forEach((route, index) => {
+    for (const { destination, kind, policy } of routeDestinations(route)) {
+      const problem = policyLimitProblem(policy);
+      if (problem !== undefined) {
+        problems.push({ path: [index, 'match'], message: `route ${route.name} (${kind}): ${problem}` });
+        continue;
+      }
+      const key = destinationKey(destination);
+      const entry = byKey.get(key) ?? { destination, routes: [], policies: [], firstRoute: index };
+      if (!entry.routes.includes(route.name)) entry.routes.push(route.name);
+      entry.policies.push(policy);
+      byKey.set(key, entry);
+    }
+  });
+  const destinations: DestinationPlan[] = [];
+  for (const entry of byKey.values()) {
+    const policy = unionPolicies(entry.policies);
+    const problem = policyLimitProblem(policy);
+    if (problem !== undefined) {
+      problems.push({
+        path: [entry.firstRoute],
+        message: `${describeDestination(entry.destination)} is in routes ${entry.routes.join(', ')}, whose matches together make one subscription: ${problem}`,
+      });
+      continue;
+    }
+    destinations.push({
+      destination: entry.destination,
+      routes: entry.routes,
+      policy,
+      filterPolicy: toSnsFilterPolicy(policy),
+    });
+  }
+  return { destinations, problems };
+}
+
+/** Which routes take an alert, and at which of their destinations. */
+export interface RouteDecision {
+  route: string;
+  /** The route's destinations this alert reaches (a destination's own floor may leave some out). */
+  reaches: Destination[];
+}
+
+/**
+ * The routes an alert with these message attributes reaches, each with the destinations it reaches
+ * there: every route's filter policies evaluated as SNS evaluates them (see `filterPolicyMatches`).
+ *
+ * @example
+ * ```ts
+ * routeAlert(routes, buildMessageAttributes(alert)).map((decision) => decision.route); // ['security', 'payments']
+ * ```
+ */
+export function routeAlert(
+  routes: readonly RouteSettings[],
+  attributes: Readonly<Record<string, MessageAttributeValue>>,
+): RouteDecision[] {
+  const decisions: RouteDecision[] = [];
+  for (const route of routes) {
+    const reaches = routeDestinations(route)
+      .filter(({ policy }) => filterPolicyMatches(toSnsFilterPolicy(policy), attributes))
+      .map(({ destination }) => destination);
+    if (reaches.length > 0) decisions.push({ route: route.name, reaches });
+  }
+  return decisions;
+}

@@ -1,0 +1,111 @@
+import { z } from 'zod';
+import { SEVERITIES } from '../notify/alert.js';
+
+/** Atlas organization and project ids: 24 hexadecimal characters. A route value of any other form is a name. */
+export const ATLAS_ID = /^[0-9a-f]{24}$/;
+
+/** Route and connection names: what alarms, subscriptions and `routes test` show. */
+export const NAME_PATTERN = /^[a-z][a-z0-9-]{0,31}$/;
+
+const nameSchema = z
+  .string()
+  .regex(NAME_PATTERN, 'must be 1 to 32 lowercase letters, digits and hyphens, starting with a letter');
+
+const severitySchema = z.enum(SEVERITIES);
+
+/** A list in a route's match: at least one value, each once. */
+function matchList(what: string) {
+  return z
+    .array(z.string().min(1, `must not be empty`).max(256, 'must be at most 256 characters'))
+    .min(1, `must list at least one ${what}, or be left out to match every ${what}`)
+    .superRefine((values, context) => {
+      const seen = new Set<string>();
+      values.forEach((value, index) => {
+        if (seen.has(value)) {
+          context.addIssue({ code: 'custom', path: [index], message: `${value} is listed twice` });
+        }
+        seen.add(value);
+      });
+    });
+}
+
+/**
+ * Which alerts a route takes. Every condition that is set must hold (and); within one condition, any
+ * value may (or). A route without conditions takes every alert.
+ */
+export const routeMatchSchema = z.strictObject({
+  /** Connection names. */
+  connections: matchList('connection').optional(),
+  /** Organization ids (24 hexadecimal characters) or names, as Atlas shows them. */
+  orgs: matchList('organization').optional(),
+  /** Project ids (24 hexadecimal characters) or names, as Atlas shows them. */
+  projects: matchList('project').optional(),
+  /** Rule ids. */
+  rules: matchList('rule').optional(),
+  /** Rule tags: an alert whose rule has any of them. */
+  tags: matchList('tag').optional(),
+  /** The lowest severity the route takes. */
+  minSeverity: severitySchema.optional(),
+});
+
+const emailDestinationSchema = z.strictObject({
+  /** Addresses that receive the route's alerts by email; each confirms its subscription once. */
+  to: z.array(z.email('must be an email address')).min(1, 'must list at least one address'),
+  /** A floor of this destination's own, above the route's. */
+  minSeverity: severitySchema.optional(),
+});
+
+const slackDestinationSchema = z.strictObject({
+  /** The Slack workspace (team) id AWS Chatbot shows once the workspace is authorised, such as T012AB3CD. */
+  workspaceId: z
+    .string()
+    .regex(
+      /^[0-9A-Z]{1,255}$/,
+      'must be a Slack workspace id such as T012AB3CD (the AWS Chatbot console shows it)',
+    ),
+  /** The channel id, such as C0123ABCDEF (Slack shows it under the channel's details). */
+  channelId: z
+    .string()
+    .regex(
+      /^[A-Za-z0-9]{1,255}$/,
+      'must be a Slack channel id such as C0123ABCDEF (see the channel details)',
+    ),
+  /** A floor of this destination's own, above the route's. */
+  minSeverity: severitySchema.optional(),
+});
+
+/** One route: a name, which alerts it takes, and where they go. */
+export const routeSchema = z
+  .strictObject({
+    name: nameSchema,
+    /** Every alert when left out. */
+    match: routeMatchSchema.prefault({}),
+    email: emailDestinationSchema.optional(),
+    slack: slackDestinationSchema.optional(),
+  })
+  .refine((route) => route.email !== undefined || route.slack !== undefined, {
+    message: 'names no destination: give it email (to: [addresses]) or slack (workspaceId, channelId)',
+  });
+
+export type RouteMatch = z.output<typeof routeMatchSchema>;
+export type RouteSettings = z.output<typeof routeSchema>;
+export type EmailDestination = z.output<typeof emailDestinationSchema>;
+export type SlackDestination = z.output<typeof slackDestinationSchema>;
+
+/** The kinds of destination a route can name. */
+export type DestinationKind = 'email' | 'slack';
+
+/** The list of routes: names unique. */
+export const routesSchema = z.array(routeSchema).superRefine((routes, context) => {
+  const seen = new Set<string>();
+  routes.forEach((route, index) => {
+    if (seen.has(route.name)) {
+      context.addIssue({
+        code: 'custom',
+        path: [index, 'name'],
+        message: `route ${route.name} is named twice`,
+      });
+    }
+    seen.add(route.name);
+  });
+});
