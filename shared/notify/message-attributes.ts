@@ -3,7 +3,7 @@ import { type Alert, severityRank } from './alert.js';
 import { cleanLine, truncateText } from './text-cleaning.js';
 
 /**
- * The SNS message attributes of an alert, which subscription filter policies match on:
+ * The SNS message attributes of an alert, which subscription filter policies (and so routes) match on:
  *
  * | name | type | value |
  * |---|---|---|
@@ -11,10 +11,14 @@ import { cleanLine, truncateText } from './text-cleaning.js';
  * | `severityRank` | Number | 1 (info) to 5 (critical): `{"severityRank": [{"numeric": [">=", 4]}]}` |
  * | `ruleId` | String | the rule's id |
  * | `eventTypeName` | String | the type of the alert's first event |
- * | `orgId` | String | the organization of the alert's first event |
+ * | `orgId` | String | the organization of the alert's first event, or the one Atlas says holds its project |
  * | `groupId` | String | the project of the alert's first event |
+ * | `orgName` | String | the organization's name, as the alert shows it |
+ * | `groupName` | String | the project's name, as the alert shows it |
+ * | `tags` | String.Array | the rule's tags: `{"tags": ["data-explorer"]}` holds when any tag is one of those |
  *
- * The last three are left out when the event has no such value: SNS rejects empty attribute values.
+ * Each is left out when the alert has no such value: SNS rejects empty attribute values. Nine of the
+ * ten SNS carries; the tenth is kept for the connection an alert comes from.
  */
 
 /** SNS carries at most 10 attributes to every kind of subscription. */
@@ -34,29 +38,59 @@ export type MessageAttributes = Record<string, MessageAttributeValue>;
  * ```
  */
 export function buildMessageAttributes(
-  alert: Pick<Alert, 'severity' | 'ruleId' | 'events'>,
+  alert: Pick<Alert, 'severity' | 'ruleId' | 'events'> & Partial<Pick<Alert, 'tags' | 'context'>>,
 ): MessageAttributes {
   const attributes: MessageAttributes = {
     severity: { DataType: 'String', StringValue: alert.severity },
     severityRank: { DataType: 'Number', StringValue: String(severityRank(alert.severity)) },
   };
   const first: Record<string, unknown> = alert.events[0] ?? {};
+  const context = alert.context;
   const values: ReadonlyArray<readonly [string, unknown]> = [
     ['ruleId', alert.ruleId],
     ['eventTypeName', first.eventTypeName],
-    ['orgId', first.orgId],
+    ['orgId', nonBlank(first.orgId) ?? context?.orgId],
     ['groupId', first.groupId],
+    ['orgName', context?.orgName],
+    ['groupName', context?.projectName],
   ];
   for (const [name, raw] of values) {
-    if (typeof raw !== 'string') continue;
-    const value = truncateText(
-      cleanLine(raw)
-        .replace(/[\uFFFE\uFFFF]/g, '')
-        .trim(),
-      MAX_ATTRIBUTE_VALUE_LENGTH,
-      '...',
-    );
-    if (value !== '') attributes[name] = { DataType: 'String', StringValue: value };
+    const value = attributeText(raw);
+    if (value !== undefined) attributes[name] = { DataType: 'String', StringValue: value };
   }
+  const tags = tagsValue(alert.tags ?? []);
+  if (tags !== undefined) attributes.tags = { DataType: 'String.Array', StringValue: tags };
   return attributes;
+}
+
+function nonBlank(value: unknown): string | undefined {
+  return typeof value === 'string' && value.trim() !== '' ? value : undefined;
+}
+
+/** A value as an attribute carries it: one clean line, cut to the cap; `undefined` when nothing is left. */
+function attributeText(raw: unknown): string | undefined {
+  if (typeof raw !== 'string') return undefined;
+  const value = truncateText(
+    cleanLine(raw)
+      .replace(/[\uFFFE\uFFFF]/g, '')
+      .trim(),
+    MAX_ATTRIBUTE_VALUE_LENGTH,
+    '...',
+  );
+  return value === '' ? undefined : value;
+}
+
+/**
+ * The tags as a JSON array within the value cap: whole tags only, in the rule's order, the ones that
+ * no longer fit left out (a filter policy matches a tag whole, so a cut one would match nothing).
+ */
+function tagsValue(tags: readonly string[]): string | undefined {
+  const kept: string[] = [];
+  for (const tag of tags) {
+    const value = attributeText(tag);
+    if (value === undefined || kept.includes(value)) continue;
+    if (JSON.stringify([...kept, value]).length > MAX_ATTRIBUTE_VALUE_LENGTH) continue;
+    kept.push(value);
+  }
+  return kept.length === 0 ? undefined : JSON.stringify(kept);
 }

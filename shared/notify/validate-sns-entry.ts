@@ -33,7 +33,19 @@ const CONTROL = /[\u0000-\u001F\u007F-\u009F]/;
 const NUMBER = /^-?\d{1,15}(\.\d{1,15})?$/;
 const MESSAGE_KEYS = new Set(['default', 'email']);
 const REQUIRED_ATTRIBUTES = ['severity', 'severityRank', 'ruleId'] as const;
-const KNOWN_ATTRIBUTES = new Set(['severity', 'severityRank', 'ruleId', 'eventTypeName', 'orgId', 'groupId']);
+const KNOWN_ATTRIBUTES = new Set([
+  'severity',
+  'severityRank',
+  'ruleId',
+  'eventTypeName',
+  'orgId',
+  'groupId',
+  'orgName',
+  'groupName',
+  'tags',
+]);
+/** The one attribute sent as a `String.Array`: a JSON array of strings, as SNS filter policies read it. */
+const ARRAY_ATTRIBUTES = new Set(['tags']);
 
 /**
  * Checks an entry against every rule above and lists each one it breaks. Never throws.
@@ -167,8 +179,14 @@ function checkAttributes(attributes: unknown, subjectSeverity: string | undefine
     }
     if (!KNOWN_ATTRIBUTES.has(name)) problems.push(`attribute ${shownName} is not one this project sends`);
     const { DataType, StringValue } = (attribute ?? {}) as { DataType?: unknown; StringValue?: unknown };
-    if (DataType !== 'String' && DataType !== 'Number') {
-      problems.push(`attribute ${shownName} must have DataType "String" or "Number"`);
+    if (
+      ARRAY_ATTRIBUTES.has(name)
+        ? DataType !== 'String.Array'
+        : DataType !== 'String' && DataType !== 'Number'
+    ) {
+      problems.push(
+        `attribute ${shownName} must have DataType ${ARRAY_ATTRIBUTES.has(name) ? '"String.Array"' : '"String" or "Number"'}`,
+      );
       continue;
     }
     if (typeof StringValue !== 'string' || StringValue === '') {
@@ -180,6 +198,9 @@ function checkAttributes(attributes: unknown, subjectSeverity: string | undefine
     }
     if (!XML_TEXT.test(StringValue) || CONTROL.test(StringValue)) {
       problems.push(`attribute ${shownName} holds characters SNS or its subscribers reject`);
+    }
+    if (DataType === 'String.Array' && !isStringArray(StringValue)) {
+      problems.push(`attribute ${shownName} must be a JSON array of non-empty strings`);
     }
     if (DataType === 'Number' && !NUMBER.test(StringValue)) {
       problems.push(`attribute ${shownName} has DataType "Number" but its value is not a number`);
@@ -210,6 +231,19 @@ function checkAttributes(attributes: unknown, subjectSeverity: string | undefine
 }
 
 /** SNS: letters, digits, `_`, `-`, `.`; no leading, trailing or doubled `.`; no `AWS.` or `Amazon.` prefix. */
+function isStringArray(text: string): boolean {
+  try {
+    const value: unknown = JSON.parse(text);
+    return (
+      Array.isArray(value) &&
+      value.length > 0 &&
+      value.every((item) => typeof item === 'string' && item !== '')
+    );
+  } catch {
+    return false;
+  }
+}
+
 function isValidAttributeName(name: string): boolean {
   return (
     ATTRIBUTE_NAME.test(name) &&

@@ -1,9 +1,14 @@
 import { describe, expect, it } from 'vitest';
+import type { AtlasEvent } from '../../shared/atlas/types.js';
 import { SEVERITIES } from '../../shared/notify/alert.js';
 import { chatbotNotificationSchema } from '../../shared/notify/chatbot-notification.js';
 import { RAW_EVENT_OMITTED, SUMMARY_CUT_NOTE } from '../../shared/notify/email-formatter.js';
 import { MAX_MESSAGE_BYTES, snsEntryBytes } from '../../shared/notify/entry-size.js';
-import { buildMessageAttributes } from '../../shared/notify/message-attributes.js';
+import {
+  buildMessageAttributes,
+  MAX_ATTRIBUTE_VALUE_LENGTH,
+  MAX_MESSAGE_ATTRIBUTES,
+} from '../../shared/notify/message-attributes.js';
 import { buildSnsEntry, type SnsEntry, type SnsMessageBody } from '../../shared/notify/sns-entry.js';
 import { validateSnsEntry } from '../../shared/notify/validate-sns-entry.js';
 import {
@@ -219,7 +224,50 @@ describe('buildMessageAttributes', () => {
       eventTypeName: { DataType: 'String', StringValue: 'NETWORK_PERMISSION_ENTRY_ADDED' },
       orgId: { DataType: 'String', StringValue: ORG_ID },
       groupId: { DataType: 'String', StringValue: PROJECT_ID },
+      tags: { DataType: 'String.Array', StringValue: '["network"]' },
     });
+  });
+
+  it('carries the names the alert shows, and the organization Atlas says holds the project', () => {
+    // Prepare
+    const alert = makeAlert({
+      events: [withoutOrg(accessListEvent())],
+      context: { orgId: ORG_ID, orgName: 'Acme Corp', projectId: PROJECT_ID, projectName: 'payments-prod' },
+    });
+
+    // Act
+    const attributes = buildMessageAttributes(alert);
+
+    // Assess
+    expect(attributes.orgId).toEqual({ DataType: 'String', StringValue: ORG_ID });
+    expect(attributes.orgName).toEqual({ DataType: 'String', StringValue: 'Acme Corp' });
+    expect(attributes.groupName).toEqual({ DataType: 'String', StringValue: 'payments-prod' });
+    expect(Object.keys(attributes).length).toBeLessThan(MAX_MESSAGE_ATTRIBUTES);
+  });
+
+  it('carries whole tags only, within the value cap, once each', () => {
+    // Prepare
+    const long = 'x'.repeat(300);
+    const many = Array.from({ length: 40 }, (_, at) => `tag-${at}`);
+    const alert = makeAlert({ tags: ['impact', long, 'impact', ...many] });
+
+    // Act
+    const value = buildMessageAttributes(alert).tags?.StringValue ?? '';
+
+    // Assess
+    const tags = JSON.parse(value) as string[];
+    expect(value.length).toBeLessThanOrEqual(MAX_ATTRIBUTE_VALUE_LENGTH);
+    expect(tags.slice(0, 3)).toEqual(['impact', 'tag-0', 'tag-1']);
+    expect(tags.every((tag) => tag === 'impact' || many.includes(tag))).toBe(true);
+    expect(new Set(tags).size).toBe(tags.length);
+  });
+
+  it('leaves the tags out when the rule has none', () => {
+    // Act
+    const attributes = buildMessageAttributes(makeAlert({ tags: [] }));
+
+    // Assess
+    expect(attributes.tags).toBeUndefined();
   });
 
   it('ranks severities from 1 for info to 5 for critical', () => {
@@ -235,7 +283,7 @@ describe('buildMessageAttributes', () => {
 
   it('leaves out org and project when the event has none or an empty one', () => {
     // Prepare
-    const alert = makeAlert({ events: [apiKeyCreatedEvent({ orgId: '  ' })] });
+    const alert = makeAlert({ events: [apiKeyCreatedEvent({ orgId: '  ' })], tags: [] });
 
     // Act
     const attributes = buildMessageAttributes(alert);
@@ -259,3 +307,8 @@ describe('buildMessageAttributes', () => {
     expect(value.endsWith('...')).toBe(true);
   });
 });
+
+function withoutOrg(event: AtlasEvent): AtlasEvent {
+  const { orgId: _orgId, ...rest } = event;
+  return rest;
+}

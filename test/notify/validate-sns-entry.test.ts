@@ -77,6 +77,51 @@ describe('validateSnsEntry', () => {
   });
 
   it.each([
+    [{ DataType: 'String', StringValue: 'impact' }, 'attribute "tags" must have DataType "String.Array"'],
+    [
+      { DataType: 'String.Array', StringValue: 'impact' },
+      'attribute "tags" must be a JSON array of non-empty strings',
+    ],
+    [
+      { DataType: 'String.Array', StringValue: '["impact", ""]' },
+      'attribute "tags" must be a JSON array of non-empty strings',
+    ],
+    [
+      { DataType: 'String.Array', StringValue: '[]' },
+      'attribute "tags" must be a JSON array of non-empty strings',
+    ],
+    [{ DataType: 'String.Array', StringValue: '["impact"]' }, undefined],
+  ])('checks the tags attribute %j', (tags, problem) => {
+    // Prepare
+    const valid = validEntry();
+    const entry = { ...valid, MessageAttributes: { ...valid.MessageAttributes, tags } };
+
+    // Act
+    const problems = problemsOf(entry);
+
+    // Assess
+    expect(problems).toEqual(problem === undefined ? [] : [problem]);
+  });
+
+  it('reports a String.Array on any attribute other than the tags', () => {
+    // Prepare
+    const valid = validEntry();
+    const entry = {
+      ...valid,
+      MessageAttributes: {
+        ...valid.MessageAttributes,
+        groupName: { DataType: 'String.Array', StringValue: '["a"]' },
+      },
+    };
+
+    // Act
+    const problems = problemsOf(entry);
+
+    // Assess
+    expect(problems).toEqual(['attribute "groupName" must have DataType "String" or "Number"']);
+  });
+
+  it.each([
     ['', 'Id must be 1 to 80 characters of A-Z, a-z, 0-9, "-" and "_"'],
     ['has space', 'Id must be 1 to 80 characters of A-Z, a-z, 0-9, "-" and "_"'],
     ['a'.repeat(81), 'Id must be 1 to 80 characters of A-Z, a-z, 0-9, "-" and "_"'],
