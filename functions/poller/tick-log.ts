@@ -34,6 +34,7 @@ export function tickLogAttributes(summary: TickSummary): Record<string, unknown>
       eventsFetched: totals.eventsFetched,
       eventsNew: totals.eventsNew,
       ruleErrors: totals.ruleErrors,
+      firstSeenStateErrors: totals.firstSeenStateErrors,
       alertsPublished: sumOf(totals.alerts.published),
       alertsPublishedBySeverity: nonZero(totals.alerts.published),
       alertsFailed: sumOf(totals.alerts.failed),
@@ -68,6 +69,7 @@ function sourceAttributes(outcome: SourceOutcome): Record<string, unknown> {
     eventsFetched: outcome.eventsFetched,
     eventsNew: outcome.eventsNew,
     ...(outcome.ruleErrors === 0 ? {} : { ruleErrors: outcome.ruleErrors }),
+    ...(outcome.firstSeenStateErrors === 0 ? {} : { firstSeenStateErrors: outcome.firstSeenStateErrors }),
     alertsPublished: published,
     ...(failed === 0 ? {} : { alertsFailed: failed }),
     ...(outcome.watermark === undefined ? {} : { watermark: new Date(outcome.watermark).toISOString() }),
@@ -90,7 +92,11 @@ function troubleRank(outcome: SourceOutcome): number {
     case 'skipped-lease-held':
       return 2;
     default:
-      return outcome.inventory?.status === 'failed' || outcome.ruleErrors > 0 ? 2 : 3;
+      return outcome.inventory?.status === 'failed' ||
+        outcome.ruleErrors > 0 ||
+        outcome.firstSeenStateErrors > 0
+        ? 2
+        : 3;
   }
 }
 

@@ -4,7 +4,7 @@ import { mapWithConcurrency } from '../bounded-concurrency.js';
 import type { Logger } from '../logger.js';
 import type { Notifier } from '../notify/notifier.js';
 import type { RuleEngine } from '../rules/engine.js';
-import type { RuleEvaluationError } from '../rules/errors.js';
+import type { FirstSeenStateError, RuleEvaluationError } from '../rules/errors.js';
 import { buildInventoryEvent } from '../rules/inventory-events.js';
 import {
   describeInventoryScope,
@@ -46,6 +46,8 @@ export interface CheckInventoryOptions {
   baselineFindings?: boolean;
   /** Told of each rule that fails on an inventory event (see `RuleEngine.evaluate`). */
   onRuleError?: (failure: RuleEvaluationError) => void;
+  /** Told of each first-seen record the store did not keep (see `RuleEngine.evaluate`). */
+  onStateError?: (failure: FirstSeenStateError) => void;
   /** Names and key details for the alerts, the snapshot just taken included. */
   describer?: { describer: AlertDescriber; source: PollSource };
 }
@@ -136,6 +138,7 @@ export async function checkInventory(options: CheckInventoryOptions): Promise<In
       ? []
       : await options.engine.evaluate(events, {
           onRuleError: options.onRuleError,
+          onStateError: options.onStateError,
           ...(described === undefined
             ? {}
             : { describe: (event) => described.describer.describe(event, described.source) }),

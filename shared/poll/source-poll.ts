@@ -3,7 +3,7 @@ import type { Clock } from '../clock.js';
 import type { Logger } from '../logger.js';
 import type { Notifier } from '../notify/notifier.js';
 import type { RuleEngine } from '../rules/engine.js';
-import type { RuleEvaluationError } from '../rules/errors.js';
+import type { FirstSeenStateError, RuleEvaluationError } from '../rules/errors.js';
 import { LeaseLostError } from '../state/errors.js';
 import type { SourceCursor, SourceLease, StateStore } from '../state/state-store.js';
 import { addAlertCounts, type Delivery, deliverAlerts, emptyAlertCounts } from './alert-delivery.js';
@@ -114,6 +114,7 @@ export async function pollSource(context: SourcePollContext, source: PollSource)
     eventsFetched: 0,
     eventsNew: 0,
     ruleErrors: 0,
+    firstSeenStateErrors: 0,
     alerts: emptyAlertCounts(),
     durationMs: 0,
   };
@@ -422,6 +423,7 @@ class SourceRun {
         ? []
         : await context.engine.evaluate(events, {
             onRuleError: this.#onRuleError,
+            onStateError: this.#onStateError,
             describe: (event) => context.describer.describe(event, this.#source),
           });
     const delivery = await deliverAlerts({
@@ -486,6 +488,7 @@ class SourceRun {
         claimMs: context.claimMs,
         signal: context.budget.signal,
         onRuleError: this.#onRuleError,
+        onStateError: this.#onStateError,
         describer: { describer: context.describer, source: this.#source },
       });
       addAlertCounts(this.#outcome.alerts, check.alerts);
@@ -642,6 +645,17 @@ class SourceRun {
       errorCode: failure.code,
       ruleId: failure.ruleId,
       eventId: failure.eventId,
+    });
+  };
+
+  /** Counts and logs a first-seen record of this source the store did not keep; the walk goes on. */
+  readonly #onStateError = (failure: FirstSeenStateError): void => {
+    this.#outcome.firstSeenStateErrors += 1;
+    this.#context.logger.warn(failure.message, {
+      source: this.#source.name,
+      errorCode: failure.code,
+      ruleId: failure.ruleId,
+      eventIds: failure.eventIds.slice(0, 10),
     });
   };
 

@@ -195,6 +195,12 @@ export interface SourceOutcome {
    * walk goes on.
    */
   ruleErrors: number;
+  /**
+   * First-seen records of this source's groups the state store did not keep (see
+   * `FirstSeenStateError`): each is logged, that group's events raise no first-seen alert this time,
+   * and every other rule and group goes on.
+   */
+  firstSeenStateErrors: number;
   alerts: AlertCounts;
   /** The source's watermark after the tick, when its cursor was read. */
   watermark?: number;
@@ -233,6 +239,8 @@ export interface TickTotals {
   eventsNew: number;
   /** Rule evaluations that failed on an event, over every source (see `SourceOutcome.ruleErrors`). */
   ruleErrors: number;
+  /** First-seen records the store did not keep, over every source (see `SourceOutcome.firstSeenStateErrors`). */
+  firstSeenStateErrors: number;
   alerts: AlertCounts;
   /** HTTP requests sent to Atlas during the tick (challenges and retries included). */
   atlasRequests: number;

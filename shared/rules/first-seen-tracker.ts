@@ -2,9 +2,22 @@ import { createHash } from 'node:crypto';
 import type { AtlasEvent } from '../atlas/types.js';
 import type { Clock } from '../clock.js';
 import { parseDuration } from './duration.js';
-import { RuleStateError } from './errors.js';
-import { type CompiledFirstSeen, DEFAULT_LEARNING, eventHash, observe, seenRecord } from './first-seen.js';
-import type { FirstSeenRecord, FirstSeenStore, SeenValue } from './first-seen-store.js';
+import { FirstSeenStateError, RuleStateError } from './errors.js';
+import {
+  type CompiledFirstSeen,
+  DEFAULT_LEARNING,
+  eventHash,
+  fitSeenValues,
+  observe,
+  seenRecord,
+} from './first-seen.js';
+import {
+  type FirstSeenRecord,
+  type FirstSeenStore,
+  type FirstSeenWriteFailures,
+  MAX_SEEN_VALUES_BYTES,
+  type SeenValue,
+} from './first-seen-store.js';
 import type { CompiledRule } from './rule-compiler.js';
 import type { RulePack } from './rule-pack.js';
 
@@ -30,17 +43,34 @@ export interface FirstSeenTrackerOptions {
   readonly clock?: Clock | undefined;
   /** `false` skips the learning period (inline tests, which state what was seen before). Default `true`. */
   readonly learning?: boolean | undefined;
+  /**
+   * The most bytes a group's values may encode to: past it the least recently seen are evicted.
+   * Default {@link MAX_SEEN_VALUES_BYTES}, what the stores hold: a store refuses a larger record.
+   */
+  readonly maxRecordBytes?: number | undefined;
+}
+
+/** What {@link FirstSeenTracker.resolve} decided. */
+export interface FirstSeenResolution {
+  /** The candidates whose value is new for their group (and whose rule is past learning), in order. */
+  readonly fresh: FirstSeenCandidate[];
+  /**
+   * One per record the store could not write: a group's events were not judged (they raise no
+   * first-seen alert), or a rule's learning start was not kept (it learns from now again next time).
+   */
+  readonly failures: FirstSeenStateError[];
 }
 
 /** Decides the first-seen candidates of a batch, against the store. */
 export interface FirstSeenTracker {
   /**
    * The candidates whose value is new for their group (and whose rule is past learning), in order.
-   * Reads every record the batch needs in one store call, and writes the ones that changed in one.
+   * Reads every record the batch needs in one store call, and writes the ones that changed in one. A record the store does not write costs its own group's judgement alone: that
+   * group's candidates are left out of `fresh` and the failure is in `failures`.
    *
-   * @throws {RuleStateError} when the store fails: nothing of the batch is decided.
+   * @throws {RuleStateError} when the store cannot be reached: nothing of the batch is decided.
    */
-  resolve(candidates: readonly FirstSeenCandidate[]): Promise<FirstSeenCandidate[]>;
+  resolve(candidates: readonly FirstSeenCandidate[]): Promise<FirstSeenResolution>;
 }
 
 /**
@@ -94,36 +124,45 @@ export function seenSetKey(ruleId: string, groupKey: string): string {
  * Tracks first-seen state for one engine: learning starts are remembered once read (they never
  * change), so a rule past learning costs no read for them; seen sets are read fresh for each batch
  * (another process may have written them), one read for the batch and one write of what changed.
+ * A set is bounded in values by its rule and in bytes by the store: its least recently seen values
+ * go first.
  *
  * @example
  * ```ts
  * const tracker = createFirstSeenTracker({ store: new MemoryFirstSeenStore() });
- * const fresh = await tracker.resolve(candidates);
+ * const { fresh, failures } = await tracker.resolve(candidates);
  * ```
  */
 export function createFirstSeenTracker(options: FirstSeenTrackerOptions): FirstSeenTracker {
   const { store, clock } = options;
   const learning = options.learning !== false;
+  const maxRecordBytes = options.maxRecordBytes ?? MAX_SEEN_VALUES_BYTES;
   const learningStarts = new Map<string, number>();
+
+  const read = async (keys: readonly string[]): Promise<Map<string, FirstSeenRecord>> => {
+    try {
+      return await store.readFirstSeen(keys);
+    } catch (error) {
+      throw stateError('read', keys.length, error);
+    }
+  };
 
   return {
     async resolve(candidates) {
-      if (candidates.length === 0) return [];
+      if (candidates.length === 0) return { fresh: [], failures: [] };
       const keys = new Set<string>();
       const firstTimes = new Map<string, number>();
+      const keyOf = new Map<FirstSeenCandidate, string>();
       for (const candidate of candidates) {
-        keys.add(seenSetKey(candidate.rule.id, candidate.groupKey));
+        const key = seenSetKey(candidate.rule.id, candidate.groupKey);
+        keyOf.set(candidate, key);
+        keys.add(key);
         const ruleId = candidate.rule.id;
         if (!learning || candidate.firstSeen.learningMs === 0 || learningStarts.has(ruleId)) continue;
         keys.add(learningKey(ruleId));
         firstTimes.set(ruleId, Math.min(firstTimes.get(ruleId) ?? candidate.time, candidate.time));
       }
-      let records: Map<string, FirstSeenRecord>;
-      try {
-        records = await store.readFirstSeen([...keys]);
-      } catch (error) {
-        throw stateError('read', keys.size, error);
-      }
+      const records = await read([...keys]);
       const writes = new Map<string, FirstSeenRecord>();
       for (const [ruleId, firstTime] of firstTimes) {
         const startedAt = records.get(learningKey(ruleId))?.startedAt;
@@ -140,7 +179,7 @@ export function createFirstSeenTracker(options: FirstSeenTrackerOptions): FirstS
       const fresh: FirstSeenCandidate[] = [];
       for (const candidate of candidates) {
         const { rule, time } = candidate;
-        const key = seenSetKey(rule.id, candidate.groupKey);
+        const key = keyOf.get(candidate) as string;
         let values = sets.get(key);
         if (values === undefined) {
           values = { ...(records.get(key)?.values ?? {}) };
@@ -160,22 +199,76 @@ export function createFirstSeenTracker(options: FirstSeenTrackerOptions): FirstS
         fresh.push(candidate);
       }
       for (const candidate of candidates) {
-        const key = seenSetKey(candidate.rule.id, candidate.groupKey);
+        const key = keyOf.get(candidate) as string;
         const values = sets.get(key);
-        if (changed.has(key) && values !== undefined && !writes.has(key)) {
-          writes.set(key, seenRecord(values, candidate.firstSeen.withinMs));
-        }
+        if (!changed.has(key) || values === undefined || writes.has(key)) continue;
+        fitSeenValues(values, maxRecordBytes);
+        writes.set(key, seenRecord(values, candidate.firstSeen.withinMs));
       }
-      if (writes.size > 0) {
-        try {
-          await store.writeFirstSeen(writes);
-        } catch (error) {
-          throw stateError('write', writes.size, error);
-        }
+      if (writes.size === 0) return { fresh, failures: [] };
+      let failed: FirstSeenWriteFailures;
+      try {
+        failed = await store.writeFirstSeen(writes);
+      } catch (error) {
+        throw stateError('write', writes.size, error);
       }
-      return fresh;
+      if (failed.size === 0) return { fresh, failures: [] };
+      return {
+        fresh: fresh.filter((candidate) => !failed.has(keyOf.get(candidate) as string)),
+        failures: writeFailures(candidates, keyOf, failed),
+      };
     },
   };
+}
+
+/** One error per record not written: a group's names its rule and the events left unjudged. */
+function writeFailures(
+  candidates: readonly FirstSeenCandidate[],
+  keyOf: ReadonlyMap<FirstSeenCandidate, string>,
+  failed: FirstSeenWriteFailures,
+): FirstSeenStateError[] {
+  const byKey = new Map<string, FirstSeenCandidate[]>();
+  for (const candidate of candidates) {
+    const key = keyOf.get(candidate) as string;
+    if (!failed.has(key)) continue;
+    const group = byKey.get(key);
+    if (group === undefined) byKey.set(key, [candidate]);
+    else group.push(candidate);
+  }
+  const failures: FirstSeenStateError[] = [];
+  for (const [key, error] of failed) {
+    const reason = error.message;
+    const group = byKey.get(key);
+    const first = group?.[0];
+    if (first !== undefined) {
+      const eventIds = [...new Set(group?.map((candidate) => candidate.eventId))];
+      failures.push(
+        new FirstSeenStateError(
+          `Rule "${first.rule.id}" could not keep what it saw for one group (${reason}): ${eventIds.length} ` +
+            `event${eventIds.length === 1 ? ' was' : 's were'} not judged first-seen by it, and the other rules ` +
+            'and groups went on. The group learns its values again; check the state store',
+          { cause: error, ruleId: first.rule.id, eventIds },
+        ),
+      );
+      continue;
+    }
+    const ruleId = learningRuleOf(key);
+    if (ruleId === undefined) continue;
+    failures.push(
+      new FirstSeenStateError(
+        `Rule "${ruleId}" could not keep when it started learning (${reason}): it starts learning again ` +
+          'in the next process that evaluates it; check the state store',
+        { cause: error, ruleId, eventIds: [] },
+      ),
+    );
+  }
+  return failures;
+}
+
+/** The rule of a learning key, or `undefined` for any other key. */
+function learningRuleOf(key: string): string | undefined {
+  const match = /^first-seen\|(.+)\|learning$/.exec(key);
+  return match?.[1];
 }
 
 function stateError(action: 'read' | 'write', count: number, error: unknown): RuleStateError {

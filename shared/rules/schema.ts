@@ -152,6 +152,12 @@ export interface RuleFileSpec {
 }
 
 /** Rule ids: lower case, digits, `.`, `_`, `-`; they appear in fingerprints and metric dimensions. */
+/**
+ * The largest `threshold.count`: a window's counter keeps up to that many event ids (at most 64 bytes
+ * each as stored) in one DynamoDB item of at most 400 KB.
+ */
+export const MAX_THRESHOLD_COUNT = 5_000;
+
 export const RULE_ID_PATTERN = /^[a-z0-9][a-z0-9._-]{0,127}$/;
 export const LIST_NAME_PATTERN = /^[a-z][a-z0-9_]{0,63}$/;
 
@@ -325,7 +331,13 @@ const ruleShape = {
   }),
   threshold: z
     .strictObject({
-      count: z.int().min(1),
+      count: z
+        .int()
+        .min(1)
+        .max(
+          MAX_THRESHOLD_COUNT,
+          `at most ${MAX_THRESHOLD_COUNT}: a group's window keeps the ids it counts in one state item, which DynamoDB bounds at 400 KB`,
+        ),
       window: z.string().meta({ description: 'A duration such as 10m, 1h or 1d.' }),
     })
     .optional()

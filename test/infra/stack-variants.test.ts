@@ -134,7 +134,7 @@ describe('AuditAlertsStack with an existing secret, no Slack and a disposable ta
       template.resourceCountIs(type, 0);
     }
     template.resourceCountIs('AWS::KMS::Key', 1);
-    template.resourceCountIs('AWS::CloudWatch::Alarm', 7);
+    template.resourceCountIs('AWS::CloudWatch::Alarm', 8);
   });
 
   it('leaves cdk-nag nothing unacknowledged', () => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { AtlasEvent } from '../../shared/atlas/types.js';
 import { createRuleEngine } from '../../shared/rules/engine.js';
-import { learningKey } from '../../shared/rules/first-seen-tracker.js';
+import { learningKey, seenSetKey } from '../../shared/rules/first-seen-tracker.js';
 import { MemoryCounterStore } from '../../shared/rules/memory-counter-store.js';
 import { MemoryFirstSeenStore } from '../../shared/rules/memory-first-seen-store.js';
 import { replayRules } from '../../shared/rules/replay.js';
@@ -97,7 +97,7 @@ describe('first-seen rules in the engine', () => {
 
     // Act
     const alerts = await engine.evaluate(values.map((value, index) => use(T0 + index, 'ana', value)));
-    const records = [...(await store.readFirstSeen(['first-seen|user-new-network|group|ana|p1'])).values()];
+    const records = [...(await store.readFirstSeen([seenSetKey('user-new-network', 'ana|p1')])).values()];
 
     // Assess
     expect(alerts).toHaveLength(50);
