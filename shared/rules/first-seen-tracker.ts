@@ -21,8 +21,8 @@ import {
 import type { CompiledRule } from './rule-compiler.js';
 import type { RulePack } from './rule-pack.js';
 
-/** Group keys longer than this are hashed, so a long group value cannot exceed a store's key size. */
-const MAX_KEY_PART = 256;
+/** Group keys at most this long were kept as they are before every group key was hashed. */
+const MAX_LEGACY_KEY_PART = 256;
 
 /** A first-seen rule's match on one event, waiting for the batch's state to be read. */
 export interface FirstSeenCandidate {
@@ -65,7 +65,9 @@ export interface FirstSeenResolution {
 export interface FirstSeenTracker {
   /**
    * The candidates whose value is new for their group (and whose rule is past learning), in order.
-   * Reads every record the batch needs in one store call, and writes the ones that changed in one. A record the store does not write costs its own group's judgement alone: that
+   * Reads every record the batch needs in one store call (and, for groups it finds no record of, a
+   * second one for where they were kept before every group key was hashed), and writes the ones that
+   * changed in one. A record the store does not write costs its own group's judgement alone: that
    * group's candidates are left out of `fresh` and the failure is in `failures`.
    *
    * @throws {RuleStateError} when the store cannot be reached: nothing of the batch is decided.
@@ -111,13 +113,35 @@ export function learningEndingAt(pack: RulePack, at: number): Map<string, FirstS
   return records;
 }
 
-/** The store key of a rule's seen values for one group. */
+/**
+ * The store key of a rule's seen values for one group: the group key's SHA-256, whatever its length,
+ * so that no group key can name another group's record.
+ *
+ * @example
+ * ```ts
+ * seenSetKey('data-explorer-first-use', '5f4e3d2c1b0a998877665544'); // 'first-seen|data-explorer-first-use|group-sha256|9c…'
+ * ```
+ */
 export function seenSetKey(ruleId: string, groupKey: string): string {
-  const part =
-    groupKey.length <= MAX_KEY_PART
-      ? groupKey
-      : `sha256:${createHash('sha256').update(groupKey).digest('hex')}`;
-  return `first-seen|${ruleId}|group|${part}`;
+  return `first-seen|${ruleId}|group-sha256|${createHash('sha256').update(groupKey, 'utf8').digest('hex')}`;
+}
+
+/**
+ * Where a group's values were kept before every group key was hashed: the group key as it is, when
+ * at most 256 characters. The record there is still read for a group that has none at
+ * {@link seenSetKey}, then moved, so that an upgrade neither forgets nor alerts again. `undefined`
+ * where the old form was ambiguous: a longer key was kept as `sha256:<hex>`, which a short key could
+ * spell too, so neither a key of that shape nor a long key reads the old record (each learns again).
+ *
+ * @example
+ * ```ts
+ * legacySeenSetKey('api-key-new-address', 'zmmrboas'); // 'first-seen|api-key-new-address|group|zmmrboas'
+ * legacySeenSetKey('api-key-new-address', 'sha256:00…'); // undefined
+ * ```
+ */
+export function legacySeenSetKey(ruleId: string, groupKey: string): string | undefined {
+  if (groupKey.length > MAX_LEGACY_KEY_PART || groupKey.startsWith('sha256:')) return undefined;
+  return `first-seen|${ruleId}|group|${groupKey}`;
 }
 
 /**
@@ -163,6 +187,7 @@ export function createFirstSeenTracker(options: FirstSeenTrackerOptions): FirstS
         firstTimes.set(ruleId, Math.min(firstTimes.get(ruleId) ?? candidate.time, candidate.time));
       }
       const records = await read([...keys]);
+      const migrated = await readLegacy(candidates, keyOf, records, read);
       const writes = new Map<string, FirstSeenRecord>();
       for (const [ruleId, firstTime] of firstTimes) {
         const startedAt = records.get(learningKey(ruleId))?.startedAt;
@@ -175,7 +200,8 @@ export function createFirstSeenTracker(options: FirstSeenTrackerOptions): FirstS
         writes.set(learningKey(ruleId), { values: {}, expiresAt: Number.MAX_SAFE_INTEGER, startedAt: start });
       }
       const sets = new Map<string, Record<string, SeenValue>>();
-      const changed = new Set<string>();
+      // A set read from where it was kept before is written where it is kept now, changed or not.
+      const changed = new Set<string>(migrated.keys());
       const fresh: FirstSeenCandidate[] = [];
       for (const candidate of candidates) {
         const { rule, time } = candidate;
@@ -204,6 +230,8 @@ export function createFirstSeenTracker(options: FirstSeenTrackerOptions): FirstS
         if (!changed.has(key) || values === undefined || writes.has(key)) continue;
         fitSeenValues(values, maxRecordBytes);
         writes.set(key, seenRecord(values, candidate.firstSeen.withinMs));
+        const legacy = migrated.get(key);
+        if (legacy !== undefined) writes.set(legacy, { values: {}, expiresAt: 0 });
       }
       if (writes.size === 0) return { fresh, failures: [] };
       let failed: FirstSeenWriteFailures;
@@ -219,6 +247,36 @@ export function createFirstSeenTracker(options: FirstSeenTrackerOptions): FirstS
       };
     },
   };
+}
+
+/**
+ * Reads, for each group with no record at its key, the record kept where its key was kept before
+ * (see {@link legacySeenSetKey}), into `records` under the new key. Returns the new keys so filled,
+ * each with its old key: their records are written at the new key and deleted at the old.
+ */
+async function readLegacy(
+  candidates: readonly FirstSeenCandidate[],
+  keyOf: ReadonlyMap<FirstSeenCandidate, string>,
+  records: Map<string, FirstSeenRecord>,
+  read: (keys: readonly string[]) => Promise<Map<string, FirstSeenRecord>>,
+): Promise<Map<string, string>> {
+  const legacyOf = new Map<string, string>();
+  for (const candidate of candidates) {
+    const key = keyOf.get(candidate) as string;
+    if (records.has(key) || legacyOf.has(key)) continue;
+    const legacy = legacySeenSetKey(candidate.rule.id, candidate.groupKey);
+    if (legacy !== undefined) legacyOf.set(key, legacy);
+  }
+  const migrated = new Map<string, string>();
+  if (legacyOf.size === 0) return migrated;
+  const found = await read([...legacyOf.values()]);
+  for (const [key, legacy] of legacyOf) {
+    const record = found.get(legacy);
+    if (record === undefined) continue;
+    records.set(key, record);
+    migrated.set(key, legacy);
+  }
+  return migrated;
 }
 
 /** One error per record not written: a group's names its rule and the events left unjudged. */
@@ -265,7 +323,7 @@ function writeFailures(
   return failures;
 }
 
-/** The rule of a learning key, or `undefined` for any other key. */
+/** The rule of a learning key, or `undefined` for any other key (an old one being deleted). */
 function learningRuleOf(key: string): string | undefined {
   const match = /^first-seen\|(.+)\|learning$/.exec(key);
   return match?.[1];

@@ -20,7 +20,7 @@ export {
   type SeenValue,
   seenValuesBytes,
 } from './first-seen-store.js';
-export { learningEndingAt, learningKey, seenSetKey } from './first-seen-tracker.js';
+export { learningEndingAt, learningKey, legacySeenSetKey, seenSetKey } from './first-seen-tracker.js';
 export {
   buildInventoryEvent,
   INVENTORY_EVENT_TYPES,
