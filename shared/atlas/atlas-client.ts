@@ -9,7 +9,13 @@ import {
 } from './client-options.js';
 import { createDigestAuthInterceptor } from './digest-interceptor.js';
 import { AtlasError } from './errors.js';
-import { type AtlasEventFilter, type AtlasListOptions, eventListQuery, listQuery } from './event-filter.js';
+import {
+  type AtlasEventFilter,
+  type AtlasListOptions,
+  eventListQuery,
+  listQuery,
+  MAX_ITEMS_PER_PAGE,
+} from './event-filter.js';
 import { exchange, type HttpRequest, type HttpResponse } from './http-exchange.js';
 import { jsonNestsDeeperThan, MAX_JSON_DEPTH } from './json-depth.js';
 import { RateLimitPacer } from './rate-limit-pacer.js';
@@ -377,6 +383,13 @@ export class AtlasClient {
       const page = readListPage(body);
       if (!page.ok) {
         return page;
+      }
+      // Atlas sends 500 at most: more is a server to refuse, never an array to take in whole.
+      if (page.value.results.length > MAX_ITEMS_PER_PAGE) {
+        return {
+          ok: false,
+          problem: `a page of ${page.value.results.length} items, more than the ${MAX_ITEMS_PER_PAGE} Atlas sends at most`,
+        };
       }
       const items: T[] = [];
       const skipped: number[] = [];

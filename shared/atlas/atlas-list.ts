@@ -106,7 +106,8 @@ export class AtlasList<T> implements AsyncIterable<T> {
   async toArray(): Promise<T[]> {
     const items: T[] = [];
     for await (const page of this.pages()) {
-      items.push(...page.items);
+      // One by one: spreading a page into the call's arguments overflows the stack past some 100k.
+      for (const item of page.items) items.push(item);
     }
     return items;
   }

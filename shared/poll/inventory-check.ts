@@ -16,6 +16,7 @@ import {
 import type { StateStore } from '../state/state-store.js';
 import { type Delivery, deliverAlerts } from './alert-delivery.js';
 import type { AlertDescriber } from './alert-describer.js';
+import { DEFAULT_MAX_INVENTORY_ENTRIES, InventoryReadBudget } from './inventory-budget.js';
 import { diffInventory } from './inventory-diff.js';
 import { baselineFindings } from './inventory-findings.js';
 import type { PollSource } from './poll-source.js';
@@ -37,6 +38,12 @@ export interface CheckInventoryOptions {
   now: number;
   /** Access lists read at once. */
   concurrency: number;
+  /**
+   * Entries the inventory may hold (keys, service accounts, access-list entries): past it, or past as
+   * many pages in one list as those entries need, the inventory fails with
+   * InventoryBudgetExceededError. Default 20,000.
+   */
+  maxEntries?: number;
   claimMs: number;
   signal: AbortSignal;
   /**
@@ -90,8 +97,11 @@ export interface InventoryCheck {
  * nothing changed, so it never expires under a quiet source. `privateKey` and service-account
  * secrets are never kept.
  *
+ * Each list is read within a budget (see `InventoryReadBudget`): an endless list fails the inventory
+ * with InventoryBudgetExceededError rather than the function's memory.
+ *
  * @throws The Atlas client's errors (an API key without the rights to list keys gets
- *   AtlasForbiddenError), RuleStateError, and StateStoreError.
+ *   AtlasForbiddenError), InventoryBudgetExceededError, RuleStateError, and StateStoreError.
  *
  * @example
  * ```ts
@@ -172,10 +182,14 @@ export async function checkInventory(options: CheckInventoryOptions): Promise<In
 async function readSnapshot(options: CheckInventoryOptions, skipped: string[]): Promise<InventorySnapshot> {
   const { atlas, scope, signal, logger } = options;
   const takenAt = options.now;
+  const budget = new InventoryReadBudget({
+    scope: describeInventoryScope(scope),
+    maxEntries: options.maxEntries ?? DEFAULT_MAX_INVENTORY_ENTRIES,
+  });
   if (scope.groupId !== undefined) {
     const path = `/groups/${scope.groupId}/accessList`;
     const projectAccessList = await unlessMissing(
-      () => atlas.listProjectAccessList(scope.groupId, { signal }).toArray(),
+      () => budget.readAll(atlas.listProjectAccessList(scope.groupId, { signal }), `GET ${path}`),
       path,
       skipped,
       logger,
@@ -188,18 +202,22 @@ async function readSnapshot(options: CheckInventoryOptions, skipped: string[]): 
     };
   }
   const orgId = scope.orgId;
-  const keys = await atlas.listApiKeys(orgId, { signal }).toArray();
+  const keys = await budget.readAll(atlas.listApiKeys(orgId, { signal }), `GET /orgs/${orgId}/apiKeys`);
   const apiKeys = await mapWithConcurrency(
     keys,
     options.concurrency,
     async ({ privateKey: _secret, ...apiKey }): Promise<InventoryApiKeyEntry> => ({
       apiKey,
-      accessList: await atlas.listApiKeyAccessList(orgId, apiKey.id, { signal }).toArray(),
+      accessList: await budget.readAll(
+        atlas.listApiKeyAccessList(orgId, apiKey.id, { signal }),
+        `GET /orgs/${orgId}/apiKeys/${apiKey.id}/accessList`,
+      ),
     }),
   );
+  const accountsPath = `/orgs/${orgId}/serviceAccounts`;
   const accounts = await unlessMissing(
-    () => atlas.listServiceAccounts(orgId, { signal }).toArray(),
-    `/orgs/${orgId}/serviceAccounts`,
+    () => budget.readAll(atlas.listServiceAccounts(orgId, { signal }), `GET ${accountsPath}`),
+    accountsPath,
     skipped,
     logger,
   );
@@ -211,9 +229,10 @@ async function readSnapshot(options: CheckInventoryOptions, skipped: string[]): 
           options.concurrency,
           async (serviceAccount): Promise<InventoryServiceAccountEntry> => ({
             serviceAccount,
-            accessList: await atlas
-              .listServiceAccountAccessList(orgId, serviceAccount.clientId, { signal })
-              .toArray(),
+            accessList: await budget.readAll(
+              atlas.listServiceAccountAccessList(orgId, serviceAccount.clientId, { signal }),
+              `GET ${accountsPath}/${serviceAccount.clientId}/accessList`,
+            ),
           }),
         );
   return { orgId, takenAt, apiKeys, ...(serviceAccounts === undefined ? {} : { serviceAccounts }) };

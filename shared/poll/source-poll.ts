@@ -49,6 +49,8 @@ export interface SourcePollContext {
   inventoryIntervalMs: number;
   /** Raise baseline findings from first snapshots (`inventory.baselineFindings`). */
   baselineFindings: boolean;
+  /** Entries one inventory may hold (`inventory.maxEntries`). */
+  maxInventoryEntries: number;
   maxWindowMs: number;
   maxEventsPerWindow: number;
   /** Access lists read at once during an inventory. */
@@ -484,6 +486,7 @@ class SourceRun {
         scope: this.#source.kind === 'org' ? { orgId: this.#source.id } : { groupId: this.#source.id },
         now,
         baselineFindings: context.baselineFindings,
+        maxEntries: context.maxInventoryEntries,
         concurrency: context.concurrency,
         claimMs: context.claimMs,
         signal: context.budget.signal,

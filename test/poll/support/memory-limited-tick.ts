@@ -21,6 +21,8 @@ export interface MemoryLimitedTickOptions {
   baseUrl: string;
   credentials: { publicKey: string; privateKey: string };
   projectIds: string[];
+  /** Organizations polled too (their events and inventory). */
+  orgIds?: string[];
   dynamoDbEndpoint: string;
   tableName: string;
 }
@@ -58,7 +60,9 @@ const atlas = new AtlasClient({
   allowInsecureHttp: true,
   credentials: { kind: 'digest', ...options.credentials },
 });
-const config = pollerConfigSchema.parse({ sources: { projectIds: options.projectIds } });
+const config = pollerConfigSchema.parse({
+  sources: { projectIds: options.projectIds, orgIds: options.orgIds ?? [] },
+});
 const summary = await runTick(
   { atlas, store, engine, notifier, metrics: sink },
   { config, owner: 'memory-test' },
