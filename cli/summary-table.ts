@@ -173,6 +173,12 @@ function sourceLines(outcome: SourceOutcome): string[] {
       `  ! ${outcome.source} API key inventory failed: ${inventory.errorCode ?? ''}: ${inventory.message ?? ''}`,
     );
   }
+  const invalid = inventory?.invalidEntries ?? 0;
+  if (invalid > 0) {
+    lines.push(
+      `  ! ${outcome.source} inventory: ${invalid} ${invalid === 1 ? 'entry' : 'entries'} Atlas listed could not be read and ${invalid === 1 ? 'was' : 'were'} left out (logged); the rest was compared`,
+    );
+  }
   return lines;
 }
 

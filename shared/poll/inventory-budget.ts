@@ -36,6 +36,7 @@ export class InventoryReadBudget {
   readonly #maxEntries: number;
   readonly #maxPagesPerList: number;
   #entries = 0;
+  #dropped = 0;
 
   /** @throws RangeError when `maxEntries` is not a positive integer. */
   constructor(options: InventoryReadBudgetOptions) {
@@ -50,6 +51,14 @@ export class InventoryReadBudget {
   /** Entries read so far, over every list. */
   get entries(): number {
     return this.#entries;
+  }
+
+  /**
+   * Entries left out so far because they could not be read (an access-list entry that is not an
+   * object), and parts of entries left out (a role that is not an object), over every list.
+   */
+  get dropped(): number {
+    return this.#dropped;
   }
 
   /**
@@ -68,6 +77,7 @@ export class InventoryReadBudget {
         );
       }
       this.#entries += page.items.length;
+      this.#dropped += page.dropped;
       if (this.#entries > this.#maxEntries) {
         throw this.#exceeded(
           `it lists more than ${this.#maxEntries} entries (counted while reading ${what})`,

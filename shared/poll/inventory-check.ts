@@ -74,6 +74,12 @@ export interface InventoryCheck {
   findings: number;
   /** Resources the deployment does not have (it answered 404), skipped this time. */
   skipped: string[];
+  /**
+   * Entries Atlas listed that could not be read and were left out (an access-list entry that is not
+   * an object), and parts of entries left out (a role that is not an object): the rest of the
+   * inventory is compared as usual.
+   */
+  invalidEntries: number;
   alerts: AlertCounts;
   /** When the status is `undelivered`: the delivery that left alerts behind. */
   delivery?: Delivery;
@@ -112,7 +118,17 @@ export interface InventoryCheck {
 export async function checkInventory(options: CheckInventoryOptions): Promise<InventoryCheck> {
   const { store, scope } = options;
   const skipped: string[] = [];
-  const current = await readSnapshot(options, skipped);
+  const budget = new InventoryReadBudget({
+    scope: describeInventoryScope(scope),
+    maxEntries: options.maxEntries ?? DEFAULT_MAX_INVENTORY_ENTRIES,
+  });
+  const current = await readSnapshot(options, budget, skipped);
+  if (budget.dropped > 0) {
+    options.logger.warn('inventory entries that cannot be read were left out; the rest is compared', {
+      scope: describeInventoryScope(scope),
+      invalidEntries: budget.dropped,
+    });
+  }
   const previous = await store.readInventory(scope);
   const parts = {
     apiKeys: previous === undefined && scope.orgId !== undefined,
@@ -140,6 +156,7 @@ export async function checkInventory(options: CheckInventoryOptions): Promise<In
     changes: changes.length,
     findings: findings.length,
     skipped,
+    invalidEntries: budget.dropped,
   };
   const described = options.describer;
   if (described !== undefined) described.describer.useSnapshot(current);
@@ -179,13 +196,13 @@ export async function checkInventory(options: CheckInventoryOptions): Promise<In
 }
 
 /** Reads the inventory of the scope from Atlas, noting in `skipped` each resource it answered 404 for. */
-async function readSnapshot(options: CheckInventoryOptions, skipped: string[]): Promise<InventorySnapshot> {
+async function readSnapshot(
+  options: CheckInventoryOptions,
+  budget: InventoryReadBudget,
+  skipped: string[],
+): Promise<InventorySnapshot> {
   const { atlas, scope, signal, logger } = options;
   const takenAt = options.now;
-  const budget = new InventoryReadBudget({
-    scope: describeInventoryScope(scope),
-    maxEntries: options.maxEntries ?? DEFAULT_MAX_INVENTORY_ENTRIES,
-  });
   if (scope.groupId !== undefined) {
     const path = `/groups/${scope.groupId}/accessList`;
     const projectAccessList = await unlessMissing(

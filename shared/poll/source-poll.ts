@@ -502,6 +502,7 @@ class SourceRun {
         ...(check.serviceAccounts === undefined ? {} : { serviceAccounts: check.serviceAccounts }),
         ...(check.projectEntries === undefined ? {} : { projectEntries: check.projectEntries }),
         ...(check.skipped.length === 0 ? {} : { skipped: check.skipped }),
+        ...(check.invalidEntries === 0 ? {} : { invalidEntries: check.invalidEntries }),
       };
       if (check.status !== 'undelivered') {
         this.#inventoryTakenAt = now;

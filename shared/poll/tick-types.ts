@@ -156,6 +156,11 @@ export interface InventoryOutcome {
   findings: number;
   /** Resources the deployment answered 404 for (Ops Manager has no service accounts), skipped. */
   skipped?: string[];
+  /**
+   * Entries Atlas listed that could not be read (an access-list entry that is not an object, a role
+   * that is not an object), left out with a warning while the rest was compared.
+   */
+  invalidEntries?: number;
   errorCode?: string;
   message?: string;
   /** HTTP status of the Atlas answer that failed the inventory, if any. */
