@@ -155,6 +155,7 @@ export function requiresValue(condition: FieldConditionSpec): boolean {
     'cidr_in',
     'cidr_at_least_as_wide_as',
     'cidr_public',
+    'cidr_valid',
     'outside_hours',
     'email_domain_in',
     'email_domain_same_as',
@@ -310,6 +311,16 @@ function compileOperators(
       const range = parseIpRangeCached(value);
       return range !== undefined && isPublicRange(range) === wanted;
     });
+  }
+  if (spec.cidr_valid !== undefined) {
+    const wanted = spec.cidr_valid;
+    valueTests.push(
+      (value) =>
+        value !== undefined &&
+        value !== null &&
+        value !== '' &&
+        (parseIpRangeCached(value) !== undefined) === wanted,
+    );
   }
   if (spec.outside_hours !== undefined) {
     const test = compileHours(spec.outside_hours, at('outside_hours'), context);

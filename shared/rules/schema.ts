@@ -33,6 +33,7 @@ export interface OperatorsSpec {
   cidr_in?: string[] | ListRef | undefined;
   cidr_at_least_as_wide_as?: { ipv4?: number | undefined; ipv6?: number | undefined } | undefined;
   cidr_public?: boolean | undefined;
+  cidr_valid?: boolean | undefined;
   outside_hours?: { start: string; end: string; time_zone: string; days?: Weekday[] | undefined } | undefined;
   email_domain_in?: string[] | ListRef | undefined;
   email_domain_same_as?: string | undefined;
@@ -222,6 +223,10 @@ const operatorsShape = {
   cidr_public: z.boolean().optional().meta({
     description:
       'The IP range holds publicly routable addresses (true), or only private, loopback, link-local, documentation or other special-purpose ones (false).',
+  }),
+  cidr_valid: z.boolean().optional().meta({
+    description:
+      'The value reads as an IP address or CIDR block (true), or is a value that does not, such as 0.0.0.0 /0 or [::]/0 (false). A missing, null or empty field holds neither.',
   }),
   outside_hours: z
     .strictObject({
