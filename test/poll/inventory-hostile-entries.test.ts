@@ -125,3 +125,32 @@ describe('an inventory with entries that cannot be read', () => {
     expect(delivered.map((alert) => alert.ruleId)).toEqual(['inventory-project-open-to-internet']);
   });
 });
+
+describe('an inventory with access-list entries that are not an address or range', () => {
+  it('raises a finding for each one on the first snapshot, and none for a range or a security group', async () => {
+    // Prepare
+    const unreadable = ['000.000.000.000/0', '0.0.0.0/0.0.0.0', '[::]/0', '0/0', '0.0.0.0 /0'];
+    const route: Route = (request) =>
+      request.url.pathname.endsWith(`/groups/${GROUP}/accessList`)
+        ? {
+            body: listPage(
+              [
+                ...unreadable.map((cidrBlock) => ({ cidrBlock, comment: 'hostile' })),
+                { cidrBlock: '198.51.100.0/24' },
+                { awsSecurityGroup: 'sg-0123abcd' },
+              ],
+              { self: '' },
+            ),
+          }
+        : { status: 404, body: {} };
+
+    // Act
+    const { check, delivered } = await firstInventory(route, { groupId: GROUP });
+
+    // Assess
+    expect(check).toMatchObject({ status: 'baseline', projectEntries: 7, findings: 5 });
+    expect(
+      delivered.map((alert) => `${alert.ruleId} ${alert.severity} ${alert.events[0]?.accessListEntry}`),
+    ).toEqual(unreadable.map((entry) => `inventory-access-list-entry-unreadable high ${entry}`));
+  });
+});
