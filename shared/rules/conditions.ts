@@ -314,13 +314,13 @@ function compileOperators(
   }
   if (spec.cidr_valid !== undefined) {
     const wanted = spec.cidr_valid;
-    valueTests.push(
-      (value) =>
-        value !== undefined &&
-        value !== null &&
-        value !== '' &&
-        (parseIpRangeCached(value) !== undefined) === wanted,
-    );
+    valueTests.push((value) => {
+      if (value === undefined || value === null) return false;
+      if (typeof value !== 'string') return !wanted;
+      // Read as parseIpRange reads it (trimmed), so padding neither hides an address nor makes one.
+      const text = value.trim();
+      return text !== '' && (parseIpRangeCached(text) !== undefined) === wanted;
+    });
   }
   if (spec.outside_hours !== undefined) {
     const test = compileHours(spec.outside_hours, at('outside_hours'), context);

@@ -226,7 +226,7 @@ const operatorsShape = {
   }),
   cidr_valid: z.boolean().optional().meta({
     description:
-      'The value reads as an IP address or CIDR block (true), or is a value that does not, such as 0.0.0.0 /0 or [::]/0 (false). A missing, null or empty field holds neither.',
+      'The value reads as an IP address or CIDR block (true), or is a value that does not, such as 0.0.0.0 /0 or [::]/0 (false). A missing, null, empty or blank field holds neither; the value is trimmed first.',
   }),
   outside_hours: z
     .strictObject({

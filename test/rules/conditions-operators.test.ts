@@ -324,6 +324,7 @@ describe('cidr_valid', () => {
         '203.0.113.7',
         ' 198.51.100.0/24 ',
         '::ffff:10.0.0.1',
+        `${' '.repeat(40)}198.51.100.7${' '.repeat(40)}`,
       ),
     );
 
@@ -331,15 +332,15 @@ describe('cidr_valid', () => {
     expect(found).toEqual([0, 1, 2, 3, 4, 5]);
   });
 
-  it('true holds for an IP address or CIDR block, and neither holds for a missing, null or empty value', () => {
+  it('true holds for an IP address or CIDR block, and neither holds for a missing, null, empty or blank value', () => {
     // Act
     const valid = matching(
       { whitelistEntry: { cidr_valid: true } },
       entries('0.0.0.0/0', '2001:db8::/32', '0/0'),
     );
     const missing = [
-      ...matching({ whitelistEntry: { cidr_valid: false } }, entries(undefined, null, '')),
-      ...matching({ whitelistEntry: { cidr_valid: true } }, entries(undefined, null, '')),
+      ...matching({ whitelistEntry: { cidr_valid: false } }, entries(undefined, null, '', '  ')),
+      ...matching({ whitelistEntry: { cidr_valid: true } }, entries(undefined, null, '', '  ')),
     ];
 
     // Assess
