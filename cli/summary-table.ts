@@ -17,6 +17,11 @@ export function formatTickReport(summary: TickSummary): string {
     sourcesPhrase(summary),
     `${totals.eventsFetched} ${plural(totals.eventsFetched, 'event')} (${totals.eventsNew} new)`,
     ...(totals.ruleErrors > 0 ? [`${totals.ruleErrors} ${plural(totals.ruleErrors, 'rule error')}`] : []),
+    ...(totals.firstSeenStateErrors > 0
+      ? [
+          `${totals.firstSeenStateErrors} first-seen ${plural(totals.firstSeenStateErrors, 'record')} not kept`,
+        ]
+      : []),
     alertsPhrase(totals.alerts),
     `Atlas ${totals.atlasRequests} ${plural(totals.atlasRequests, 'request')}${
       totals.atlasRateLimited > 0 ? ` (${totals.atlasRateLimited} rate limited)` : ''
@@ -157,10 +162,21 @@ function sourceLines(outcome: SourceOutcome): string[] {
       `  ! ${outcome.source}: ${outcome.ruleErrors} ${plural(outcome.ruleErrors, 'rule')} failed on an event (logged with the rule and event ids); each event was skipped for that rule only and the walk went on`,
     );
   }
+  if (outcome.firstSeenStateErrors > 0) {
+    lines.push(
+      `  ! ${outcome.source}: ${outcome.firstSeenStateErrors} first-seen ${plural(outcome.firstSeenStateErrors, 'record')} not kept by the state store (logged with the rule and event ids); those groups' events were not judged first-seen, and everything else went on`,
+    );
+  }
   const inventory = outcome.inventory;
   if (inventory?.status === 'failed') {
     lines.push(
       `  ! ${outcome.source} API key inventory failed: ${inventory.errorCode ?? ''}: ${inventory.message ?? ''}`,
+    );
+  }
+  const invalid = inventory?.invalidEntries ?? 0;
+  if (invalid > 0) {
+    lines.push(
+      `  ! ${outcome.source} inventory: ${invalid} ${invalid === 1 ? 'entry' : 'entries'} Atlas listed could not be read and ${invalid === 1 ? 'was' : 'were'} left out (logged); the rest was compared`,
     );
   }
   return lines;

@@ -35,6 +35,7 @@ export function tickLogAttributes(summary: TickSummary): LogAttributes {
       eventsFetched: totals.eventsFetched,
       eventsNew: totals.eventsNew,
       ruleErrors: totals.ruleErrors,
+      firstSeenStateErrors: totals.firstSeenStateErrors,
       alertsPublished: sumOf(totals.alerts.published),
       alertsPublishedBySeverity: nonZero(totals.alerts.published),
       alertsFailed: sumOf(totals.alerts.failed),
@@ -69,6 +70,7 @@ function sourceAttributes(outcome: SourceOutcome): Record<string, unknown> {
     eventsFetched: outcome.eventsFetched,
     eventsNew: outcome.eventsNew,
     ...(outcome.ruleErrors === 0 ? {} : { ruleErrors: outcome.ruleErrors }),
+    ...(outcome.firstSeenStateErrors === 0 ? {} : { firstSeenStateErrors: outcome.firstSeenStateErrors }),
     alertsPublished: published,
     ...(failed === 0 ? {} : { alertsFailed: failed }),
     ...(outcome.watermark === undefined ? {} : { watermark: new Date(outcome.watermark).toISOString() }),
@@ -91,7 +93,11 @@ function troubleRank(outcome: SourceOutcome): number {
     case 'skipped-lease-held':
       return 2;
     default:
-      return outcome.inventory?.status === 'failed' || outcome.ruleErrors > 0 ? 2 : 3;
+      return outcome.inventory?.status === 'failed' ||
+        outcome.ruleErrors > 0 ||
+        outcome.firstSeenStateErrors > 0
+        ? 2
+        : 3;
   }
 }
 

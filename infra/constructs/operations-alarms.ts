@@ -38,9 +38,10 @@ interface AlarmSpec {
 /**
  * The alarms that tell the people running the deployment that alerts may not be arriving: the function
  * failing or throttled, ticks no longer completing (the heartbeat goes missing for three periods), Atlas
- * refusing the credentials, the watermark falling behind, a rule failing on an event, alerts that could not
- * be published, Slack messages that could not be forwarded, and notifications SNS could not deliver to a
- * subscription (its topic's `NumberOfNotificationsFailed`, and each subscription's dead-letter queue).
+ * refusing the credentials, the watermark falling behind, a rule failing on an event, a first-seen record
+ * the state table did not keep, alerts that could not be published, Slack messages that could not be
+ * forwarded, and notifications SNS could not deliver to a subscription (its topic's
+ * `NumberOfNotificationsFailed`, and each subscription's dead-letter queue).
  */
 export class OperationsAlarms extends Construct {
   readonly alarms: readonly Alarm[];
@@ -102,6 +103,13 @@ export class OperationsAlarms extends Construct {
         ...atLeastOnce,
         description:
           'A rule failed on an event and that event was skipped for that rule, so an alert may be missing. The poller log names the rule and the event id: fix the rule, deploy, and check the period with `atlas-audit-alerts rules replay`.',
+      },
+      {
+        id: 'FirstSeenStateErrors',
+        metric: pollerMetric({ name: MetricName.firstSeenStateErrors, statistic: 'Sum', period }),
+        ...atLeastOnce,
+        description:
+          "The state table did not keep the record of a first-seen rule for one group, so that group's events were not judged first-seen and an alert may be missing; the other rules and groups went on. The poller log names the rule, the reason and the event ids: check the state table, and the events with `atlas-audit-alerts rules replay`.",
       },
       {
         id: 'AlertsFailed',

@@ -114,7 +114,10 @@ export class OperationsDashboard extends Construct {
     dashboard.addWidgets(
       new GraphWidget({
         title: 'Rule errors',
-        left: [sum(MetricName.ruleErrors, 'rule evaluations failed')],
+        left: [
+          sum(MetricName.ruleErrors, 'rule evaluations failed'),
+          sum(MetricName.firstSeenStateErrors, 'first-seen records not kept'),
+        ],
         width: 12,
       }),
       new GraphWidget({

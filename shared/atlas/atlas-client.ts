@@ -9,7 +9,13 @@ import {
 } from './client-options.js';
 import { createDigestAuthInterceptor } from './digest-interceptor.js';
 import { AtlasError } from './errors.js';
-import { type AtlasEventFilter, type AtlasListOptions, eventListQuery, listQuery } from './event-filter.js';
+import {
+  type AtlasEventFilter,
+  type AtlasListOptions,
+  eventListQuery,
+  listQuery,
+  MAX_ITEMS_PER_PAGE,
+} from './event-filter.js';
 import { exchange, type HttpRequest, type HttpResponse } from './http-exchange.js';
 import { jsonNestsDeeperThan, MAX_JSON_DEPTH } from './json-depth.js';
 import { RateLimitPacer } from './rate-limit-pacer.js';
@@ -204,7 +210,7 @@ export class AtlasClient {
       readEvent,
       filter.signal,
       this.#config.accept,
-      'skip-item',
+      { skip: 'events' },
     );
   }
 
@@ -218,7 +224,7 @@ export class AtlasClient {
       readEvent,
       filter.signal,
       this.#config.accept,
-      'skip-item',
+      { skip: 'events' },
     );
   }
 
@@ -268,7 +274,9 @@ export class AtlasClient {
     options: AtlasListOptions = {},
   ): AtlasList<AtlasAccessListEntry> {
     const path = `/orgs/${pathId('orgId', orgId)}/apiKeys/${pathId('apiKeyId', apiKeyId)}/accessList`;
-    return this.#list(path, listQuery(options), readAccessListEntry, options.signal);
+    return this.#list(path, listQuery(options), readAccessListEntry, options.signal, this.#config.accept, {
+      skip: 'access-list entries',
+    });
   }
 
   /**
@@ -303,6 +311,7 @@ export class AtlasClient {
       readAccessListEntry,
       options.signal,
       this.#serviceAccountsAccept(),
+      { skip: 'access-list entries' },
     );
   }
 
@@ -319,6 +328,8 @@ export class AtlasClient {
       listQuery(options),
       readAccessListEntry,
       options.signal,
+      this.#config.accept,
+      { skip: 'access-list entries' },
     );
   }
 
@@ -388,8 +399,11 @@ export class AtlasClient {
 
   /**
    * A paginated list whose items `readItem` reads. An item it refuses fails the whole page
-   * (`refuse-page`: inventories, where a missing item would read as a removal), or is left out with a
-   * warning (`skip-item`: events, where refusing the page would stop the source at it on every tick).
+   * (`refuse-page`: API keys and service accounts, where a missing item would read as a removal), or
+   * is left out with a warning that names what the list holds (`{ skip }`: events, where refusing the
+   * page would stop the source at it on every tick, and access-list entries, where an entry that is
+   * not an object names nothing that could be removed). Items left out, and parts of items a reader
+   * left out, are counted in the page's `dropped`.
    */
   #list<T>(
     path: string,
@@ -397,40 +411,69 @@ export class AtlasClient {
     readItem: (value: unknown) => Shape<T>,
     signal: AbortSignal | undefined,
     accept: string = this.#config.accept,
-    onBadItem: 'refuse-page' | 'skip-item' = 'refuse-page',
+    onBadItem: 'refuse-page' | { skip: string } = 'refuse-page',
   ): AtlasList<T> {
     const readPage = (body: unknown, request: PageRequest): Shape<FetchedPage<T>> => {
       const page = readListPage(body);
       if (!page.ok) {
         return page;
       }
+      // Atlas sends 500 at most: more is a server to refuse, never an array to take in whole.
+      if (page.value.results.length > MAX_ITEMS_PER_PAGE) {
+        return {
+          ok: false,
+          problem: `a page of ${page.value.results.length} items, more than the ${MAX_ITEMS_PER_PAGE} Atlas sends at most`,
+        };
+      }
       const items: T[] = [];
       const skipped: number[] = [];
+      const trimmed: number[] = [];
+      let droppedParts = 0;
       for (const [index, result] of page.value.results.entries()) {
         const item = readItem(result);
         if (item.ok) {
           items.push(item.value);
-        } else if (onBadItem === 'skip-item') {
+          if (item.dropped !== undefined && item.dropped > 0) {
+            trimmed.push(index);
+            droppedParts += item.dropped;
+          }
+        } else if (onBadItem !== 'refuse-page') {
           skipped.push(index);
         } else {
           return item;
         }
       }
-      if (skipped.length > 0) {
-        // Positions only: the entries themselves are Atlas's text, and may echo anything.
-        this.#config.logger.warn('Atlas listed entries that are not events; skipped them', {
-          path: `${this.#config.apiPrefix}${request.path}`,
-          pageNum: request.query.get('pageNum') ?? '1',
+      // Positions only: the entries themselves are Atlas's text, and may echo anything.
+      const where = {
+        path: `${this.#config.apiPrefix}${request.path}`,
+        pageNum: request.query.get('pageNum') ?? '1',
+      };
+      if (skipped.length > 0 && onBadItem !== 'refuse-page') {
+        this.#config.logger.warn(`Atlas listed entries that are not ${onBadItem.skip}; skipped them`, {
+          ...where,
           skipped: skipped.length,
           positions: skipped.slice(0, 10),
         });
+      }
+      if (trimmed.length > 0) {
+        this.#config.logger.warn(
+          'Atlas listed entries with parts that cannot be read; left those parts out',
+          {
+            ...where,
+            parts: droppedParts,
+            positions: trimmed.slice(0, 10),
+          },
+        );
       }
       const nextLink = page.value.links.find((link) => link.rel === 'next');
       const next = nextLink === undefined ? undefined : resourceOfLink(nextLink.href);
       if (nextLink !== undefined && next === undefined) {
         return { ok: false, problem: 'a next link that is not an Atlas API URL' };
       }
-      return { ok: true, value: { items, totalCount: page.value.totalCount, next } };
+      return {
+        ok: true,
+        value: { items, totalCount: page.value.totalCount, next, dropped: skipped.length + droppedParts },
+      };
     };
     return new AtlasList<T>({
       first: { path, query },

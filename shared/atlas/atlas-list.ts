@@ -9,6 +9,8 @@ export interface AtlasPage<T> {
   totalCount: number | undefined;
   /** Whether Atlas linked a next page. */
   hasNext: boolean;
+  /** Entries of the page left out, and parts of entries left out, because they could not be read. */
+  dropped: number;
 }
 
 /** A resource path below the API prefix (`/groups/x/events`) and its query. */
@@ -22,6 +24,8 @@ export interface FetchedPage<T> {
   items: T[];
   totalCount: number | undefined;
   next: PageRequest | undefined;
+  /** Entries left out, and parts of entries left out, because they could not be read. */
+  dropped?: number;
 }
 
 /** Options of {@link AtlasList}. */
@@ -71,7 +75,7 @@ export class AtlasList<T> implements AsyncIterable<T> {
       seen.add(keyOf(request));
       const page = await this.#init.fetchPage(request);
       const hasNext = page.next !== undefined && page.items.length > 0;
-      yield { items: page.items, pageNum, totalCount: page.totalCount, hasNext };
+      yield { items: page.items, pageNum, totalCount: page.totalCount, hasNext, dropped: page.dropped ?? 0 };
       if (!hasNext || !page.next) {
         return;
       }
@@ -106,7 +110,8 @@ export class AtlasList<T> implements AsyncIterable<T> {
   async toArray(): Promise<T[]> {
     const items: T[] = [];
     for await (const page of this.pages()) {
-      items.push(...page.items);
+      // One by one: spreading a page into the call's arguments overflows the stack past some 100k.
+      for (const item of page.items) items.push(item);
     }
     return items;
   }

@@ -14,8 +14,12 @@ import type {
   AtlasTeam,
 } from './types.js';
 
-/** A reader's verdict: the value, or what was wrong with the body. */
-export type Shape<T> = { ok: true; value: T } | { ok: false; problem: string };
+/**
+ * A reader's verdict: the value, or what was wrong with the body. `dropped` counts the parts of the
+ * value a reader left out because they could not be read (a role that is not an object), keeping the
+ * rest.
+ */
+export type Shape<T> = { ok: true; value: T; dropped?: number } | { ok: false; problem: string };
 
 /** One list page, before its items are read. */
 export interface RawListPage {
@@ -86,22 +90,34 @@ export function readEvent(value: unknown): Shape<AtlasEvent> {
 }
 
 /**
- * Reads an API key: an object with a string `id`. `privateKey` is masked here, whatever the server sent.
+ * Reads an API key: an object with a string `id`. `privateKey` is masked here, whatever the server
+ * sent. Roles that are not objects (`null`, a string) are left out and counted in `dropped`, as is a
+ * `roles` that is not a list: the key and its other roles are still compared, and one bad role never
+ * fails the organization's inventory.
  *
  * @example
  * ```ts
  * readApiKey({ id: 'k', privateKey: 'fake-private-key-for-tests' }); // privateKey '********ests'
+ * readApiKey({ id: 'k', roles: [null, { roleName: 'ORG_OWNER' }] }); // one role, dropped: 1
  * ```
  */
 export function readApiKey(value: unknown): Shape<AtlasApiKey> {
   if (!isRecord(value) || typeof value.id !== 'string') {
     return { ok: false, problem: 'an API key without a string id' };
   }
-  const key = { ...value } as AtlasApiKey;
+  const { roles: sentRoles, ...rest } = value;
+  const key = { ...rest, id: value.id } as AtlasApiKey;
   if ('privateKey' in key) {
     key.privateKey = typeof key.privateKey === 'string' ? maskPrivateKey(key.privateKey) : '********';
   }
-  return { ok: true, value: key };
+  let dropped = 0;
+  if (Array.isArray(sentRoles)) {
+    key.roles = sentRoles.filter(isRecord);
+    dropped = sentRoles.length - key.roles.length;
+  } else if (sentRoles !== undefined) {
+    dropped = 1;
+  }
+  return dropped === 0 ? { ok: true, value: key } : { ok: true, value: key, dropped };
 }
 
 /**
@@ -120,7 +136,7 @@ export function readAccessListEntry(value: unknown): Shape<AtlasAccessListEntry>
 
 /**
  * Reads a service account: an object with a string `clientId`. Its `secrets` are dropped here, and
- * roles that are not strings (or `roles` that is not a list) are left out.
+ * roles that are not strings (or `roles` that is not a list) are left out and counted in `dropped`.
  *
  * @example
  * ```ts
@@ -136,10 +152,13 @@ export function readServiceAccount(value: unknown): Shape<AtlasServiceAccount> {
   const roles = Array.isArray(sentRoles)
     ? sentRoles.filter((role): role is string => typeof role === 'string')
     : undefined;
-  return {
-    ok: true,
-    value: { ...account, clientId: value.clientId, ...(roles === undefined ? {} : { roles }) },
-  };
+  const dropped = Array.isArray(sentRoles)
+    ? sentRoles.length - (roles?.length ?? 0)
+    : sentRoles === undefined
+      ? 0
+      : 1;
+  const read = { ...account, clientId: value.clientId, ...(roles === undefined ? {} : { roles }) };
+  return dropped === 0 ? { ok: true, value: read } : { ok: true, value: read, dropped };
 }
 
 /**

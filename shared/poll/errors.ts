@@ -63,3 +63,17 @@ export class EventBudgetExceededError extends PollError {
     this.name = 'EventBudgetExceededError';
   }
 }
+
+/**
+ * An inventory lists more entries (API keys, service accounts, access-list entries) than an inventory
+ * may hold in memory, or one of its lists more pages than its entries can fill: the inventory fails
+ * this tick, stores nothing, and the source's events are still polled.
+ */
+export class InventoryBudgetExceededError extends PollError {
+  override readonly code: string = 'INVENTORY_BUDGET_EXCEEDED';
+
+  constructor(message: string, options?: ErrorOptions) {
+    super(message, options);
+    this.name = 'InventoryBudgetExceededError';
+  }
+}

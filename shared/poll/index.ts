@@ -1,12 +1,14 @@
 export {
   AlertDeliveryError,
   EventBudgetExceededError,
+  InventoryBudgetExceededError,
   PollConfigError,
   PollError,
   TickDeadlineError,
 } from './errors.js';
 export { eventBudgetForHeap } from './event-budget.js';
 export { compareKeyedEvents, eventKey, type KeyedEvent, keyEvent } from './event-order.js';
+export { DEFAULT_MAX_INVENTORY_ENTRIES } from './inventory-budget.js';
 export { METRICS_NAMESPACE, METRICS_SERVICE, MetricName, type MetricNameValue } from './metric-names.js';
 export { emitTickMetrics, type MetricsSink, type MetricUnitName } from './metrics-sink.js';
 export {

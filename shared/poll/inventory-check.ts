@@ -4,7 +4,7 @@ import { mapWithConcurrency } from '../bounded-concurrency.js';
 import type { Logger } from '../logger.js';
 import type { Notifier } from '../notify/notifier.js';
 import type { RuleEngine } from '../rules/engine.js';
-import type { RuleEvaluationError } from '../rules/errors.js';
+import type { FirstSeenStateError, RuleEvaluationError } from '../rules/errors.js';
 import { buildInventoryEvent } from '../rules/inventory-events.js';
 import {
   describeInventoryScope,
@@ -16,6 +16,7 @@ import {
 import type { StateStore } from '../state/state-store.js';
 import { type Delivery, deliverAlerts } from './alert-delivery.js';
 import type { AlertDescriber } from './alert-describer.js';
+import { DEFAULT_MAX_INVENTORY_ENTRIES, InventoryReadBudget } from './inventory-budget.js';
 import { diffInventory } from './inventory-diff.js';
 import { baselineFindings } from './inventory-findings.js';
 import type { PollSource } from './poll-source.js';
@@ -37,6 +38,12 @@ export interface CheckInventoryOptions {
   now: number;
   /** Access lists read at once. */
   concurrency: number;
+  /**
+   * Entries the inventory may hold (keys, service accounts, access-list entries): past it, or past as
+   * many pages in one list as those entries need, the inventory fails with
+   * InventoryBudgetExceededError. Default 20,000.
+   */
+  maxEntries?: number;
   claimMs: number;
   signal: AbortSignal;
   /**
@@ -46,6 +53,8 @@ export interface CheckInventoryOptions {
   baselineFindings?: boolean;
   /** Told of each rule that fails on an inventory event (see `RuleEngine.evaluate`). */
   onRuleError?: (failure: RuleEvaluationError) => void;
+  /** Told of each first-seen record the store did not keep (see `RuleEngine.evaluate`). */
+  onStateError?: (failure: FirstSeenStateError) => void;
   /** Names and key details for the alerts, the snapshot just taken included. */
   describer?: { describer: AlertDescriber; source: PollSource };
 }
@@ -65,6 +74,12 @@ export interface InventoryCheck {
   findings: number;
   /** Resources the deployment does not have (it answered 404), skipped this time. */
   skipped: string[];
+  /**
+   * Entries Atlas listed that could not be read and were left out (an access-list entry that is not
+   * an object), and parts of entries left out (a role that is not an object): the rest of the
+   * inventory is compared as usual.
+   */
+  invalidEntries: number;
   alerts: AlertCounts;
   /** When the status is `undelivered`: the delivery that left alerts behind. */
   delivery?: Delivery;
@@ -88,8 +103,11 @@ export interface InventoryCheck {
  * nothing changed, so it never expires under a quiet source. `privateKey` and service-account
  * secrets are never kept.
  *
+ * Each list is read within a budget (see `InventoryReadBudget`): an endless list fails the inventory
+ * with InventoryBudgetExceededError rather than the function's memory.
+ *
  * @throws The Atlas client's errors (an API key without the rights to list keys gets
- *   AtlasForbiddenError), RuleStateError, and StateStoreError.
+ *   AtlasForbiddenError), InventoryBudgetExceededError, RuleStateError, and StateStoreError.
  *
  * @example
  * ```ts
@@ -100,7 +118,17 @@ export interface InventoryCheck {
 export async function checkInventory(options: CheckInventoryOptions): Promise<InventoryCheck> {
   const { store, scope } = options;
   const skipped: string[] = [];
-  const current = await readSnapshot(options, skipped);
+  const budget = new InventoryReadBudget({
+    scope: describeInventoryScope(scope),
+    maxEntries: options.maxEntries ?? DEFAULT_MAX_INVENTORY_ENTRIES,
+  });
+  const current = await readSnapshot(options, budget, skipped);
+  if (budget.dropped > 0) {
+    options.logger.warn('inventory entries that cannot be read were left out; the rest is compared', {
+      scope: describeInventoryScope(scope),
+      invalidEntries: budget.dropped,
+    });
+  }
   const previous = await store.readInventory(scope);
   const parts = {
     apiKeys: previous === undefined && scope.orgId !== undefined,
@@ -128,6 +156,7 @@ export async function checkInventory(options: CheckInventoryOptions): Promise<In
     changes: changes.length,
     findings: findings.length,
     skipped,
+    invalidEntries: budget.dropped,
   };
   const described = options.describer;
   if (described !== undefined) described.describer.useSnapshot(current);
@@ -136,6 +165,7 @@ export async function checkInventory(options: CheckInventoryOptions): Promise<In
       ? []
       : await options.engine.evaluate(events, {
           onRuleError: options.onRuleError,
+          onStateError: options.onStateError,
           ...(described === undefined
             ? {}
             : { describe: (event) => described.describer.describe(event, described.source) }),
@@ -166,13 +196,17 @@ export async function checkInventory(options: CheckInventoryOptions): Promise<In
 }
 
 /** Reads the inventory of the scope from Atlas, noting in `skipped` each resource it answered 404 for. */
-async function readSnapshot(options: CheckInventoryOptions, skipped: string[]): Promise<InventorySnapshot> {
+async function readSnapshot(
+  options: CheckInventoryOptions,
+  budget: InventoryReadBudget,
+  skipped: string[],
+): Promise<InventorySnapshot> {
   const { atlas, scope, signal, logger } = options;
   const takenAt = options.now;
   if (scope.groupId !== undefined) {
     const path = `/groups/${scope.groupId}/accessList`;
     const projectAccessList = await unlessMissing(
-      () => atlas.listProjectAccessList(scope.groupId, { signal }).toArray(),
+      () => budget.readAll(atlas.listProjectAccessList(scope.groupId, { signal }), `GET ${path}`),
       path,
       skipped,
       logger,
@@ -185,18 +219,22 @@ async function readSnapshot(options: CheckInventoryOptions, skipped: string[]): 
     };
   }
   const orgId = scope.orgId;
-  const keys = await atlas.listApiKeys(orgId, { signal }).toArray();
+  const keys = await budget.readAll(atlas.listApiKeys(orgId, { signal }), `GET /orgs/${orgId}/apiKeys`);
   const apiKeys = await mapWithConcurrency(
     keys,
     options.concurrency,
     async ({ privateKey: _secret, ...apiKey }): Promise<InventoryApiKeyEntry> => ({
       apiKey,
-      accessList: await atlas.listApiKeyAccessList(orgId, apiKey.id, { signal }).toArray(),
+      accessList: await budget.readAll(
+        atlas.listApiKeyAccessList(orgId, apiKey.id, { signal }),
+        `GET /orgs/${orgId}/apiKeys/${apiKey.id}/accessList`,
+      ),
     }),
   );
+  const accountsPath = `/orgs/${orgId}/serviceAccounts`;
   const accounts = await unlessMissing(
-    () => atlas.listServiceAccounts(orgId, { signal }).toArray(),
-    `/orgs/${orgId}/serviceAccounts`,
+    () => budget.readAll(atlas.listServiceAccounts(orgId, { signal }), `GET ${accountsPath}`),
+    accountsPath,
     skipped,
     logger,
   );
@@ -208,9 +246,10 @@ async function readSnapshot(options: CheckInventoryOptions, skipped: string[]): 
           options.concurrency,
           async (serviceAccount): Promise<InventoryServiceAccountEntry> => ({
             serviceAccount,
-            accessList: await atlas
-              .listServiceAccountAccessList(orgId, serviceAccount.clientId, { signal })
-              .toArray(),
+            accessList: await budget.readAll(
+              atlas.listServiceAccountAccessList(orgId, serviceAccount.clientId, { signal }),
+              `GET ${accountsPath}/${serviceAccount.clientId}/accessList`,
+            ),
           }),
         );
   return { orgId, takenAt, apiKeys, ...(serviceAccounts === undefined ? {} : { serviceAccounts }) };

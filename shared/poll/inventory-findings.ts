@@ -24,7 +24,9 @@ export interface FindingParts {
  * as the changes the inventory events are built from (each is then marked `preExisting`):
  *
  * - an access-list entry of a key, a service account or a project that is open to the internet (a
- *   public range of /16 or wider for IPv4, /48 or wider for IPv6, as `0.0.0.0/0`), as an entry added;
+ *   public range of /16 or wider for IPv4, /48 or wider for IPv6, as `0.0.0.0/0`), or whose address
+ *   cannot be read as an address or range at all (`0.0.0.0 /0`, `[::]/0`: what Atlas makes of it is
+ *   unknown), as an entry added;
  * - a key or a service account holding an owner role with no access list at all, as
  *   `…_WITHOUT_ACCESS_LIST` (anyone with its credentials can own the organization from anywhere).
  *
@@ -41,7 +43,7 @@ export function baselineFindings(snapshot: InventorySnapshot, parts: FindingPart
     for (const { apiKey, accessList } of [...snapshot.apiKeys].sort(byString((entry) => entry.apiKey.id))) {
       const subject = inventoryKey(apiKey);
       const entries = [...entriesOf(accessList).values()];
-      for (const entry of entries.filter(isOpenToInternet)) {
+      for (const entry of entries.filter(isBaselineFinding)) {
         findings.push({ type: INVENTORY_EVENT_TYPES.accessListEntryAdded, apiKey: subject, entry });
       }
       if (entries.length === 0 && holdsOwnerRole(apiKey)) {
@@ -56,7 +58,7 @@ export function baselineFindings(snapshot: InventorySnapshot, parts: FindingPart
     for (const { serviceAccount, accessList } of accounts) {
       const subject = inventoryServiceAccount(serviceAccount, snapshot.orgId);
       const entries = [...entriesOf(accessList).values()];
-      for (const entry of entries.filter(isOpenToInternet)) {
+      for (const entry of entries.filter(isBaselineFinding)) {
         findings.push({
           type: INVENTORY_EVENT_TYPES.serviceAccountAccessListEntryAdded,
           serviceAccount: subject,
@@ -74,7 +76,7 @@ export function baselineFindings(snapshot: InventorySnapshot, parts: FindingPart
   const groupId = snapshot.groupId;
   if (parts.projectAccessList && groupId !== undefined) {
     for (const entry of entriesOf(snapshot.projectAccessList ?? []).values()) {
-      if (isOpenToInternet(entry)) {
+      if (isBaselineFinding(entry)) {
         findings.push({ type: INVENTORY_EVENT_TYPES.projectAccessListEntryAdded, groupId, entry });
       }
     }
@@ -97,6 +99,26 @@ export function isOpenToInternet(entry: InventoryEntry): boolean {
   const text = entry.cidrBlock ?? entry.ipAddress;
   const range = typeof text === 'string' ? parseIpRange(text) : undefined;
   return range !== undefined && range.prefix <= WIDE_PREFIX[range.kind] && isPublicRange(range);
+}
+
+/**
+ * Whether an access-list entry names an address (its CIDR block, or else its IP address) that cannot
+ * be read as an IP address or CIDR block, such as `0.0.0.0 /0`, `000.000.000.000/0` or `0/0`. An
+ * entry with no address (an AWS security group) is not.
+ *
+ * @example
+ * ```ts
+ * hasUnreadableAddress({ cidrBlock: '0.0.0.0/0.0.0.0' }); // true
+ * hasUnreadableAddress({ awsSecurityGroup: 'sg-0123' }); // false
+ * ```
+ */
+export function hasUnreadableAddress(entry: InventoryEntry): boolean {
+  const text = entry.cidrBlock ?? entry.ipAddress;
+  return typeof text === 'string' && text.trim() !== '' && parseIpRange(text) === undefined;
+}
+
+function isBaselineFinding(entry: InventoryEntry): boolean {
+  return isOpenToInternet(entry) || hasUnreadableAddress(entry);
 }
 
 function holdsOwnerRole(apiKey: AtlasApiKey): boolean {

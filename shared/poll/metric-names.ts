@@ -16,6 +16,11 @@ export const MetricName = {
   eventsNew: 'EventsNew',
   /** Rule evaluations that failed on an event (logged; the event skipped for that rule only). */
   ruleErrors: 'RuleErrors',
+  /**
+   * First-seen records the state store did not keep (logged): that group's events were not judged
+   * first-seen, so an alert may be missing.
+   */
+  firstSeenStateErrors: 'FirstSeenStateErrors',
   /** Alerts delivered to the topic, by `severity`. */
   alertsPublished: 'AlertsPublished',
   /** Alerts that could not be delivered this tick (they are retried next tick). */

@@ -41,6 +41,7 @@ export function emitTickMetrics(options: { summary: TickSummary; sink: MetricsSi
   sink.addMetric(MetricName.eventsFetched, 'Count', totals.eventsFetched);
   sink.addMetric(MetricName.eventsNew, 'Count', totals.eventsNew);
   sink.addMetric(MetricName.ruleErrors, 'Count', totals.ruleErrors);
+  sink.addMetric(MetricName.firstSeenStateErrors, 'Count', totals.firstSeenStateErrors);
   let published = 0;
   let failed = 0;
   for (const severity of SEVERITIES) {

@@ -58,6 +58,12 @@ export const inventorySettingsSchema = z.strictObject({
    * 0.0.0.0/0, an owner key without an access list). `false` stores it silently as the baseline.
    */
   baselineFindings: z.boolean().default(true),
+  /**
+   * The most entries one inventory holds in memory (API keys, service accounts and every access-list
+   * entry of an organization; a project's access list): past it the inventory fails
+   * (INVENTORY_BUDGET_EXCEEDED) and the source's events are still polled. Default 20,000.
+   */
+  maxEntries: z.number().int().min(100).max(1_000_000).optional(),
 });
 
 /**

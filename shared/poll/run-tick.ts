@@ -5,6 +5,7 @@ import { silentLogger } from '../logger.js';
 import { AlertDescriber } from './alert-describer.js';
 import { PollConfigError } from './errors.js';
 import { EventBudget, eventBudgetForHeap } from './event-budget.js';
+import { DEFAULT_MAX_INVENTORY_ENTRIES } from './inventory-budget.js';
 import { emitTickMetrics } from './metrics-sink.js';
 import { NameCache } from './name-cache.js';
 import type { PollSource } from './poll-source.js';
@@ -140,6 +141,7 @@ export async function runTick(deps: TickDependencies, options: TickOptions): Pro
       initialLookbackMs: timing.initialLookbackSeconds * SECOND_MS,
       inventoryIntervalMs: timing.inventoryIntervalSeconds * SECOND_MS,
       baselineFindings: config.inventory.baselineFindings,
+      maxInventoryEntries: config.inventory.maxEntries ?? DEFAULT_MAX_INVENTORY_ENTRIES,
       maxWindowMs: (timing.maxWindowSeconds ?? DEFAULT_MAX_WINDOW_SECONDS) * SECOND_MS,
       maxEventsPerWindow: config.maxEventsPerWindow ?? DEFAULT_MAX_EVENTS_PER_WINDOW,
       concurrency: config.concurrency,

@@ -3,7 +3,7 @@ import type { Clock } from '../clock.js';
 import type { Logger } from '../logger.js';
 import type { Notifier } from '../notify/notifier.js';
 import type { RuleEngine } from '../rules/engine.js';
-import type { RuleEvaluationError } from '../rules/errors.js';
+import type { FirstSeenStateError, RuleEvaluationError } from '../rules/errors.js';
 import { LeaseLostError } from '../state/errors.js';
 import type { SourceCursor, SourceLease, StateStore } from '../state/state-store.js';
 import { addAlertCounts, type Delivery, deliverAlerts, emptyAlertCounts } from './alert-delivery.js';
@@ -49,6 +49,8 @@ export interface SourcePollContext {
   inventoryIntervalMs: number;
   /** Raise baseline findings from first snapshots (`inventory.baselineFindings`). */
   baselineFindings: boolean;
+  /** Entries one inventory may hold (`inventory.maxEntries`). */
+  maxInventoryEntries: number;
   maxWindowMs: number;
   maxEventsPerWindow: number;
   /** Access lists read at once during an inventory. */
@@ -114,6 +116,7 @@ export async function pollSource(context: SourcePollContext, source: PollSource)
     eventsFetched: 0,
     eventsNew: 0,
     ruleErrors: 0,
+    firstSeenStateErrors: 0,
     alerts: emptyAlertCounts(),
     durationMs: 0,
   };
@@ -426,6 +429,7 @@ class SourceRun {
         ? []
         : await context.engine.evaluate(events, {
             onRuleError: this.#onRuleError,
+            onStateError: this.#onStateError,
             describe: (event) => context.describer.describe(event, this.#source),
           });
     const delivery = await deliverAlerts({
@@ -486,10 +490,12 @@ class SourceRun {
         scope: this.#source.kind === 'org' ? { orgId: this.#source.id } : { groupId: this.#source.id },
         now,
         baselineFindings: context.baselineFindings,
+        maxEntries: context.maxInventoryEntries,
         concurrency: context.concurrency,
         claimMs: context.claimMs,
         signal: context.budget.signal,
         onRuleError: this.#onRuleError,
+        onStateError: this.#onStateError,
         describer: { describer: context.describer, source: this.#source },
       });
       addAlertCounts(this.#outcome.alerts, check.alerts);
@@ -500,6 +506,7 @@ class SourceRun {
         ...(check.serviceAccounts === undefined ? {} : { serviceAccounts: check.serviceAccounts }),
         ...(check.projectEntries === undefined ? {} : { projectEntries: check.projectEntries }),
         ...(check.skipped.length === 0 ? {} : { skipped: check.skipped }),
+        ...(check.invalidEntries === 0 ? {} : { invalidEntries: check.invalidEntries }),
       };
       if (check.status !== 'undelivered') {
         this.#inventoryTakenAt = now;
@@ -646,6 +653,17 @@ class SourceRun {
       errorCode: failure.code,
       ruleId: failure.ruleId,
       eventId: failure.eventId,
+    });
+  };
+
+  /** Counts and logs a first-seen record of this source the store did not keep; the walk goes on. */
+  readonly #onStateError = (failure: FirstSeenStateError): void => {
+    this.#outcome.firstSeenStateErrors += 1;
+    this.#context.logger.warn(failure.message, {
+      source: this.#source.name,
+      errorCode: failure.code,
+      ruleId: failure.ruleId,
+      eventIds: failure.eventIds.slice(0, 10),
     });
   };
 

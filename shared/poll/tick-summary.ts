@@ -83,6 +83,7 @@ export function summarizeTick(options: SummarizeTickOptions): TickSummary {
     eventsFetched: sum((source) => source.eventsFetched),
     eventsNew: sum((source) => source.eventsNew),
     ruleErrors: sum((source) => source.ruleErrors),
+    firstSeenStateErrors: sum((source) => source.firstSeenStateErrors),
     alerts,
     atlasRequests: atlasAfter.requests - atlasBefore.requests,
     atlasRateLimited: atlasAfter.rateLimited - atlasBefore.rateLimited,

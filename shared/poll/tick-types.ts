@@ -156,6 +156,11 @@ export interface InventoryOutcome {
   findings: number;
   /** Resources the deployment answered 404 for (Ops Manager has no service accounts), skipped. */
   skipped?: string[];
+  /**
+   * Entries Atlas listed that could not be read (an access-list entry that is not an object, a role
+   * that is not an object), left out with a warning while the rest was compared.
+   */
+  invalidEntries?: number;
   errorCode?: string;
   message?: string;
   /** HTTP status of the Atlas answer that failed the inventory, if any. */
@@ -195,6 +200,12 @@ export interface SourceOutcome {
    * walk goes on.
    */
   ruleErrors: number;
+  /**
+   * First-seen records of this source's groups the state store did not keep (see
+   * `FirstSeenStateError`): each is logged, that group's events raise no first-seen alert this time,
+   * and every other rule and group goes on.
+   */
+  firstSeenStateErrors: number;
   alerts: AlertCounts;
   /** The source's watermark after the tick, when its cursor was read. */
   watermark?: number;
@@ -233,6 +244,8 @@ export interface TickTotals {
   eventsNew: number;
   /** Rule evaluations that failed on an event, over every source (see `SourceOutcome.ruleErrors`). */
   ruleErrors: number;
+  /** First-seen records the store did not keep, over every source (see `SourceOutcome.firstSeenStateErrors`). */
+  firstSeenStateErrors: number;
   alerts: AlertCounts;
   /** HTTP requests sent to Atlas during the tick (challenges and retries included). */
   atlasRequests: number;

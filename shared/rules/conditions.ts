@@ -161,6 +161,7 @@ export function requiresValue(condition: FieldConditionSpec): boolean {
     'cidr_in',
     'cidr_at_least_as_wide_as',
     'cidr_public',
+    'cidr_valid',
     'outside_hours',
     'email_domain_in',
     'email_domain_same_as',
@@ -315,6 +316,16 @@ function compileOperators(
     valueTests.push((value) => {
       const range = parseIpRangeCached(value);
       return range !== undefined && isPublicRange(range) === wanted;
+    });
+  }
+  if (spec.cidr_valid !== undefined) {
+    const wanted = spec.cidr_valid;
+    valueTests.push((value) => {
+      if (value === undefined || value === null) return false;
+      if (typeof value !== 'string') return !wanted;
+      // Read as parseIpRange reads it (trimmed), so padding neither hides an address nor makes one.
+      const text = value.trim();
+      return text !== '' && (parseIpRangeCached(text) !== undefined) === wanted;
     });
   }
   if (spec.outside_hours !== undefined) {

@@ -6,7 +6,7 @@ import type { Alert, AlertRulePack } from '../notify/alert.js';
 import { type AlertContext, namedIds, templateValues } from '../notify/alert-context.js';
 import type { CompileProblem } from './conditions.js';
 import type { CounterIncrement, CounterStore } from './counter-store.js';
-import { RuleEvaluationError, RuleLoadError, RuleStateError } from './errors.js';
+import { type FirstSeenStateError, RuleEvaluationError, RuleLoadError, RuleStateError } from './errors.js';
 import { parseEventTime } from './event-time.js';
 import { eventTypeWords } from './event-words.js';
 import type { FirstSeenStore } from './first-seen-store.js';
@@ -50,6 +50,12 @@ export interface EvaluateOptions {
    */
   readonly onRuleError?: ((failure: RuleEvaluationError) => void) | undefined;
   /**
+   * Told of each first-seen record the store did not keep (see {@link FirstSeenStateError}): that
+   * group's events raise no first-seen alert this time, and everything else goes on. Without it, the
+   * engine logs each failure as a warning.
+   */
+  readonly onStateError?: ((failure: FirstSeenStateError) => void) | undefined;
+  /**
    * What the caller knows about the event an alert is raised on (names, the key's details): called
    * once per alert, never for an event that raises none. Its result is on the alert as `context`, and
    * templates read it (`{{context.projectName}}`; in titles `{{groupId}}` and `{{orgId}}` show the
@@ -72,8 +78,11 @@ export interface RuleEngine {
    * later events are evaluated as usual, and the failure goes to `options.onRuleError` (or the log).
    * So does an event that is not an object.
    *
-   * @throws {RuleStateError} when the counter store fails: no alert of the batch is returned, and the
-   *   caller evaluates the batch again later.
+   * A first-seen record the store does not keep costs its own group's judgement alone: it goes to
+   * `options.onStateError` (or the log).
+   *
+   * @throws {RuleStateError} when the counter store fails, or the first-seen store cannot be reached:
+   *   no alert of the batch is returned, and the caller evaluates the batch again later.
    */
   evaluate(events: readonly AtlasEvent[], options?: EvaluateOptions): Promise<Alert[]>;
   /**
@@ -518,7 +527,13 @@ export function createRuleEngine(options: RuleEngineOptions): RuleEngine {
         await decideSuppressions(stateful);
       }
       // First-seen rules read the whole batch's state in one go.
-      const fresh = new Set(await firstSeen.resolve(firstSeenCandidates));
+      const resolution = await firstSeen.resolve(firstSeenCandidates);
+      const fresh = new Set(resolution.fresh);
+      const reportState =
+        evaluateOptions?.onStateError ??
+        ((failure: FirstSeenStateError) =>
+          logger.warn(failure.message, { errorCode: failure.code, ruleId: failure.ruleId }));
+      for (const failure of resolution.failures) reportState(failure);
       const alerts: Alert[] = [];
       for (const entry of raised) {
         if (!('rule' in entry)) {

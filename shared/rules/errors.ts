@@ -104,14 +104,34 @@ export class RuleLoadError extends RuleError {
 }
 
 /**
- * The counter store failed while a threshold or suppression rule was evaluated. The batch's alerts
- * are not returned: evaluate the same events again once the store answers (counting is idempotent).
+ * The counter store, or the first-seen store as a whole, failed while the rules evaluated a batch.
+ * The batch's alerts are not returned: evaluate the same events again once the store answers
+ * (counting is idempotent, and an event read again is still the first to see its value).
  */
 export class RuleStateError extends RuleError {
   override readonly code = 'RULE_STATE_FAILED';
   constructor(message: string, options?: ErrorOptions) {
     super(message, options);
     this.name = 'RuleStateError';
+  }
+}
+
+/**
+ * The store did not keep one record of a first-seen rule (DynamoDB refused its item, say): the events
+ * of that group were not judged by that rule and raise no first-seen alert this time, or the rule's
+ * learning start was not kept. Every other rule, and every other group of the rule, went on. The
+ * engine reports it (see `EvaluateOptions.onStateError`) rather than throwing it.
+ */
+export class FirstSeenStateError extends RuleError {
+  override readonly code = 'FIRST_SEEN_STATE_FAILED';
+  readonly ruleId: string;
+  /** The events the rule did not judge (none for a learning start). */
+  readonly eventIds: readonly string[];
+  constructor(message: string, options: ErrorOptions & { ruleId: string; eventIds: readonly string[] }) {
+    super(message, options);
+    this.name = 'FirstSeenStateError';
+    this.ruleId = options.ruleId;
+    this.eventIds = options.eventIds;
   }
 }
 

@@ -16,8 +16,75 @@ export interface FirstSeenStore {
   /**
    * Replaces the records at these keys (each key once). A record whose `values` is empty and that has no
    * `startedAt` is deleted. DynamoDB writes them in `TransactWriteItems` requests of 100 puts.
+   *
+   * A record the store cannot hold (its values encode to more than {@link MAX_SEEN_VALUES_BYTES}, or
+   * DynamoDB refuses its item) fails alone: it is in the returned map, with why, and every other
+   * record is written.
+   *
+   * @throws when the store cannot be reached: which records were written is then unknown.
    */
-  writeFirstSeen(records: ReadonlyMap<string, FirstSeenRecord>): Promise<void>;
+  writeFirstSeen(records: ReadonlyMap<string, FirstSeenRecord>): Promise<FirstSeenWriteFailures>;
+}
+
+/** The records a store did not write, by key, with why: see {@link FirstSeenStore.writeFirstSeen}. */
+export type FirstSeenWriteFailures = ReadonlyMap<string, Error>;
+
+/**
+ * The most bytes a group's values may take in {@link encodeSeenValues}' form: what both stores keep
+ * of a record besides a few numbers. A DynamoDB item holds 400 KB, its key and other attributes
+ * included; the rule engine evicts a group's least recently seen values to stay under this.
+ */
+export const MAX_SEEN_VALUES_BYTES = 350_000;
+
+/**
+ * A group's values as both stores keep them: compact JSON, `[[value, first, last, by], ...]`.
+ *
+ * @example
+ * ```ts
+ * encodeSeenValues({ '203.0.113.7': { first: 1, last: 2, by: 'abc' } }); // '[["203.0.113.7",1,2,"abc"]]'
+ * ```
+ */
+export function encodeSeenValues(values: Readonly<Record<string, SeenValue>>): string {
+  return JSON.stringify(
+    Object.entries(values).map(([value, seen]) => [value, seen.first, seen.last, seen.by]),
+  );
+}
+
+/**
+ * Why a store cannot hold a record, or `undefined` when it can: its values encode to more than
+ * {@link MAX_SEEN_VALUES_BYTES}, or one of its times is not a finite number (JSON would keep it as
+ * `null`). Every store refuses such a record alone (see {@link FirstSeenStore.writeFirstSeen}).
+ * `encoded` is the record's values in {@link encodeSeenValues}' form, when the caller has it.
+ *
+ * @example
+ * ```ts
+ * firstSeenRecordProblem({ values: {}, expiresAt: Number.NaN }); // 'a time that is not a finite number'
+ * ```
+ */
+export function firstSeenRecordProblem(
+  record: FirstSeenRecord,
+  encoded: string = encodeSeenValues(record.values),
+): string | undefined {
+  const times = [record.expiresAt, record.startedAt ?? 0];
+  for (const seen of Object.values(record.values)) times.push(seen.first, seen.last);
+  if (!times.every(Number.isFinite)) return 'a time that is not a finite number';
+  const bytes = Buffer.byteLength(encoded, 'utf8');
+  if (bytes > MAX_SEEN_VALUES_BYTES) {
+    return `${bytes} bytes of values, more than the ${MAX_SEEN_VALUES_BYTES} a record may hold`;
+  }
+  return undefined;
+}
+
+/**
+ * The UTF-8 bytes of {@link encodeSeenValues}: what a store compares with {@link MAX_SEEN_VALUES_BYTES}.
+ *
+ * @example
+ * ```ts
+ * seenValuesBytes({}); // 2
+ * ```
+ */
+export function seenValuesBytes(values: Readonly<Record<string, SeenValue>>): number {
+  return Buffer.byteLength(encodeSeenValues(values), 'utf8');
 }
 
 /** One value a first-seen rule saw for a group. Times are on the engine's clock (event `created`). */

@@ -211,6 +211,42 @@ function prune(values: Record<string, SeenValue>, time: number, withinMs: number
   for (const [value] of entries.slice(0, live - maxValues)) delete values[value];
 }
 
+/**
+ * Evicts the least recently seen values of a group's mutable set (ties: the smaller value) until
+ * their encoding (`encodeSeenValues`) takes at most `maxBytes`, and returns how many went. A store
+ * item has a size limit in bytes, which a bound in values does not keep: 1,000 values of 128
+ * characters that JSON escapes to 6 bytes each take 770 KB. A set that cannot exceed the limit
+ * whatever its characters is not measured.
+ *
+ * @example
+ * ```ts
+ * fitSeenValues(values, MAX_SEEN_VALUES_BYTES); // 0 for any set of 100 short values
+ * ```
+ */
+export function fitSeenValues(values: Record<string, SeenValue>, maxBytes: number): number {
+  const entries = Object.entries(values);
+  // An upper bound first: 6 bytes a UTF-16 unit (`\u0001`), 17 a number, brackets, quotes and commas.
+  let bound = 2;
+  for (const [value, seen] of entries) bound += (value.length + seen.by.length) * 6 + 2 * 17 + 8;
+  if (bound <= maxBytes) return 0;
+  const sizes = new Map<string, number>();
+  let total = 1;
+  for (const [value, seen] of entries) {
+    const size = Buffer.byteLength(JSON.stringify([value, seen.first, seen.last, seen.by]), 'utf8') + 1;
+    sizes.set(value, size);
+    total += size;
+  }
+  if (total <= maxBytes) return 0;
+  let evicted = 0;
+  for (const [value] of entries.sort(evictionOrder)) {
+    if (total <= maxBytes) break;
+    total -= sizes.get(value) ?? 0;
+    delete values[value];
+    evicted += 1;
+  }
+  return evicted;
+}
+
 /** Eviction order: the value seen less recently first, and of two seen at the same time the smaller. */
 function evictionOrder([a, x]: [string, SeenValue], [b, y]: [string, SeenValue]): number {
   return x.last - y.last || (a < b ? -1 : a > b ? 1 : 0);

@@ -1,6 +1,7 @@
 export type { CounterIncrement, CounterIncrementOptions, CounterStore } from './counter-store.js';
 export { createRuleEngine, type RuleEngine, type RuleEngineOptions } from './engine.js';
 export {
+  FirstSeenStateError,
   type LayerWarning,
   RuleError,
   RuleLoadError,
@@ -10,8 +11,16 @@ export {
   RuleStateError,
 } from './errors.js';
 export { parseEventTime } from './event-time.js';
-export type { FirstSeenRecord, FirstSeenStore, SeenValue } from './first-seen-store.js';
-export { learningEndingAt, learningKey } from './first-seen-tracker.js';
+export {
+  encodeSeenValues,
+  type FirstSeenRecord,
+  type FirstSeenStore,
+  type FirstSeenWriteFailures,
+  MAX_SEEN_VALUES_BYTES,
+  type SeenValue,
+  seenValuesBytes,
+} from './first-seen-store.js';
+export { learningEndingAt, learningKey, legacySeenSetKey, seenSetKey } from './first-seen-tracker.js';
 export {
   buildInventoryEvent,
   INVENTORY_EVENT_TYPES,

@@ -1,9 +1,15 @@
-import type { FirstSeenRecord, FirstSeenStore } from './first-seen-store.js';
+import {
+  type FirstSeenRecord,
+  type FirstSeenStore,
+  type FirstSeenWriteFailures,
+  firstSeenRecordProblem,
+} from './first-seen-store.js';
 
 /**
  * A `FirstSeenStore` held in memory: for the inline rule tests, `rules replay` and the engine's own
- * tests. Records are kept until replaced; the engine bounds each one (values per group), and the
- * number of groups follows the events evaluated.
+ * tests. Records are kept until replaced; the engine bounds each one (values per group, and bytes as
+ * the other stores count them), and the number of groups follows the events evaluated. A record the
+ * other stores cannot hold is refused, as they refuse it.
  *
  * @example
  * ```ts
@@ -33,14 +39,23 @@ export class MemoryFirstSeenStore implements FirstSeenStore {
     return Promise.resolve(found);
   }
 
-  writeFirstSeen(records: ReadonlyMap<string, FirstSeenRecord>): Promise<void> {
+  writeFirstSeen(records: ReadonlyMap<string, FirstSeenRecord>): Promise<FirstSeenWriteFailures> {
     this.calls.writes += 1;
+    const failures = new Map<string, Error>();
     for (const [key, record] of records) {
-      if (Object.keys(record.values).length === 0 && record.startedAt === undefined)
+      const problem = firstSeenRecordProblem(record);
+      if (problem !== undefined) {
+        failures.set(
+          key,
+          new RangeError(`first-seen record ${key} would hold ${problem}: it was not written`),
+        );
+      } else if (Object.keys(record.values).length === 0 && record.startedAt === undefined) {
         this.#records.delete(key);
-      else this.#records.set(key, frozenCopy(record));
+      } else {
+        this.#records.set(key, frozenCopy(record));
+      }
     }
-    return Promise.resolve();
+    return Promise.resolve(failures);
   }
 }
 

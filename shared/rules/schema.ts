@@ -33,6 +33,7 @@ export interface OperatorsSpec {
   cidr_in?: string[] | ListRef | undefined;
   cidr_at_least_as_wide_as?: { ipv4?: number | undefined; ipv6?: number | undefined } | undefined;
   cidr_public?: boolean | undefined;
+  cidr_valid?: boolean | undefined;
   outside_hours?: { start: string; end: string; time_zone: string; days?: Weekday[] | undefined } | undefined;
   email_domain_in?: string[] | ListRef | undefined;
   email_domain_same_as?: string | undefined;
@@ -159,6 +160,12 @@ export interface RuleFileSpec {
 }
 
 /** Rule ids: lower case, digits, `.`, `_`, `-`; they appear in fingerprints and metric dimensions. */
+/**
+ * The largest `threshold.count`: a window's counter keeps up to that many event ids (at most 64 bytes
+ * each as stored) in one DynamoDB item of at most 400 KB.
+ */
+export const MAX_THRESHOLD_COUNT = 5_000;
+
 export const RULE_ID_PATTERN = /^[a-z0-9][a-z0-9._-]{0,127}$/;
 export const LIST_NAME_PATTERN = /^[a-z][a-z0-9_]{0,63}$/;
 
@@ -223,6 +230,10 @@ const operatorsShape = {
   cidr_public: z.boolean().optional().meta({
     description:
       'The IP range holds publicly routable addresses (true), or only private, loopback, link-local, documentation or other special-purpose ones (false).',
+  }),
+  cidr_valid: z.boolean().optional().meta({
+    description:
+      'The value reads as an IP address or CIDR block (true), or is a value that does not, such as 0.0.0.0 /0 or [::]/0 (false). A missing, null, empty or blank field holds neither; the value is trimmed first.',
   }),
   outside_hours: z
     .strictObject({
@@ -340,7 +351,13 @@ const ruleShape = {
   }),
   threshold: z
     .strictObject({
-      count: z.int().min(1),
+      count: z
+        .int()
+        .min(1)
+        .max(
+          MAX_THRESHOLD_COUNT,
+          `at most ${MAX_THRESHOLD_COUNT}: a group's window keeps the ids it counts in one state item, which DynamoDB bounds at 400 KB`,
+        ),
       window: z.string().meta({ description: 'A duration such as 10m, 1h or 1d.' }),
     })
     .optional()

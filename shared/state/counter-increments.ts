@@ -1,6 +1,30 @@
+import { createHash } from 'node:crypto';
 import type { CounterIncrement, CounterIncrementOptions } from '../rules/counter-store.js';
 import { isExpired } from './expiry.js';
+import { utf8Bytes } from './item-size.js';
 import { counterTtlSeconds } from './retention.js';
+
+/**
+ * The most UTF-8 bytes of a counter member kept as it is: a set of `limit` members (a threshold's
+ * count, at most 5,000) then fits in one DynamoDB item whatever the events hold.
+ */
+const MAX_MEMBER_BYTES = 64;
+
+/**
+ * A counter member as both stores keep it: itself when it is 1 to 64 UTF-8 bytes and does not start
+ * with `#`, else `#` and its SHA-256. Keeps sets small whatever the members, and stores the empty
+ * string, which a DynamoDB set cannot hold.
+ *
+ * @example
+ * ```ts
+ * counterMember('5f4e3d2c1b0a998877665544'); // '5f4e3d2c1b0a998877665544'
+ * counterMember('').startsWith('#'); // true
+ * ```
+ */
+export function counterMember(member: string): string {
+  if (member !== '' && !member.startsWith('#') && utf8Bytes(member) <= MAX_MEMBER_BYTES) return member;
+  return `#${createHash('sha256').update(member).digest('base64url')}`;
+}
 
 /** A counter set as a store keeps it. */
 export interface StoredCounter {

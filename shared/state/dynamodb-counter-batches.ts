@@ -5,13 +5,14 @@ import type { CounterIncrement } from '../rules/counter-store.js';
 import {
   applyCounterIncrements,
   type CounterUpdate,
+  counterMember,
   type IndexedIncrement,
   incrementsByKey,
   type StoredCounter,
 } from './counter-increments.js';
 import { type Item, numberValue, readNumber, readString, readStringSet } from './dynamodb-attributes.js';
 import { batchGetAll } from './dynamodb-batch-reads.js';
-import { counterMember, stateKeys } from './dynamodb-keys.js';
+import { stateKeys } from './dynamodb-keys.js';
 import { conditionFailure, type DynamoDbRequester } from './dynamodb-requester.js';
 import { StateConflictError } from './errors.js';
 import type { FullCounters } from './full-counters.js';

@@ -1,13 +1,23 @@
 import type { TransactWriteItem } from '@aws-sdk/client-dynamodb';
+import { mapWithConcurrency } from '../bounded-concurrency.js';
 import type { Clock } from '../clock.js';
 import type { Logger } from '../logger.js';
-import type { FirstSeenRecord, SeenValue } from '../rules/first-seen-store.js';
+import {
+  encodeSeenValues,
+  type FirstSeenRecord,
+  type FirstSeenWriteFailures,
+  firstSeenRecordProblem,
+  type SeenValue,
+} from '../rules/first-seen-store.js';
 import { type Item, numberValue, readNumber, readString, stringValue } from './dynamodb-attributes.js';
 import { batchGetAll } from './dynamodb-batch-reads.js';
 import { stateKeys } from './dynamodb-keys.js';
-import { type DynamoDbRequester, TRANSACTION_ITEMS } from './dynamodb-requester.js';
-import { StateConflictError } from './errors.js';
+import { type DynamoDbRequester, refusedByDynamoDb, TRANSACTION_ITEMS } from './dynamodb-requester.js';
+import { StateItemRefusedError } from './errors.js';
 import { firstSeenTtlSeconds, isExpired } from './expiry.js';
+
+/** Items written one at a time at once, when a transaction that carried them was refused. */
+const SINGLE_WRITE_CONCURRENCY = 8;
 
 /** What the first-seen reads and writes need of the store. */
 export interface FirstSeenTableContext {
@@ -67,50 +77,90 @@ export async function readFirstSeenItems(
  * Transactions need no IAM action beyond `PutItem` and `DeleteItem`, and carry 100 items a request
  * where `BatchWriteItem` carries 25.
  *
- * @throws StateStoreRequestError when DynamoDB cannot be reached.
- * @throws StateConflictError when DynamoDB cancelled a transaction (a concurrent transaction on the
- *   same items): the batch is evaluated again.
+ * One record never costs the others: a record no store can hold (`firstSeenRecordProblem`), or
+ * whose item would pass DynamoDB's 400 KB, is not sent; a transaction DynamoDB refuses
+ * (`ValidationException`) or cancels (a concurrent write to one of its items) is written again item
+ * by item, and an item DynamoDB refuses then fails alone. Those records are returned, with why.
+ *
+ * @throws StateStoreRequestError when DynamoDB cannot be reached: which records were written is then
+ *   unknown, and the batch is evaluated again.
  * @example
  * ```ts
- * await writeFirstSeenItems(context, new Map([[key, { values: {}, expiresAt: 0, startedAt: 0 }]]));
+ * const failed = await writeFirstSeenItems(context, new Map([[key, { values: {}, expiresAt: 0, startedAt: 0 }]]));
  * ```
  */
 export async function writeFirstSeenItems(
   context: FirstSeenTableContext,
   records: ReadonlyMap<string, FirstSeenRecord>,
-): Promise<void> {
+): Promise<FirstSeenWriteFailures> {
   const { requester, clock } = context;
   const wallNow = clock.now();
-  const writes = [...records].map(([key, record]): TransactWriteItem => {
-    const itemKey = stateKeys.firstSeen(key);
-    const keyItem = { pk: stringValue(itemKey.pk), sk: stringValue(itemKey.sk) };
-    if (Object.keys(record.values).length === 0 && record.startedAt === undefined) {
-      return { Delete: { TableName: requester.tableName, Key: keyItem } };
-    }
-    const ttl = firstSeenTtlSeconds(record.expiresAt, wallNow);
-    const item: Item = {
-      ...keyItem,
-      seen: stringValue(
-        JSON.stringify(
-          Object.entries(record.values).map(([value, seen]) => [value, seen.first, seen.last, seen.by]),
-        ),
-      ),
-      windowExpiresAt: numberValue(Math.min(record.expiresAt, Number.MAX_SAFE_INTEGER)),
-    };
-    if (record.startedAt !== undefined) item.startedAt = numberValue(record.startedAt);
-    if (ttl !== undefined) item.expiresAt = numberValue(ttl);
-    return { Put: { TableName: requester.tableName, Item: item } };
-  });
-  for (let at = 0; at < writes.length; at += TRANSACTION_ITEMS) {
-    const reasons = await requester.transactWriteItems(writes.slice(at, at + TRANSACTION_ITEMS));
-    if (reasons !== undefined) {
-      const codes = [...new Set(reasons.map((reason) => reason.code).filter((code) => code !== 'None'))];
-      throw new StateConflictError(
-        `DynamoDB cancelled the write of ${Math.min(TRANSACTION_ITEMS, writes.length - at)} first-seen items of ` +
-          `state table ${requester.tableName} (${codes.join(', ') || 'no reason given'}): the events are evaluated again on the next tick`,
-      );
+  const failures = new Map<string, Error>();
+  const writes: Array<{ key: string; write: TransactWriteItem }> = [];
+  for (const [key, record] of records) {
+    try {
+      writes.push({ key, write: firstSeenWrite(requester, key, record, wallNow) });
+    } catch (error) {
+      if (!(error instanceof StateItemRefusedError)) throw error;
+      failures.set(key, error);
     }
   }
+  for (let at = 0; at < writes.length; at += TRANSACTION_ITEMS) {
+    const batch = writes.slice(at, at + TRANSACTION_ITEMS);
+    try {
+      const reasons = await requester.transactWriteItems(batch.map(({ write }) => write));
+      if (reasons === undefined) continue;
+    } catch (error) {
+      if (!refusedByDynamoDb(error)) throw error;
+    }
+    await mapWithConcurrency(batch, SINGLE_WRITE_CONCURRENCY, async ({ key, write }) => {
+      try {
+        if (write.Put !== undefined) await requester.putItem({ Item: write.Put.Item });
+        else if (write.Delete !== undefined) await requester.deleteItem({ Key: write.Delete.Key });
+      } catch (error) {
+        if (!refusedByDynamoDb(error)) throw error;
+        failures.set(key, error as Error);
+      }
+    });
+  }
+  return failures;
+}
+
+/**
+ * The write of one record: a put of its item, or a delete for a record with nothing to keep.
+ *
+ * @throws StateItemRefusedError when no store can hold the record, or its item is larger than
+ *   DynamoDB takes.
+ */
+function firstSeenWrite(
+  requester: DynamoDbRequester,
+  key: string,
+  record: FirstSeenRecord,
+  wallNow: number,
+): TransactWriteItem {
+  const itemKey = stateKeys.firstSeen(key);
+  const keyItem = { pk: stringValue(itemKey.pk), sk: stringValue(itemKey.sk) };
+  if (Object.keys(record.values).length === 0 && record.startedAt === undefined) {
+    return { Delete: { TableName: requester.tableName, Key: keyItem } };
+  }
+  const seen = encodeSeenValues(record.values);
+  const problem = firstSeenRecordProblem(record, seen);
+  if (problem !== undefined) {
+    throw new StateItemRefusedError(
+      `first-seen item ${itemKey.pk} of table ${requester.tableName} would hold ${problem}: it was not written`,
+      { pk: itemKey.pk },
+    );
+  }
+  const ttl = firstSeenTtlSeconds(record.expiresAt, wallNow);
+  const item: Item = {
+    ...keyItem,
+    seen: stringValue(seen),
+    windowExpiresAt: numberValue(Math.min(record.expiresAt, Number.MAX_SAFE_INTEGER)),
+  };
+  if (record.startedAt !== undefined) item.startedAt = numberValue(record.startedAt);
+  if (ttl !== undefined) item.expiresAt = numberValue(ttl);
+  requester.assertFits(item);
+  return { Put: { TableName: requester.tableName, Item: item } };
 }
 
 function recordOf(

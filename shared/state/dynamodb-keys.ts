@@ -34,19 +34,3 @@ export const stateKeys = {
   /** Sort-key prefix of one generation of an inventory snapshot's extra chunks. */
   inventoryChunkPrefix: (generation: string): string => `SNAPSHOT#${generation}#`,
 } as const;
-
-/**
- * A counter member as stored in the string set: itself when it is 1 to 64 characters and does not
- * start with `#`, else `#` and its SHA-256. Keeps sets small whatever the members, and stores the empty
- * string, which a DynamoDB set cannot hold.
- *
- * @example
- * ```ts
- * counterMember('5f4e3d2c1b0a998877665544'); // '5f4e3d2c1b0a998877665544'
- * counterMember('').startsWith('#'); // true
- * ```
- */
-export function counterMember(member: string): string {
-  if (member.length >= 1 && member.length <= 64 && !member.startsWith('#')) return member;
-  return `#${createHash('sha256').update(member).digest('base64url')}`;
-}

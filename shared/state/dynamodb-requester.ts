@@ -24,7 +24,8 @@ import {
   type UpdateItemCommandOutput,
 } from '@aws-sdk/client-dynamodb';
 import type { Item } from './dynamodb-attributes.js';
-import { StateStoreRequestError } from './errors.js';
+import { StateItemRefusedError, StateItemTooLargeError, StateStoreRequestError } from './errors.js';
+import { itemBytes, MAX_ITEM_BYTES, valueBytes } from './item-size.js';
 import type { StateStoreStats } from './state-store.js';
 
 /** Items in one `TransactWriteItems`: DynamoDB's limit. */
@@ -45,7 +46,8 @@ type WithoutTable<T> = Omit<T, 'TableName'>;
  * Sends the state store's requests to one table through a caller's client: counts every HTTP attempt
  * by operation (an SDK middleware on each command, so a client shared with other code is not counted),
  * and turns failures other than a failed condition into a {@link StateStoreRequestError} that names
- * the table and says what to do.
+ * the table and says what to do. An item past DynamoDB's 400 KB limit is refused before it is sent
+ * ({@link StateItemTooLargeError}), so it never fails a request with a `ValidationException`.
  */
 export class DynamoDbRequester {
   readonly tableName: string;
@@ -62,12 +64,25 @@ export class DynamoDbRequester {
     return this.#send('GetItem', command, () => this.#client.send(command));
   }
 
-  putItem(input: WithoutTable<PutItemCommandInput>): Promise<PutItemCommandOutput> {
+  /** @throws StateItemTooLargeError when the item is larger than DynamoDB takes; nothing is sent. */
+  async putItem(input: WithoutTable<PutItemCommandInput>): Promise<PutItemCommandOutput> {
+    if (input.Item !== undefined) this.assertFits(input.Item);
     const command = new PutItemCommand({ ...input, TableName: this.tableName });
     return this.#send('PutItem', command, () => this.#client.send(command));
   }
 
-  updateItem(input: WithoutTable<UpdateItemCommandInput>): Promise<UpdateItemCommandOutput> {
+  /**
+   * @throws StateItemTooLargeError when the key and the values the update writes are already larger
+   *   than DynamoDB takes; nothing is sent.
+   */
+  async updateItem(input: WithoutTable<UpdateItemCommandInput>): Promise<UpdateItemCommandOutput> {
+    if (input.Key !== undefined) {
+      const values = Object.values(input.ExpressionAttributeValues ?? {});
+      this.assertFits(
+        input.Key,
+        values.reduce((sum, value) => sum + valueBytes(value), 0),
+      );
+    }
     const command = new UpdateItemCommand({ ...input, TableName: this.tableName });
     return this.#send('UpdateItem', command, () => this.#client.send(command));
   }
@@ -126,6 +141,7 @@ export class DynamoDbRequester {
   async transactWriteItems(
     items: TransactWriteItem[],
   ): Promise<Array<{ code: string; item: Item | undefined }> | undefined> {
+    for (const item of items) if (item.Put?.Item !== undefined) this.assertFits(item.Put.Item);
     const command = new TransactWriteItemsCommand({ TransactItems: items });
     try {
       await this.#send('TransactWriteItems', command, () => this.#client.send(command));
@@ -135,6 +151,23 @@ export class DynamoDbRequester {
       if (reasons === undefined) throw error;
       return reasons;
     }
+  }
+
+  /**
+   * Refuses an item (with `extraBytes` more an update would add) larger than DynamoDB's item limit.
+   *
+   * @throws StateItemTooLargeError naming the item's partition key and its size.
+   */
+  assertFits(item: Item, extraBytes = 0): void {
+    const bytes = itemBytes(item) + extraBytes;
+    if (bytes <= MAX_ITEM_BYTES) return;
+    const pk = item.pk?.S ?? '?';
+    const shown = pk.length > 80 ? `${pk.slice(0, 80)}…` : pk;
+    throw new StateItemTooLargeError(
+      `state item ${shown} of table ${this.tableName} would hold ${bytes} bytes, more than DynamoDB's ` +
+        `${MAX_ITEM_BYTES}-byte item limit: it was not written`,
+      { pk, bytes },
+    );
   }
 
   stats(): StateStoreStats {
@@ -193,6 +226,24 @@ export function conditionFailure(error: unknown): { item: Item | undefined } | u
   if (!(error instanceof Error) || error.name !== 'ConditionalCheckFailedException') return undefined;
   const item = (error as Error & { Item?: Item }).Item;
   return { item };
+}
+
+/**
+ * Whether DynamoDB refused a request for what it carried (a `ValidationException`: an item too
+ * large, a value it does not take), or the store refused an item before sending it: the same request
+ * would be refused again, whereas DynamoDB unreachable or throttled may answer next time.
+ *
+ * @example
+ * ```ts
+ * if (!refusedByDynamoDb(error)) throw error;
+ * ```
+ */
+export function refusedByDynamoDb(error: unknown): boolean {
+  if (error instanceof StateItemRefusedError) return true;
+  return (
+    error instanceof StateStoreRequestError &&
+    (error.cause as Error | undefined)?.name === 'ValidationException'
+  );
 }
 
 /** The reasons of a cancelled transaction, one per item, or `undefined` for any other error. */

@@ -4,7 +4,7 @@ import { mapWithConcurrency } from '../bounded-concurrency.js';
 import { type Clock, systemClock } from '../clock.js';
 import { type Logger, silentLogger } from '../logger.js';
 import type { CounterIncrement, CounterIncrementOptions } from '../rules/counter-store.js';
-import type { FirstSeenRecord } from '../rules/first-seen-store.js';
+import type { FirstSeenRecord, FirstSeenWriteFailures } from '../rules/first-seen-store.js';
 import { type AlertHour, addAlertHours, formatAlertHours, parseAlertHours } from './alert-hours.js';
 import {
   type AlertBatchContext,
@@ -33,9 +33,10 @@ import { DAY_MS, isExpired, nowSeconds, ttlSeconds } from './expiry.js';
 import { FullCounters } from './full-counters.js';
 import { decodeInventory, encodeInventory } from './inventory-codec.js';
 import { type InventorySnapshot, inventoryKeyOf } from './inventory-snapshot.js';
+import { truncateUtf8 } from './item-size.js';
 import { type ResolvedRetention, resolveRetention, type StateRetention } from './retention.js';
 import { SEEN_ID_BYTES, SeenIdSet } from './seen-id-set.js';
-import { MAX_ERROR_MESSAGE_CHARS, sourceReport } from './source-report.js';
+import { MAX_ERROR_MESSAGE_CHARS, MAX_NAME_BYTES, sourceReport } from './source-report.js';
 import type {
   AcquireLeaseOptions,
   AlertClaimOptions,
@@ -592,8 +593,8 @@ export class DynamoDbStateStore implements StateStore {
     return readFirstSeenItems({ requester: this.#requester, clock: this.#clock, logger: this.#logger }, keys);
   }
 
-  /** `TransactWriteItems` of 100 puts (see `writeFirstSeenItems`). */
-  writeFirstSeen(records: ReadonlyMap<string, FirstSeenRecord>): Promise<void> {
+  /** `TransactWriteItems` of 100 puts; a record DynamoDB refuses fails alone (see `writeFirstSeenItems`). */
+  writeFirstSeen(records: ReadonlyMap<string, FirstSeenRecord>): Promise<FirstSeenWriteFailures> {
     return writeFirstSeenItems(
       { requester: this.#requester, clock: this.#clock, logger: this.#logger },
       records,
@@ -718,7 +719,7 @@ export class DynamoDbStateStore implements StateStore {
       await this.#requester.putItem({
         Item: {
           ...keyOf(stateKeys.name(entry.key)),
-          name: stringValue(entry.name),
+          name: stringValue(truncateUtf8(entry.name, MAX_NAME_BYTES)),
           resolvedAt: numberValue(entry.resolvedAt),
           nameExpiresAt: numberValue(entry.expiresAt),
           // DynamoDB's own TTL deletes it a little later; reads drop it at `nameExpiresAt`.

@@ -114,6 +114,46 @@ export class StateItemCorruptError extends StateStoreError {
   }
 }
 
+/** What a {@link StateItemRefusedError} knows beyond its message. */
+export interface StateItemRefusedErrorOptions extends ErrorOptions {
+  /** The item's partition key (a name longer than 1 KB is hashed in it), for a DynamoDB item. */
+  pk?: string;
+}
+
+/**
+ * The store will not write an item that DynamoDB would refuse (or a record the file store keeps for
+ * the same reason): it says so before sending it, so that one such item never fails a request that
+ * carries others, and names the item.
+ */
+export class StateItemRefusedError extends StateStoreError {
+  override readonly code: string = 'STATE_ITEM_REFUSED';
+  readonly pk: string | undefined;
+
+  constructor(message: string, options?: StateItemRefusedErrorOptions) {
+    super(message, options);
+    this.name = 'StateItemRefusedError';
+    this.pk = options?.pk;
+  }
+}
+
+/** What a {@link StateItemTooLargeError} knows beyond its message. */
+export interface StateItemTooLargeErrorOptions extends StateItemRefusedErrorOptions {
+  /** Its size as DynamoDB counts it, in bytes. */
+  bytes?: number;
+}
+
+/** An item would exceed DynamoDB's 400 KB item limit (see {@link StateItemRefusedError}). */
+export class StateItemTooLargeError extends StateItemRefusedError {
+  override readonly code: string = 'STATE_ITEM_TOO_LARGE';
+  readonly bytes: number | undefined;
+
+  constructor(message: string, options?: StateItemTooLargeErrorOptions) {
+    super(message, options);
+    this.name = 'StateItemTooLargeError';
+    this.bytes = options?.bytes;
+  }
+}
+
 /** Concurrent writers kept changing a counter between a read and a conditional write. */
 export class StateConflictError extends StateStoreError {
   override readonly code: string = 'STATE_CONFLICT';

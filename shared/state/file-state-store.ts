@@ -4,11 +4,20 @@ import { dirname, resolve } from 'node:path';
 import { type Clock, systemClock } from '../clock.js';
 import { type Logger, silentLogger } from '../logger.js';
 import type { CounterIncrement, CounterIncrementOptions } from '../rules/counter-store.js';
-import type { FirstSeenRecord } from '../rules/first-seen-store.js';
+import {
+  type FirstSeenRecord,
+  type FirstSeenWriteFailures,
+  firstSeenRecordProblem,
+} from '../rules/first-seen-store.js';
 import { type AlertHour, addAlertHours } from './alert-hours.js';
 import { writeFileAtomic } from './atomic-file.js';
-import { applyCounterIncrements, incrementsByKey } from './counter-increments.js';
-import { LeaseLostError, StateFileCorruptError, StateStoreClosedError } from './errors.js';
+import { applyCounterIncrements, counterMember, incrementsByKey } from './counter-increments.js';
+import {
+  LeaseLostError,
+  StateFileCorruptError,
+  StateItemRefusedError,
+  StateStoreClosedError,
+} from './errors.js';
 import { firstSeenTtlSeconds, isExpired, ttlSeconds } from './expiry.js';
 import { acquireFileLock, type FileLock } from './file-lock.js';
 import { FILE_STATE_VERSION, type FileStateDocument, fileStateSchema } from './file-state-format.js';
@@ -19,9 +28,10 @@ import {
   parseInventorySnapshot,
   withoutPrivateKeys,
 } from './inventory-snapshot.js';
+import { truncateUtf8 } from './item-size.js';
 import { type ResolvedRetention, resolveRetention, type StateRetention } from './retention.js';
 import { SeenIdSet } from './seen-id-set.js';
-import { MAX_ERROR_MESSAGE_CHARS, sourceReport } from './source-report.js';
+import { MAX_ERROR_MESSAGE_CHARS, MAX_NAME_BYTES, sourceReport } from './source-report.js';
 import type {
   AcquireLeaseOptions,
   AlertClaimOptions,
@@ -435,7 +445,9 @@ export class FileStateStore implements StateStore {
     this.#count('writeNames');
     this.#assertOpen();
     if (options.names.length === 0) return;
-    for (const entry of options.names) this.#names.set(entry.key, { ...entry });
+    for (const entry of options.names) {
+      this.#names.set(entry.key, { ...entry, name: truncateUtf8(entry.name, MAX_NAME_BYTES) });
+    }
     await this.#persist();
   }
 
@@ -478,7 +490,8 @@ export class FileStateStore implements StateStore {
     const wallNow = this.#clock.now();
     const answers: number[] = new Array(increments.length);
     let changed = false;
-    for (const [key, entries] of incrementsByKey(increments)) {
+    const stored = increments.map((increment) => ({ ...increment, member: counterMember(increment.member) }));
+    for (const [key, entries] of incrementsByKey(stored)) {
       const update = applyCounterIncrements(this.#counters.get(key), entries, {
         wallNow,
         graceMs: this.#retention.counterGraceMs,
@@ -527,13 +540,27 @@ export class FileStateStore implements StateStore {
     return found;
   }
 
-  /** Replaces the records in memory, then writes the file once for all of them. */
-  async writeFirstSeen(records: ReadonlyMap<string, FirstSeenRecord>): Promise<void> {
+  /**
+   * Replaces the records in memory, then writes the file once for all of them. A record the DynamoDB
+   * store could not hold (see `firstSeenRecordProblem`) is refused alone, as it refuses it.
+   */
+  async writeFirstSeen(records: ReadonlyMap<string, FirstSeenRecord>): Promise<FirstSeenWriteFailures> {
     this.#count('writeFirstSeen');
     this.#assertOpen();
-    if (records.size === 0) return;
+    const failures = new Map<string, Error>();
+    if (records.size === 0) return failures;
     const wallNow = this.#clock.now();
     for (const [key, record] of records) {
+      const problem = firstSeenRecordProblem(record);
+      if (problem !== undefined) {
+        failures.set(
+          key,
+          new StateItemRefusedError(
+            `first-seen record ${key} of state file ${this.path} would hold ${problem}: it was not written`,
+          ),
+        );
+        continue;
+      }
       if (Object.keys(record.values).length === 0 && record.startedAt === undefined) {
         this.#firstSeen.delete(key);
         continue;
@@ -543,7 +570,8 @@ export class FileStateStore implements StateStore {
         ttl: firstSeenTtlSeconds(record.expiresAt, wallNow),
       });
     }
-    await this.#persist();
+    if (failures.size < records.size) await this.#persist();
+    return failures;
   }
 
   stats(): StateStoreStats {

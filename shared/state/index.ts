@@ -11,12 +11,15 @@ export {
   StateFileCorruptError,
   StateFileLockedError,
   StateItemCorruptError,
+  StateItemRefusedError,
+  StateItemTooLargeError,
   StateStoreClosedError,
   StateStoreError,
   StateStoreRequestError,
 } from './errors.js';
 export { FileStateStore, type FileStateStoreOptions } from './file-state-store.js';
 export type { InventoryApiKeyEntry, InventorySnapshot } from './inventory-snapshot.js';
+export { itemBytes, MAX_ITEM_BYTES } from './item-size.js';
 export {
   DEFAULT_ALERT_RETENTION_MS,
   DEFAULT_COUNTER_GRACE_MS,

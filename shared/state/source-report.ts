@@ -4,6 +4,12 @@ import type { SourceReport } from './state-store.js';
 /** The longest last-error message a store keeps: enough for the tick's one-line messages. */
 export const MAX_ERROR_MESSAGE_CHARS = 1_000;
 
+/**
+ * The most UTF-8 bytes of a cached organization or project name a store keeps: the names are cleaned
+ * to 128 characters before they are cached, and the stores bound what they write whatever the caller.
+ */
+export const MAX_NAME_BYTES = 512;
+
 /** A source's record as either store holds it, flattened. */
 export interface StoredSourceFields {
   source: string;

@@ -141,6 +141,7 @@ export interface StateStore extends CounterStore, FirstSeenStore {
 
   /**
    * Keeps names resolved from Atlas until their `expiresAt`, replacing what was kept under the same keys.
+   * A name is kept to its first 512 UTF-8 bytes.
    *
    * @throws StateStoreRequestError when the store cannot be reached.
    */

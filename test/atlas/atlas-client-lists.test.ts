@@ -366,6 +366,36 @@ describe('AtlasClient lists', () => {
     await expect(client.listApiKeys(ORG).toArray()).rejects.toThrow(/API key without a string id/);
     expect(server.requests.filter((request) => request.status === 200)).toHaveLength(2);
   });
+
+  it('refuses a page of more than 500 items, as Atlas never sends, rather than taking in 200,000', async () => {
+    // Prepare
+    const entries = Array.from({ length: 200_000 }, (_, index) => ({
+      cidrBlock: `10.${index >> 16}.${(index >> 8) & 255}.${index & 255}/32`,
+    }));
+    const { client } = await harness({
+      server: { route: () => ({ body: listPage(entries, { self: '' }) }) },
+    });
+
+    // Act
+    const read = client.listProjectAccessList(GROUP).toArray();
+
+    // Assess
+    await expect(read).rejects.toThrow(AtlasResponseError);
+    await expect(read).rejects.toThrow(/a page of 200000 items, more than the 500 Atlas sends at most/);
+  });
+
+  it('takes a page of 500 items, the most Atlas sends', async () => {
+    // Prepare
+    const { client } = await harness({
+      server: { route: () => ({ body: listPage(events(500), { self: '' }) }) },
+    });
+
+    // Act
+    const read = await client.listProjectEvents(GROUP).toArray();
+
+    // Assess
+    expect(read).toHaveLength(500);
+  });
 });
 
 describe('AtlasClient event lists with entries that are not events', () => {

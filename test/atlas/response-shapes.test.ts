@@ -162,6 +162,21 @@ describe('the item readers', () => {
     expect(odd).toStrictEqual({ ok: true, value: { id: 'k', privateKey: '********' } });
     expect(none).toStrictEqual({ ok: true, value: { id: 'k' } });
   });
+
+  it('leaves out the roles of an API key that are not objects, or roles that are not a list, and counts them', () => {
+    // Prepare
+    const owner = { roleName: 'ORG_OWNER', orgId: '5f4e3d2c1b0a998877665544' };
+
+    // Act
+    const listed = readApiKey({ id: 'k', roles: [null, owner, 'GROUP_OWNER', 7] });
+    const text = readApiKey({ id: 'k', roles: 'ORG_OWNER' });
+    const clean = readApiKey({ id: 'k', roles: [owner] });
+
+    // Assess
+    expect(listed).toStrictEqual({ ok: true, value: { id: 'k', roles: [owner] }, dropped: 3 });
+    expect(text).toStrictEqual({ ok: true, value: { id: 'k' }, dropped: 1 });
+    expect(clean).toStrictEqual({ ok: true, value: { id: 'k', roles: [owner] } });
+  });
 });
 
 describe('readServiceAccount', () => {
@@ -197,6 +212,7 @@ describe('readServiceAccount', () => {
     expect(result).toStrictEqual({
       ok: true,
       value: { clientId: 'mdb_sa_id_fake', name: 'poller', roles: ['ORG_OWNER', 'ORG_READ_ONLY'] },
+      dropped: 2,
     });
   });
 
@@ -207,7 +223,7 @@ describe('readServiceAccount', () => {
 
     // Assess
     expect(none).toStrictEqual({ ok: true, value: { clientId: 'c' } });
-    expect(text).toStrictEqual({ ok: true, value: { clientId: 'c' } });
+    expect(text).toStrictEqual({ ok: true, value: { clientId: 'c' }, dropped: 1 });
   });
 });
 

@@ -153,7 +153,16 @@ describe.concurrent('atlas-audit-alerts fetch, as a process', () => {
 describe.concurrent('atlas-audit-alerts, when the reader of stdout has gone', () => {
   it('ends fetch quietly with exit 0', async () => {
     const many = Array.from({ length: 2_000 }, (_, i) => ({ id: `e${i}`, detail: 'x'.repeat(200) }));
-    const server = await serve(() => ({ body: listPage(many, { self: '' }) }));
+    // Four pages of 500, the most Atlas sends in one.
+    const server = await serve((request) => {
+      const pageNum = Number(request.url.searchParams.get('pageNum') ?? '1');
+      const next = new URL(request.url);
+      next.searchParams.set('pageNum', String(pageNum + 1));
+      const page = many.slice((pageNum - 1) * 500, pageNum * 500);
+      return {
+        body: listPage(page, { self: '', ...(pageNum < 4 ? { next: next.toString() } : {}) }),
+      };
+    });
 
     const result = await runCliClosingStdout(
       ['fetch', 'events', '--org', ORG, '--base-url', server.baseUrl],

@@ -513,7 +513,7 @@ describe('AuditAlertsStack', () => {
       });
       const alarms = Object.values(template.findResources('AWS::CloudWatch::Alarm'));
 
-      expect(alarms).toHaveLength(14);
+      expect(alarms).toHaveLength(15);
       for (const alarm of alarms) {
         expect(alarm.Properties.AlarmActions).toEqual([{ Ref: topicId }]);
         expect(alarm.Properties.OKActions).toEqual([{ Ref: topicId }]);
@@ -611,10 +611,11 @@ describe('AuditAlertsStack', () => {
       });
     });
 
-    it('alarms on Atlas authentication or permission failures, rule errors, and alerts that could not be published', () => {
+    it('alarms on Atlas authentication or permission failures, rule errors, first-seen records not kept, and alerts that could not be published', () => {
       for (const metricName of [
         MetricName.atlasAuthFailures,
         MetricName.ruleErrors,
+        MetricName.firstSeenStateErrors,
         MetricName.alertsFailed,
       ]) {
         template.hasResourceProperties('AWS::CloudWatch::Alarm', {
@@ -677,6 +678,7 @@ describe('AuditAlertsStack', () => {
           `${MetricName.atlasRateLimited} service ${METRICS_SERVICE}`,
           `${MetricName.tickDurationMs} service ${METRICS_SERVICE}`,
           `${MetricName.ruleErrors} service ${METRICS_SERVICE}`,
+          `${MetricName.firstSeenStateErrors} service ${METRICS_SERVICE}`,
           `${MetricName.atlasClockSkewSeconds} service ${METRICS_SERVICE}`,
         ]),
       );

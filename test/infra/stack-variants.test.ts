@@ -137,8 +137,8 @@ describe('AuditAlertsStack with an existing secret, no Slack and a disposable ta
       template.resourceCountIs(type, 0);
     }
     template.resourceCountIs('AWS::KMS::Key', 1);
-    // The poller's seven, and failed notifications of the two topics (to endpoints subscribed later).
-    template.resourceCountIs('AWS::CloudWatch::Alarm', 9);
+    // The poller's eight, and failed notifications of the two topics (to endpoints subscribed later).
+    template.resourceCountIs('AWS::CloudWatch::Alarm', 10);
   });
 
   it('leaves cdk-nag nothing unacknowledged', () => {

@@ -1,5 +1,3 @@
-import { spawn } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
   type DigestServer,
@@ -8,16 +6,15 @@ import {
   startDigestServer,
 } from '../support/digest-server.js';
 import { dynamoDbLocalEndpoint } from '../support/dynamodb-local-setup.js';
-import type { MemoryLimitedTickOptions, MemoryLimitedTickReport } from './support/memory-limited-tick.js';
 import { alertingEvent, MINUTE, SECOND } from './support/poll-fixture.js';
+import { runMemoryLimitedTick } from './support/run-memory-limited-tick.js';
 
 /**
  * A source whose one second never ends (every page 500 new events created in that second, and a
- * `next` link, forever) polled beside a healthy one, by a tick in a process whose old space is that
- * of the stack's 256 MB Lambda function: the endless source fails alone and the tick goes on.
+ * `next` link, forever) polled beside a healthy one, by a tick in a process with the heap limits of
+ * the stack's 256 MB Lambda function: the endless source fails alone and the tick goes on.
  */
 
-const CHILD = fileURLToPath(new URL('./support/memory-limited-tick.ts', import.meta.url));
 const ENDLESS_PROJECT = '6650a1b2c3d4e5f602000031';
 const HEALTHY_PROJECT = '6650a1b2c3d4e5f602000032';
 const credentials = { publicKey: 'endless1', privateKey: 'fake-private-key-for-tests' };
@@ -65,36 +62,6 @@ function atlasRoute(endlessSecond: number, healthyEvent: Record<string, unknown>
   };
 }
 
-function runChild(
-  nodeOptions: string[],
-  options: MemoryLimitedTickOptions,
-): Promise<{
-  code: number | null;
-  signal: NodeJS.Signals | null;
-  stdout: string;
-  stderr: string;
-}> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(
-      process.execPath,
-      [...nodeOptions, '--import', 'tsx', CHILD, JSON.stringify(options)],
-      {
-        stdio: ['ignore', 'pipe', 'pipe'],
-      },
-    );
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
-      stdout += chunk;
-    });
-    child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
-      stderr += chunk;
-    });
-    child.on('error', reject);
-    child.on('close', (code, signal) => resolve({ code, signal, stdout, stderr: stderr.slice(-4_000) }));
-  });
-}
-
 describe('runTick under a small heap', () => {
   it('fails a source whose one-second window never ends, alone, and publishes the other source alert', async () => {
     // Prepare
@@ -112,7 +79,7 @@ describe('runTick under a small heap', () => {
     });
 
     // Act
-    const run = await runChild(['--max-old-space-size=231'], {
+    const run = await runMemoryLimitedTick({
       baseUrl: server.baseUrl,
       credentials,
       projectIds: [ENDLESS_PROJECT, HEALTHY_PROJECT],
@@ -126,7 +93,7 @@ describe('runTick under a small heap', () => {
       signal: null,
       stderr: '',
     });
-    const report = JSON.parse(run.stdout) as MemoryLimitedTickReport;
+    const report = run.report as NonNullable<typeof run.report>;
     const bySource = Object.fromEntries(report.summary.sources.map((source) => [source.id, source]));
     expect(bySource[ENDLESS_PROJECT]).toMatchObject({ status: 'failed', errorCode: 'EVENT_BUDGET_EXCEEDED' });
     expect(bySource[ENDLESS_PROJECT]?.message).toContain(new Date(endlessSecond - SECOND).toISOString());

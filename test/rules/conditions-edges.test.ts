@@ -220,6 +220,7 @@ describe('requiresValue', () => {
     ['cidr_in', { cidr_in: ['10.0.0.0/8'] }],
     ['cidr_at_least_as_wide_as', { cidr_at_least_as_wide_as: { ipv4: 8 } }],
     ['cidr_public', { cidr_public: true }],
+    ['cidr_valid', { cidr_valid: false }],
     ['outside_hours', { outside_hours: { start: '08:00', end: '18:00', time_zone: 'UTC' } }],
     ['email_domain_in', { email_domain_in: ['a.example'] }],
     ['email_domain_same_as', { email_domain_same_as: 'targetUsername' }],

@@ -303,3 +303,48 @@ describe('isPlainEventTypeSet', () => {
     expect(result).toBe(plain);
   });
 });
+
+describe('cidr_valid', () => {
+  const entries = (...values: unknown[]): AtlasEvent[] =>
+    values.map((whitelistEntry) => ({ whitelistEntry }) as AtlasEvent);
+
+  it('false holds for a value that is not an IP address or CIDR block, such as those Atlas answers may hold', () => {
+    // Act
+    const found = matching(
+      { whitelistEntry: { cidr_valid: false } },
+      entries(
+        '000.000.000.000/0',
+        '0.0.0.0/0.0.0.0',
+        '0/0',
+        '0.0.0.0 /0',
+        '10.0.0.1/33',
+        7,
+        '0.0.0.0/0',
+        '::/0',
+        '203.0.113.7',
+        ' 198.51.100.0/24 ',
+        '::ffff:10.0.0.1',
+        `${' '.repeat(40)}198.51.100.7${' '.repeat(40)}`,
+      ),
+    );
+
+    // Assess
+    expect(found).toEqual([0, 1, 2, 3, 4, 5]);
+  });
+
+  it('true holds for an IP address or CIDR block, and neither holds for a missing, null, empty or blank value', () => {
+    // Act
+    const valid = matching(
+      { whitelistEntry: { cidr_valid: true } },
+      entries('0.0.0.0/0', '2001:db8::/32', '0/0'),
+    );
+    const missing = [
+      ...matching({ whitelistEntry: { cidr_valid: false } }, entries(undefined, null, '', '  ')),
+      ...matching({ whitelistEntry: { cidr_valid: true } }, entries(undefined, null, '', '  ')),
+    ];
+
+    // Assess
+    expect(valid).toEqual([0, 1]);
+    expect(missing).toEqual([]);
+  });
+});

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { observe, refreshAfterMs } from '../../shared/rules/first-seen.js';
-import type { SeenValue } from '../../shared/rules/first-seen-store.js';
+import { fitSeenValues, observe, refreshAfterMs } from '../../shared/rules/first-seen.js';
+import { type SeenValue, seenValuesBytes } from '../../shared/rules/first-seen-store.js';
 
 /** The bound the straightforward way: drop expired values, sort by (last, value), keep the newest. */
 function referencePrune(
@@ -92,5 +92,51 @@ describe('observe', () => {
         expect(values, `seed ${seed}, step ${step}`).toEqual(expected);
       }
     }
+  });
+});
+
+describe('fitSeenValues', () => {
+  it('evicts the least recently seen values until their encoding fits the bound, and counts them', () => {
+    // Prepare
+    const values: Record<string, SeenValue> = {};
+    for (let index = 0; index < 40; index += 1) {
+      values[`${'\u0001'.repeat(100)}${String(index).padStart(2, '0')}`] = {
+        first: index,
+        last: 1_000 + (index % 2 === 0 ? index : 100 - index),
+        by: 'aaaaaaaaaaaaaaaa',
+      };
+    }
+    const byLast = Object.entries(values).sort(([a, x], [b, y]) => x.last - y.last || (a < b ? -1 : 1));
+
+    // Act
+    const evicted = fitSeenValues(values, 10_000);
+
+    // Assess
+    expect(seenValuesBytes(values)).toBeLessThanOrEqual(10_000);
+    expect(evicted).toBeGreaterThan(0);
+    expect(Object.keys(values).sort()).toEqual(
+      byLast
+        .slice(evicted)
+        .map(([value]) => value)
+        .sort(),
+    );
+    // One fewer eviction would not have fitted.
+    const oneMore = Object.fromEntries(byLast.slice(evicted - 1));
+    expect(seenValuesBytes(oneMore)).toBeGreaterThan(10_000);
+  });
+
+  it('leaves alone a set whose encoding fits, measured or not', () => {
+    // Prepare
+    const values: Record<string, SeenValue> = {
+      '203.0.113.7': { first: 1, last: 2, by: 'aaaaaaaaaaaaaaaa' },
+      日本: { first: 1, last: 3, by: 'bbbbbbbbbbbbbbbb' },
+    };
+
+    // Act
+    const evicted = fitSeenValues(values, seenValuesBytes(values));
+
+    // Assess
+    expect(evicted).toBe(0);
+    expect(Object.keys(values)).toHaveLength(2);
   });
 });

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { counterMember, stateKeys } from '../../shared/state/dynamodb-keys.js';
+import { counterMember } from '../../shared/state/counter-increments.js';
+import { stateKeys } from '../../shared/state/dynamodb-keys.js';
 
 const sha256 = (text: string): string => createHash('sha256').update(text, 'utf8').digest('base64url');
 
@@ -39,17 +40,23 @@ describe('stateKeys', () => {
 });
 
 describe('counterMember', () => {
-  it('keeps a member of 1 to 64 characters that does not start with #', () => {
+  it('keeps a member of 1 to 64 UTF-8 bytes that does not start with #', () => {
     // Act
-    const members = [counterMember('a'), counterMember('m'.repeat(64)), counterMember('a#b')];
+    const members = [
+      counterMember('a'),
+      counterMember('m'.repeat(64)),
+      counterMember('a#b'),
+      counterMember('漢'.repeat(21)),
+    ];
 
     // Assess
-    expect(members).toEqual(['a', 'm'.repeat(64), 'a#b']);
+    expect(members).toEqual(['a', 'm'.repeat(64), 'a#b', '漢'.repeat(21)]);
   });
 
   it.each([
     ['the empty string', ''],
     ['65 characters', 'm'.repeat(65)],
+    ['22 characters of 3 bytes each', '漢'.repeat(22)],
     ['a member that starts with #', '#abc'],
   ])('hashes %s behind a #', (_, member) => {
     // Act

@@ -65,6 +65,31 @@ describe('DynamoDbStateStore first-seen records', () => {
     expect([...afterDelete.keys()]).toEqual(['first-seen|rule|learning']);
   });
 
+  it('writes again one by one the records of a transaction DynamoDB refuses, so that only the record it refuses fails', async () => {
+    // Prepare
+    const clock = new ManualClock(Date.parse('2026-03-01T00:00:00Z'));
+    const tableName = `first-seen-${Math.random().toString(36).slice(2)}`;
+    await createStateTable({ client, tableName, timeToLive: false });
+    const store = new DynamoDbStateStore({ client, tableName, clock });
+    const written = records(clock.now());
+    // A finite number past DynamoDB's range (about 1e126): nothing but DynamoDB refuses it.
+    written.set('first-seen|other|learning', {
+      values: {},
+      expiresAt: Number.MAX_SAFE_INTEGER,
+      startedAt: 1e200,
+    });
+
+    // Act
+    const failed = await store.writeFirstSeen(written);
+    const read = await store.readFirstSeen([...written.keys()]);
+
+    // Assess
+    expect([...failed.keys()]).toEqual(['first-seen|other|learning']);
+    expect(failed.get('first-seen|other|learning')?.message).toContain('Number overflow');
+    written.delete('first-seen|other|learning');
+    expect(read).toEqual(written);
+  });
+
   it('treats a record past its TTL as absent, and keeps the learning start', async () => {
     // Prepare
     const clock = new ManualClock(Date.parse('2026-03-01T00:00:00Z'));

@@ -1127,6 +1127,77 @@ export function describeStateStoreContract(name: string, createStore: CreateCont
     });
   });
 
+  describe(`${name}: items within DynamoDB's 400 KB, whatever the values`, () => {
+    it('keeps a name to its first 512 UTF-8 bytes, whole characters only', async () => {
+      // Prepare
+      const { store, clock } = await setUp(createStore);
+      const key = `project:${atlasId()}`;
+
+      // Act
+      await store.writeNames({
+        names: [{ key, name: '漢'.repeat(200_000), resolvedAt: clock.now(), expiresAt: clock.now() + DAY }],
+      });
+      const read = await store.readNames({ keys: [key] });
+
+      // Assess
+      expect(read.get(key)?.name).toBe('漢'.repeat(170));
+    });
+
+    it('counts a full threshold window of 5,000 members of 64 CJK characters each', async () => {
+      // Prepare
+      const { store } = await setUp(createStore);
+      const key = unique('threshold');
+      const increments = Array.from({ length: 5_000 }, (_, at) => ({
+        key,
+        member: `${'漢'.repeat(58)}${String(at).padStart(6, '0')}`,
+        now: Date.UTC(2025, 5, 1, 12, 0, 0),
+        expiresAt: Date.UTC(2025, 5, 1, 13, 0, 0),
+        limit: 5_000,
+      }));
+
+      // Act
+      const counted = await store.incrementMany(increments);
+      const { now, expiresAt, limit } = increments[0] as (typeof increments)[number];
+      const again = await store.increment(key, 'one more', { now, expiresAt, limit });
+
+      // Assess
+      expect(counted.at(-1)).toBe(5_000);
+      expect(again).toBe(5_001);
+    });
+
+    it('commits a cursor at its largest: 30,000 seen ids, an error of 1,000 three-byte characters, a day of alert counts', async () => {
+      // Prepare
+      const { store, clock } = await setUp(createStore);
+      const source = unique('org');
+      const seenIds = Array.from({ length: 30_000 }, atlasId);
+      let held = await acquire(store, source, 'w'.repeat(200));
+      for (let hour = 0; hour < 25; hour += 1) {
+        const last = hour === 24;
+        await store.commitCursor({
+          lease: held.lease,
+          watermark: hour,
+          seenIds: last ? seenIds : [],
+          alertsSent: 1_000_000,
+        });
+        clock.advance(60 * MINUTE);
+        held = await acquire(store, source, 'w'.repeat(200));
+      }
+
+      // Act
+      await store.releaseLease({
+        lease: held.lease,
+        polled: true,
+        error: { code: 'E'.repeat(80), message: '漢'.repeat(5_000) },
+      });
+      const reports = await store.listSourceReports();
+
+      // Assess
+      const report = reports.find((entry) => entry.source === source);
+      expect(report?.lastError?.message).toBe('漢'.repeat(1_000));
+      expect((await acquire(store, source)).cursor?.seenIds.size).toBe(30_000);
+    });
+  });
+
   describe(`${name}: statistics`, () => {
     it('counts its requests, and starts again from zero when reset', async () => {
       const { store } = await setUp(createStore);

@@ -1,5 +1,5 @@
 import type { CounterIncrement, CounterIncrementOptions } from '../../../shared/rules/counter-store.js';
-import type { FirstSeenRecord } from '../../../shared/rules/first-seen-store.js';
+import type { FirstSeenRecord, FirstSeenWriteFailures } from '../../../shared/rules/first-seen-store.js';
 import type {
   AcquireLeaseOptions,
   AlertClaimOptions,
@@ -169,7 +169,7 @@ export class ObservedStore implements StateStore {
     return this.#call(() => this.#inner.readFirstSeen(keys));
   }
 
-  writeFirstSeen(records: ReadonlyMap<string, FirstSeenRecord>): Promise<void> {
+  writeFirstSeen(records: ReadonlyMap<string, FirstSeenRecord>): Promise<FirstSeenWriteFailures> {
     return this.#call(() => this.#inner.writeFirstSeen(records));
   }
 
