@@ -85,7 +85,7 @@ export function registerBackfillCommand(program: Command, io?: PollCommandIo): v
     const bar = createTickProgressBar({ stream: stderr, now: () => systemClock.now() });
     let code: ExitCodeValue;
     try {
-      stderr.write(`Backfill from ${formatAtlasDate(since)}: ${describeRun(settings)}\n`);
+      stderr.write(`Backfill from ${formatAtlasDate(since)}: ${describeRun(settings, poll.pack)}\n`);
       if (now - since > DEFAULT_ALERT_RETENTION_MS) {
         stderr.write(
           `warning: --since is more than ${DEFAULT_ALERT_RETENTION_MS / 86_400_000} days ago; alerts sent before then are no longer remembered and may be sent again\n`,

@@ -61,7 +61,7 @@ const ATLAS_FLAGS: Readonly<Record<string, string>> = {
  *
  * @example
  * ```sh
- * atlas-audit-alerts rules replay --org 5f4e3d2c1b0a998877665544 --all-projects --since 7d --compare my-rules
+ * atlas-audit-alerts rules replay --org 5f4e3d2c1b0a998877665544 --all-projects --since 7d --compare builtin my-rules
  * ```
  */
 export function registerReplayCommand(rules: Command, options: RegisterReplayCommandOptions): void {
@@ -71,10 +71,13 @@ export function registerReplayCommand(rules: Command, options: RegisterReplayCom
       .description(
         'Evaluate rules over past events from Atlas or a file, writing no state and sending nothing: per rule the events matched and the alerts raised; with --compare, a second rule set side by side and the events whose alerts change.',
       )
-      .option('--rules <paths...>', 'rule files or directories (default: the built-in rules)')
       .option(
-        '--compare <paths...>',
-        'a second rule set to evaluate over the same events and compare with --rules',
+        '--rules <layers...>',
+        'rule layers in order: files or directories, builtin for the built-in pack (default: builtin)',
+      )
+      .option(
+        '--compare <layers...>',
+        'a second set of rule layers to evaluate over the same events and compare with --rules (builtin my-rules: the built-in pack tuned by my-rules)',
       )
       .option(
         '--events <file>',
@@ -98,7 +101,7 @@ ${ATLAS_CREDENTIAL_ENV.privateKey} (an API key), or ${ATLAS_CREDENTIAL_ENV.clien
 
 Examples:
   atlas-audit-alerts rules replay --org 5f4e3d2c1b0a998877665544 --all-projects --since 7d
-  atlas-audit-alerts rules replay --events events.jsonl --rules rules --compare my-rules
+  atlas-audit-alerts rules replay --events events.jsonl --rules builtin --compare builtin my-rules
   atlas-audit-alerts rules replay --project 5f4e3d2c1b0a998877665545 --since 2024-05-01 --json`,
     )
     .action(async (flags: ReplayOptions, command: Command) => {

@@ -107,7 +107,7 @@ Examples:
       let last: TickSummary | undefined;
       try {
         stderr.write(
-          `${describeRun(settings)}${everyMs === undefined ? '' : `; a tick every ${formatDuration(everyMs)} until Ctrl+C`}\n`,
+          `${describeRun(settings, poll.pack)}${everyMs === undefined ? '' : `; a tick every ${formatDuration(everyMs)} until Ctrl+C`}\n`,
         );
         while (true) {
           const startedAt = systemClock.now();

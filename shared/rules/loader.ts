@@ -2,6 +2,7 @@ import { readdir, readFile, realpath, stat } from 'node:fs/promises';
 import { extname, join } from 'node:path';
 import { isMap, isSeq, LineCounter, type Node, parseDocument } from 'yaml';
 import { RuleLoadError, type RuleProblem, type LayerWarning as RuleWarning } from './errors.js';
+import { layerOrderWarning } from './layer-order.js';
 import { composeRuleLayers, type LayerSource, type PackSource } from './rule-layers.js';
 import type { RuleOrigin, RulePack } from './rule-pack.js';
 import {
@@ -167,7 +168,28 @@ export async function loadRulePack(options: LoadRulePackOptions): Promise<RulePa
     }
     throw RuleLoadError.fromProblems(problems);
   }
-  return parseRuleLayers(parseOptions);
+  return withLayerOrderWarning(parseRuleLayers(parseOptions), options);
+}
+
+/**
+ * The pack with a warning when its first layer is not the built-in pack and holds fewer rules (see
+ * {@link layerOrderWarning}); the built-in pack is read to count its rules only then.
+ */
+async function withLayerOrderWarning(pack: RulePack, options: LoadRulePackOptions): Promise<RulePack> {
+  const [first] = options.paths;
+  if (first === undefined || first === BUILTIN_LAYER || options.builtinDirectory === undefined) return pack;
+  let builtinRuleCount: number | undefined;
+  try {
+    const builtin = await loadRulePack({
+      paths: [BUILTIN_LAYER],
+      builtinDirectory: options.builtinDirectory,
+    });
+    builtinRuleCount = builtin.rules.length;
+  } catch {
+    // A built-in pack that does not load is reported where it is used; the order cannot be judged.
+  }
+  const warning = layerOrderWarning({ pack, builtinRuleCount });
+  return warning === undefined ? pack : { ...pack, warnings: [warning, ...pack.warnings] };
 }
 
 /** A layer's name from its path as given: without a trailing separator. */

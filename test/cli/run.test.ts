@@ -1,6 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { copyFile, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { copyFile, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { registerRunCommand } from '../../cli/commands/run.js';
+import { loadRuleLayers } from '../../cli/rule-layers.js';
 import { createStateTable } from '../../shared/state/index.js';
 import { type AtlasSimulator, startSimulator } from '../../simulator/index.js';
 import { createDynamoDbLocalClient } from '../support/dynamodb-local.js';
@@ -25,6 +26,8 @@ import {
 
 const BIN = fileURLToPath(new URL('../../cli/bin.mjs', import.meta.url));
 const EXAMPLE_CONFIG = fileURLToPath(new URL('../../cli/examples/run.example.yaml', import.meta.url));
+/** The README's worked layer; its backups.yaml holds one rule of its own. */
+const EXAMPLE_LAYER = fileURLToPath(new URL('../../examples/my-rules/', import.meta.url));
 const CREDENTIALS = { publicKey: 'runtests', privateKey: 'fake-private-key-for-tests' } as const;
 const ENV = {
   MONGODB_ATLAS_PUBLIC_API_KEY: CREDENTIALS.publicKey,
@@ -45,6 +48,8 @@ let sim: AtlasSimulator;
 let directory: string;
 /** What the built-in rules raise on every event of ORG and PROJECT, worked out without the tick. */
 let expectedFingerprints: string[];
+/** How many rules the built-in pack holds. */
+let expectedRuleCount: number;
 
 beforeAll(async () => {
   sim = await startSimulator({ ...CREDENTIALS });
@@ -55,6 +60,7 @@ beforeAll(async () => {
     orgIds: [ORG],
     projectIds: [PROJECT],
   });
+  expectedRuleCount = (await loadRuleLayers([])).rules.length;
 });
 
 afterAll(async () => {
@@ -109,7 +115,7 @@ describe('atlas-audit-alerts run', () => {
     expect(first.stdout).toBe('');
     expect(first.stderr).toMatch(
       new RegExp(
-        `^Polling 1 org and 1 project at ${sim.baseUrl} \\(atlas-v2\\); state file:.+; alerts to outbox:.+\\n`,
+        `^Polling 1 org and 1 project at ${sim.baseUrl} \\(atlas-v2\\); rules builtin \\(\\d+ rules, 2 disabled\\); state file:.+; alerts to outbox:.+\\n`,
       ),
     );
     expect(first.stderr).toMatch(
@@ -159,6 +165,32 @@ describe('atlas-audit-alerts run', () => {
     );
   });
 
+  it('names the rule layers in its header, and warns when they leave the built-in pack out', async () => {
+    const folder = await workspace();
+    const rules = join(folder, 'mine');
+    await mkdir(rules);
+    await copyFile(join(EXAMPLE_LAYER, 'backups.yaml'), join(rules, 'backups.yaml'));
+
+    const alone = await runPollCommand(pollArgs(folder, '--once', '--rules', rules), {
+      env: ENV,
+      cwd: folder,
+    });
+    const layered = await runPollCommand(pollArgs(folder, '--once', '--rules', 'builtin', rules), {
+      env: ENV,
+      cwd: folder,
+    });
+
+    expect(alone.code).toBe(0);
+    expect(alone.stderr).toContain(
+      `${rules}: warning: builtin is not among the rule layers (${rules}), so the ${expectedRuleCount} rules of the built-in pack are off and only the 1 rule of ${rules} runs; to tune the built-in pack, give builtin first: --rules builtin ${rules}, or rules.directories: [builtin, ${rules}] [LAYER_ORDER]\n`,
+    );
+    expect(alone.stderr).toContain(`(atlas-v2); rules ${rules} (1 rule); state file:`);
+    expect(layered.stderr).not.toContain('LAYER_ORDER');
+    expect(layered.stderr).toContain(
+      `(atlas-v2); rules builtin, ${rules} (${expectedRuleCount + 1} rules, 2 disabled); state file:`,
+    );
+  });
+
   it('takes sources and local settings from --config, relative to the file, with flags on top', async () => {
     const folder = await workspace();
     const config = join(folder, 'poller.yaml');
@@ -188,7 +220,7 @@ describe('atlas-audit-alerts run', () => {
 
     expect(result.code).toBe(0);
     expect(result.stderr).toContain(
-      `at ${sim.baseUrl} (atlas-v2); state file:${join(folder, 'state', 'poller.json')}`,
+      `at ${sim.baseUrl} (atlas-v2); rules builtin (${expectedRuleCount} rules, 2 disabled); state file:${join(folder, 'state', 'poller.json')}`,
     );
     expect((await readOutbox(join(folder, 'alerts.jsonl'))).map(fingerprintOf).sort()).toEqual(
       expectedFingerprints,
@@ -210,7 +242,7 @@ describe('atlas-audit-alerts run', () => {
 
     expect(result.code).toBe(0);
     expect(result.stderr).toContain(
-      `Polling 1 org (and all its projects) at ${sim.baseUrl} (atlas-v2); state file:${join(folder, '.atlas-audit-alerts', 'acme.json')}; alerts to outbox:${join(folder, 'alerts.jsonl')}\n`,
+      `Polling 1 org (and all its projects) at ${sim.baseUrl} (atlas-v2); rules builtin (${expectedRuleCount} rules, 2 disabled); state file:${join(folder, '.atlas-audit-alerts', 'acme.json')}; alerts to outbox:${join(folder, 'alerts.jsonl')}\n`,
     );
     expect((await readOutbox(join(folder, 'alerts.jsonl'))).map(fingerprintOf).sort()).toEqual(
       expectedFingerprints,

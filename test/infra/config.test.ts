@@ -37,7 +37,7 @@ describe('parseDeployConfig', () => {
       concurrency: 4,
       alerts: { emails: [], emailMinSeverity: 'medium' },
       operations: { emails: [], watermarkLagAlarmMinutes: 60 },
-      rules: { directories: ['builtin'], strict: false },
+      rules: { directories: ['builtin'] },
       credentials: {},
       fanOut: {
         mode: 'off',
