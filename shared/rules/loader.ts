@@ -15,8 +15,8 @@ import {
 } from './schema.js';
 import { describeSchemaIssues } from './schema-issues.js';
 import { positionAt, positionOf, type YamlSource } from './source-position.js';
-import { yamlErrorMessage } from './yaml-message.js';
 import { findExcessiveNesting, MAX_YAML_NESTING, type YamlNestingProblem } from './yaml-nesting.js';
+import { explainYamlSyntax } from './yaml-syntax.js';
 
 /** One rule file's text, with the name problems will give it. */
 export interface RuleFileText {
@@ -303,23 +303,20 @@ function parseLayerFiles(
     });
     const source: YamlSource = { file, text, document, lineCounter };
     yamlSources.set(file, source);
-    const [syntaxError] = document.errors;
-    if (syntaxError !== undefined) {
+    const syntax = explainYamlSyntax({
+      text,
+      document,
+      kind: 'rule file',
+      oneDocument: 'split it into two files',
+    });
+    if (syntax !== undefined) {
       // Later syntax errors of a file mostly follow from the first one: report that one alone.
-      const position = positionAt(
-        source,
-        syntaxError.pos[0],
-        Math.max(1, syntaxError.pos[1] - syntaxError.pos[0]),
-      );
       problems.push({
         code: 'YAML_SYNTAX',
         file,
         path: [],
-        message: yamlErrorMessage(
-          syntaxError.message,
-          'a rule file holds one document; split it into two files',
-        ),
-        ...position,
+        message: syntax.message,
+        ...positionAt(source, syntax.offset, syntax.length),
       });
       continue;
     }
