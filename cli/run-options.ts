@@ -133,7 +133,8 @@ Credentials come from the environment: ${ATLAS_CREDENTIAL_ENV.publicKey} and ${A
  */
 export async function resolveRunSettings(input: ResolveRunSettingsOptions): Promise<RunSettings> {
   const { options, cwd } = input;
-  const file = options.config === undefined ? undefined : await readRunConfigFile({ path: options.config });
+  const file =
+    options.config === undefined ? undefined : await readRunConfigFile({ path: options.config, cwd });
   const base: PollerConfig = file?.config ?? pollerConfigSchema.parse({});
   const timing = { ...base.timing };
   const toSeconds = (ms: number): number => Math.round(ms / 1000);

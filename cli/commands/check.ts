@@ -7,6 +7,7 @@ import { CommandFailed, ExitCode } from '../errors.js';
 import { type PollCommandIo, processCommandIo } from '../poll-command-io.js';
 import { runPreflight } from '../preflight-checks.js';
 import { collectIds, type PollCommandOptions, resolveRunSettings } from '../run-options.js';
+import { exitCodeForFailures } from '../tick-exit-code.js';
 
 interface CheckOptions extends PollCommandOptions {
   json?: boolean;
@@ -80,6 +81,10 @@ Examples:
           client,
           config: settings.config,
           credentialsKind: settings.atlas.credentials.kind,
+          credentialsId:
+            settings.atlas.credentials.kind === 'digest'
+              ? settings.atlas.credentials.publicKey
+              : settings.atlas.credentials.clientId,
           signal: deadline.signal,
         });
       } catch (error) {
@@ -93,6 +98,8 @@ Examples:
         await client.close();
       }
       stdout.write(options.json ? formatCheckJson(results) : formatCheckReport(results));
-      if (results.some((result) => result.status === 'fail')) throw new CommandFailed('', ExitCode.failed);
+      const failures = results.filter((result) => result.status === 'fail');
+      // As run and fetch exit: 3 when Atlas refused the credentials, their permissions or this address.
+      if (failures.length > 0) throw new CommandFailed('', exitCodeForFailures(failures));
     });
 }

@@ -1,6 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { copyFile, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { copyFile, cp, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -26,6 +26,7 @@ import {
 
 const BIN = fileURLToPath(new URL('../../cli/bin.mjs', import.meta.url));
 const EXAMPLE_CONFIG = fileURLToPath(new URL('../../cli/examples/run.example.yaml', import.meta.url));
+const DEPLOY_EXAMPLE = fileURLToPath(new URL('../../infra/examples/config.example.yaml', import.meta.url));
 /** The README's worked layer; its backups.yaml holds one rule of its own. */
 const EXAMPLE_LAYER = fileURLToPath(new URL('../../examples/my-rules/', import.meta.url));
 const CREDENTIALS = { publicKey: 'runtests', privateKey: 'fake-private-key-for-tests' } as const;
@@ -228,6 +229,75 @@ describe('atlas-audit-alerts run', () => {
     expect(state).toMatchObject({
       sources: expect.arrayContaining([expect.objectContaining({ source: `org:${ORG}` })]),
     });
+  });
+
+  it('reads the deploy configuration cdk deploy reads: its sources, and its rule layers from where it runs', async () => {
+    const folder = await workspace();
+    const config = join(folder, 'prod.yaml');
+    await writeFile(
+      config,
+      (await readFile(DEPLOY_EXAMPLE, 'utf8'))
+        .replace('5f4e3d2c1b0a998877665544', ORG)
+        .replace('    - builtin\n    # - my-rules', '    - builtin\n    - my-rules'),
+    );
+    await cp(EXAMPLE_LAYER, join(folder, 'my-rules'), { recursive: true });
+    const outbox = join(folder, 'alerts.jsonl');
+
+    const result = await runPollCommand(
+      [
+        'run',
+        '--config',
+        config,
+        '--base-url',
+        sim.baseUrl,
+        '--state',
+        `file:${join(folder, 'state.json')}`,
+        '--notify',
+        `outbox:${outbox}`,
+      ],
+      { env: ENV, cwd: folder },
+    );
+
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stderr).toContain(
+      `Polling 1 org (and all its projects) at ${sim.baseUrl} (atlas-v2); rules builtin, ${join(folder, 'my-rules')} (${expectedRuleCount + 1} rules, 3 disabled);`,
+    );
+    expect((await readOutbox(outbox)).length).toBeGreaterThan(0);
+  });
+
+  it('refuses a deploy configuration cdk synth would refuse, naming each setting', async () => {
+    const folder = await workspace();
+    const config = join(folder, 'prod.yaml');
+    await writeFile(
+      config,
+      'stackName: Alerts\nalerts:\n  emails: [not-an-address]\nsources:\n  orgIds: [acme]\n',
+    );
+
+    const result = await runPollCommand(['run', '--config', config], { env: ENV, cwd: folder });
+
+    expect(result.code).toBe(2);
+    expect(result.stderr).toBe(
+      `atlas-audit-alerts: config file ${config} is a deploy configuration that cdk synth would refuse (2 settings): sources.orgIds[0]: must be a 24-character hexadecimal Atlas id, such as 5f4e3d2c1b0a998877665544; alerts.emails[0]: must be an email address\n`,
+    );
+  });
+
+  it('shows a YAML mistake of its config file at its line, with a caret and what to write', async () => {
+    const folder = await workspace();
+    const config = join(folder, 'poller.yaml');
+    await writeFile(config, `sources:\n  orgIds: [${ORG}]\n   allProjectsOfOrgs: true\n`);
+
+    const result = await runPollCommand(['run', '--config', config], { env: ENV, cwd: folder });
+
+    expect(result.code).toBe(2);
+    expect(result.stderr).toBe(
+      [
+        `atlas-audit-alerts: config file ${config} is not valid YAML:`,
+        `${config}:3:4: this line is indented 3 spaces, deeper than the key above it, which has its value already, so nothing can nest under it: line it up with that key (2 spaces), or give it a key of its own to nest under [YAML_SYNTAX]`,
+        ' 3 |    allProjectsOfOrgs: true',
+        '   |    ^^^^^^^^^^^^^^^^^',
+        '',
+      ].join('\n'),
+    );
   });
 
   it('runs the example config file, pointed at the simulator by flags, once with --once', async () => {

@@ -1,6 +1,12 @@
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { parse as parseYaml } from 'yaml';
+import { readRunConfigFile } from '../../cli/run-config-file.js';
 import { parseDeployConfig } from '../../infra/config.js';
-import { codeBlocks, docPage, docPages } from './support/markdown.js';
+import { mergeSettings } from '../../infra/config-source.js';
+import { codeBlocks, docPage, docPages, REPO_ROOT } from './support/markdown.js';
 import { commandLines, type ShellCommand, simpleCommands } from './support/shell-commands.js';
 
 /** Every command of every shell block of the README and docs/, in page order. */
@@ -49,6 +55,40 @@ describe('the deploy guide', () => {
 
       expect(check, page.path).toBeGreaterThan(-1);
       expect(check, page.path).toBeLessThan(deploy);
+    }
+  });
+
+  it('checks every source the example configuration polls, before the first deploy', async () => {
+    const example = readFileSync(join(REPO_ROOT, 'infra/examples/config.example.yaml'), 'utf8');
+    const expected = parseDeployConfig({
+      input: mergeSettings({}, parseYaml(example)),
+      origin: 'example',
+    }).sources;
+    const folder = mkdtempSync(join(tmpdir(), 'deploy-guide-'));
+    mkdirSync(join(folder, 'deploy'));
+    writeFileSync(join(folder, 'deploy/prod.yaml'), example);
+    try {
+      for (const page of [docPage('docs/deploy.md'), docPage('README.md')]) {
+        const check = shellCommands([page]).find((command) =>
+          /^(npx )?atlas-audit-alerts check\b/.test(command.words.join(' ')),
+        );
+        const words = check?.words ?? [];
+        const flag = (name: string) =>
+          words.flatMap((word, index) => (word === name ? [words[index + 1] ?? ''] : []));
+        const [config] = flag('--config');
+        const sources =
+          config === undefined
+            ? {
+                orgIds: flag('--org'),
+                projectIds: flag('--project'),
+                allProjectsOfOrgs: words.includes('--all-projects'),
+              }
+            : (await readRunConfigFile({ path: config, cwd: folder })).config.sources;
+
+        expect(sources, `${check?.where}: ${words.join(' ')}`).toEqual(expected);
+      }
+    } finally {
+      rmSync(folder, { recursive: true, force: true });
     }
   });
 
