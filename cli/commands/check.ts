@@ -1,4 +1,4 @@
-import type { Command } from 'commander';
+import { type Command, Option } from 'commander';
 import { AtlasClient } from '../../shared/atlas/index.js';
 import { ATLAS_CREDENTIAL_ENV, addAtlasOptions } from '../atlas-options.js';
 import { formatCheckJson, formatCheckReport } from '../check-report.js';
@@ -47,11 +47,10 @@ export function registerCheckCommand(program: Command, io?: PollCommandIo): void
       .option('--project <ids...>', 'project ids to check (project events)', collectIds('--project'))
       .option('--all-projects', 'also check every project of each --org')
       .option('--json', 'print one JSON document instead of lines')
-      .option(
-        '--timeout <duration>',
-        `give up when the whole check took DURATION (default ${formatDuration(DEFAULT_CHECK_TIMEOUT_MS)})`,
-        durationArgument({ minMs: 1_000 }),
-        DEFAULT_CHECK_TIMEOUT_MS,
+      .addOption(
+        new Option('--timeout <duration>', 'give up when the whole check took DURATION')
+          .argParser(durationArgument({ minMs: 1_000 }))
+          .default(DEFAULT_CHECK_TIMEOUT_MS, formatDuration(DEFAULT_CHECK_TIMEOUT_MS)),
       ),
   )
     .addHelpText(

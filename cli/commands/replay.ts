@@ -88,7 +88,7 @@ export function registerReplayCommand(rules: Command, options: RegisterReplayCom
       .option('--all-projects', 'also read the events of every project of each --org')
       .option(
         '--since <when>',
-        'read events created since a duration ago (7d, 12h) or an ISO-8601 instant (default 7d)',
+        'read events created since a duration ago (7d, 12h) or an ISO-8601 date or instant (default: 7d)',
         parseSince,
       )
       .option('--json', 'print JSON Lines instead of a table'),

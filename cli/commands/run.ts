@@ -2,6 +2,7 @@ import { hostname } from 'node:os';
 import type { Command } from 'commander';
 import { systemClock } from '../../shared/clock.js';
 import { runTick, type TickSummary } from '../../shared/poll/index.js';
+import { colorEnabled } from '../color.js';
 import { durationArgument, formatDuration } from '../duration-option.js';
 import { CommandFailed, ExitCode, UsageError } from '../errors.js';
 import { LOCAL_LEASE_MS, openLocalPoll } from '../local-dependencies.js';
@@ -82,7 +83,7 @@ Examples:
   atlas-audit-alerts run --project 5f4e3d2c1b0a998877665545 --state dynamodb:AtlasAuditAlerts-State`,
     )
     .action(async (options: RunOptions, command: Command) => {
-      const { stdout, stderr, env, cwd, signals } = io ?? processCommandIo();
+      const { stdout, stderr, env, cwd, signals, closedPipe } = io ?? processCommandIo();
       if (options.once && options.every !== undefined) {
         throw new UsageError('--once and --every exclude each other: give one of them');
       }
@@ -101,8 +102,16 @@ Examples:
         logger,
         stdout,
         ruleWarnings: stderr,
+        color: colorEnabled({ stream: stdout, env, command }),
       });
       const stop = new GracefulStop({ signals, stderr });
+      // A reader that goes away (`run --once | head -1`) stops the tick at once, as a second Ctrl+C
+      // does: its leases and the claims of the alerts it could not print are freed, not left to lapse.
+      let readerGone = false;
+      const unsubscribePipe = closedPipe?.((): void => {
+        readerGone = true;
+        stop.stopNow('output closed');
+      });
       const owner = `${hostname()}:${process.pid}`;
       let last: TickSummary | undefined;
       try {
@@ -126,9 +135,12 @@ Examples:
           if (stop.requested !== undefined) break;
         }
       } finally {
+        unsubscribePipe?.();
         stop.dispose();
         await poll.close();
       }
+      // Nobody reads any more: end quietly, as a command whose reader went away does.
+      if (readerGone) return;
       if (everyMs === undefined && last !== undefined) {
         const code = exitCodeForTick(last);
         // The report above says what went wrong; the exit code says what kind of trouble it was.

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { formatCheckReport } from '../../cli/check-report.js';
 import { registerCheckCommand } from '../../cli/commands/check.js';
 import { runPreflight } from '../../cli/preflight-checks.js';
 import { AtlasClient } from '../../shared/atlas/index.js';
@@ -101,6 +102,12 @@ describe('check', () => {
         `ok   project ${project.id} project names in alerts: readable (Project Read Only): named ${project.name}`,
       );
     }
+    // Counts in words, each with its plural: 4 API keys, 1 entry, 2 entries.
+    expect(lines).toContain(`ok   org ${ORG} API key inventory: readable (Organization Member): 4 API keys`);
+    expect(lines).toContain(`ok   org ${ORG} API key access lists: readable (Organization Member): 1 entry`);
+    expect(lines).toContain(
+      `ok   project ${PROJECT_D11} project IP access list inventory: readable (Project Read Only): 2 entries`,
+    );
     expect(lines.at(-2)).toMatch(/^ok {3}clock: this machine's clock is /);
     expect(lines.at(-1)).toBe(`ready: ${lines.length - 3} ok, 2 warnings, 0 failed, 0 skipped`);
   });
@@ -132,6 +139,15 @@ describe('check', () => {
       `warn the API key's privileges on org ${ORG}: its access list lets it in from 0.0.0.0/0, most of the internet; the built-in rules raise a critical alert on it: list only the addresses the poller calls from (the EgressIpAddresses output of a stack with network.mode create-vpc, see docs/deploy.md)`,
     ]);
     expect(result.stdout).toMatch(/\nready: \d+ ok, 2 warnings, 0 failed, 0 skipped\n$/);
+  });
+
+  it('counts one warning as one warning', () => {
+    const report = formatCheckReport([
+      { check: 'clock', status: 'warn', subject: 'clock', message: 'ahead' },
+      { check: 'credentials', status: 'ok', subject: 'credentials', message: 'accepted' },
+    ]);
+
+    expect(report.split('\n').at(-2)).toBe('ready: 1 ok, 1 warning, 0 failed, 0 skipped');
   });
 
   it('says so when the credentials hold no owner role and no open access list', async () => {

@@ -138,6 +138,23 @@ describe('atlas-audit-alerts run', () => {
     expect(result.stderr).toMatch(/\ntick .+ alerts: /);
   });
 
+  it('colours alerts on a terminal, and not when NO_COLOR is set', async () => {
+    const coloured = await runPollCommand(pollArgs(await workspace()), {
+      env: ENV,
+      cwd: directory,
+      stdout: new CapturedOutput({ isTTY: true }),
+    });
+    const plain = await runPollCommand(pollArgs(await workspace()), {
+      env: { ...ENV, NO_COLOR: '1' },
+      cwd: directory,
+      stdout: new CapturedOutput({ isTTY: true }),
+    });
+
+    expect(coloured.stdout).toContain('\u001b[');
+    expect(plain.stdout).toMatch(/^Subject: /m);
+    expect(plain.stdout).not.toContain('\u001b');
+  });
+
   it('prints the warnings of its rules before the run', async () => {
     const folder = await workspace();
     const rules = join(folder, 'rules.yaml');
@@ -486,6 +503,45 @@ describe('atlas-audit-alerts run, as processes sharing a state file', () => {
     );
     expect(firstStatus).toBe(0);
     expect(firstStderr).toMatch(/\nSIGTERM: stopping\n$/);
+  });
+
+  it('frees its leases and alert claims when the reader closes the pipe early, as run --once | head -1', async () => {
+    const folder = await workspace();
+    const state = join(folder, 'state.json');
+    const args = ['--base-url', sim.baseUrl, '--org', ORG, '--project', PROJECT, '--state', `file:${state}`];
+    const cut = spawn(process.execPath, [BIN, 'run', '--once', ...args], {
+      env: { ...process.env, ...ENV },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stderr = '';
+    cut.stderr.setEncoding('utf8').on('data', (chunk: string) => {
+      stderr += chunk;
+    });
+    // The reader takes the first chunk of alerts and goes, as head does: every alert after it, far
+    // more than a pipe holds, meets a closed pipe.
+    cut.stdout.once('data', () => cut.stdout.destroy());
+    const status = await new Promise<number | null>((resolve) => cut.on('close', resolve));
+
+    const document = JSON.parse(await readFile(state, 'utf8')) as {
+      sources: Array<{ source: string; lease?: unknown }>;
+      alerts: Array<{ status: string }>;
+    };
+    const sent = document.alerts.filter((alert) => alert.status === 'SENT').length;
+    const outbox = join(folder, 'outbox.jsonl');
+    const next = await runPollCommand(pollArgs(folder, '--notify', `outbox:${outbox}`), {
+      env: ENV,
+      cwd: folder,
+    });
+
+    expect(document.sources.filter((source) => source.lease !== undefined)).toEqual([]);
+    expect(document.alerts.filter((alert) => alert.status === 'IN_PROGRESS')).toEqual([]);
+    expect(status).toBe(0);
+    expect(stderr).toContain('output closed: stopping now; unfinished sources keep their cursors');
+    expect(sent).toBeLessThan(expectedFingerprints.length);
+    // The next run delivers at once every alert the first could not print: none waits for a claim to lapse.
+    expect(next.code, next.stderr).toBe(0);
+    expect(next.stderr).not.toContain('being published by another worker');
+    expect((await readOutbox(outbox)).length).toBe(expectedFingerprints.length - sent);
   });
 
   describe('against a server that trickles its answers', () => {
