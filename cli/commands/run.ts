@@ -13,6 +13,7 @@ import { createStderrLogger } from '../stderr-logger.js';
 import { GracefulStop } from '../stop-signals.js';
 import { formatTickReport } from '../summary-table.js';
 import { exitCodeForTick } from '../tick-exit-code.js';
+import { EXAMPLE_TABLE_NAME } from './status.js';
 
 interface RunOptions extends PollCommandOptions {
   once?: boolean;
@@ -80,7 +81,7 @@ export function registerRunCommand(program: Command, io?: PollCommandIo): void {
 Examples:
   atlas-audit-alerts run --org 5f4e3d2c1b0a998877665544 --all-projects
   atlas-audit-alerts run --config poller.yaml --every 5m --notify outbox:alerts.jsonl
-  atlas-audit-alerts run --project 5f4e3d2c1b0a998877665545 --state dynamodb:AtlasAuditAlerts-State`,
+  atlas-audit-alerts run --project 5f4e3d2c1b0a998877665545 --state dynamodb:${EXAMPLE_TABLE_NAME}`,
     )
     .action(async (options: RunOptions, command: Command) => {
       const { stdout, stderr, env, cwd, signals, closedPipe } = io ?? processCommandIo();

@@ -14,6 +14,12 @@ interface StatusOptions {
   json?: boolean;
 }
 
+/**
+ * A state table as a stack named AtlasAuditAlerts gets it: CloudFormation names it after the stack and
+ * the table's logical id, then a random suffix. `test/infra` checks it against the synthesized stack.
+ */
+export const EXAMPLE_TABLE_NAME = 'AtlasAuditAlerts-StateTable962DE04C-1A2B3C4D5E6F7';
+
 /** What `status` reads DynamoDB with; tests point it at DynamoDB Local. */
 export interface StatusDependencies {
   /** Creates the DynamoDB client (default: the SDK's, from the environment's region and credentials). */
@@ -28,7 +34,7 @@ export interface StatusDependencies {
  *
  * @example
  * ```sh
- * atlas-audit-alerts status --state dynamodb:AtlasAuditAlerts-State --json
+ * atlas-audit-alerts status --state dynamodb:AtlasAuditAlerts-StateTable962DE04C-1A2B3C4D5E6F7 --json
  * ```
  */
 export function registerStatusCommand(
@@ -46,12 +52,13 @@ export function registerStatusCommand(
     .addHelpText(
       'after',
       `
-The table name of a deployed stack is its StateTableName output. DynamoDB is read with the
-AWS credentials and region of the environment (AWS_PROFILE, AWS_REGION...).
+The table of a deployed stack is its StateTableName output, a name CloudFormation makes from the
+stack's: ${EXAMPLE_TABLE_NAME} for the stack AtlasAuditAlerts. DynamoDB
+is read with the AWS credentials and region of the environment (AWS_PROFILE, AWS_REGION...).
 
 Examples:
   atlas-audit-alerts status
-  atlas-audit-alerts status --state dynamodb:AtlasAuditAlerts-State --json`,
+  atlas-audit-alerts status --state dynamodb:${EXAMPLE_TABLE_NAME} --json`,
     )
     .action(async (options: StatusOptions) => {
       const { stdout, cwd } = io ?? processCommandIo();
