@@ -92,6 +92,32 @@ describe('the deploy guide', () => {
     }
   });
 
+  it('warns, before the five-minute path deploys, that a required access list needs a fixed egress address', () => {
+    const readme = docPage('README.md').text;
+    const path = readme.split('## Deploy in five minutes')[1]?.split('\n## ')[0] ?? '';
+    const beforeDeploy = path.split('npx cdk deploy')[0] ?? '';
+    const needs = docPage('docs/deploy.md').text.split('## What you need')[1]?.split('\n## ')[0] ?? '';
+
+    for (const text of [beforeDeploy, needs].map((part) => part.replace(/\s+/g, ' '))) {
+      expect(text).toMatch(/requires an IP access list/);
+      expect(text).toContain('network.mode: create-vpc');
+      expect(text).toContain('EgressIpAddresses');
+    }
+  });
+
+  it("tails the poller's log group, named by its stack output", () => {
+    for (const page of [docPage('README.md'), docPage('docs/deploy.md')]) {
+      const tails = shellCommands([page]).filter(
+        (command) => command.words.slice(0, 3).join(' ') === 'aws logs tail',
+      );
+
+      expect(
+        tails.map((command) => command.words[3]),
+        page.path,
+      ).toContain('$(output PollerLogGroupName)');
+    }
+  });
+
   it('says how to see the concurrency quota and how to deploy without a reservation', () => {
     const guide = docPage('docs/deploy.md').text;
 
