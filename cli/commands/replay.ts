@@ -1,7 +1,8 @@
+import { isAbsolute, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { AtlasClient, type AtlasEvent } from '../../shared/atlas/index.js';
 import { systemClock } from '../../shared/clock.js';
-import { compareReplays, type RulePack, replayRules } from '../../shared/rules/index.js';
+import { BUILTIN_LAYER, compareReplays, type RulePack, replayRules } from '../../shared/rules/index.js';
 import {
   ATLAS_CREDENTIAL_ENV,
   type AtlasCommandOptions,
@@ -107,8 +108,12 @@ Examples:
     .action(async (flags: ReplayOptions, command: Command) => {
       const io = options.io ?? processCommandIo();
       checkFlags(flags, command);
-      const rulesPack = await options.loadPack(flags.rules ?? []);
-      const comparePack = flags.compare === undefined ? undefined : await options.loadPack(flags.compare);
+      // Layer paths are relative to where the command runs (the test's folder, in tests).
+      const layers = (paths: readonly string[]): string[] =>
+        paths.map((path) => (path === BUILTIN_LAYER || isAbsolute(path) ? path : resolve(io.cwd, path)));
+      const rulesPack = await options.loadPack(layers(flags.rules ?? []));
+      const comparePack =
+        flags.compare === undefined ? undefined : await options.loadPack(layers(flags.compare));
       const progress = createReplayProgress(io.stderr);
       let read: { events: AtlasEvent[]; input: ReplayInput };
       try {

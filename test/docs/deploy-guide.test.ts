@@ -173,3 +173,20 @@ describe('the deploy guide’s table of settings', () => {
     expect(wrong).toEqual([]);
   });
 });
+
+describe('the guides on changing rules', () => {
+  it('change them in a layer over builtin, never by editing or copying the built-in pack', () => {
+    const advice = docPages().flatMap((page) =>
+      page.text
+        .split('\n')
+        .map((line, index) => ({ where: `${page.path}:${index + 1}`, line }))
+        .filter(({ line }) =>
+          /\bedit (the )?rules\/|copy of the pack|rules replay .*--compare (?!builtin\b|[A-Z])[\w./-]/.test(
+            line,
+          ),
+        ),
+    );
+
+    expect(advice).toEqual([]);
+  });
+});
