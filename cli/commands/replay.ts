@@ -33,9 +33,10 @@ interface ReplayOptions extends AtlasCommandOptions {
 export interface RegisterReplayCommandOptions {
   /**
    * Loads the rule set named by rule paths (the built-in rules for none), as the other `rules`
-   * commands load theirs; on invalid rules it prints the problems and throws.
+   * commands load theirs; on invalid rules it prints the problems and throws. `flag` is the one the
+   * paths were given with, for the advice the problems give.
    */
-  loadPack: (paths: readonly string[]) => Promise<RulePack>;
+  loadPack: (paths: readonly string[], flag: '--rules' | '--compare') => Promise<RulePack>;
   /** The process's own streams and environment by default. */
   io?: PollCommandIo;
 }
@@ -111,9 +112,9 @@ Examples:
       // Layer paths are relative to where the command runs (the test's folder, in tests).
       const layers = (paths: readonly string[]): string[] =>
         paths.map((path) => (path === BUILTIN_LAYER || isAbsolute(path) ? path : resolve(io.cwd, path)));
-      const rulesPack = await options.loadPack(layers(flags.rules ?? []));
+      const rulesPack = await options.loadPack(layers(flags.rules ?? []), '--rules');
       const comparePack =
-        flags.compare === undefined ? undefined : await options.loadPack(layers(flags.compare));
+        flags.compare === undefined ? undefined : await options.loadPack(layers(flags.compare), '--compare');
       const progress = createReplayProgress(io.stderr);
       let read: { events: AtlasEvent[]; input: ReplayInput };
       try {

@@ -160,9 +160,9 @@ export function registerRulesCommand(program: Command, io?: PollCommandIo): void
 }
 
 /** Loads rule layers; on invalid rules prints every problem on stderr and fails with exit code 1. */
-async function loadOrReport(paths: readonly string[]): Promise<RulePack> {
+async function loadOrReport(paths: readonly string[], layersFlag?: string): Promise<RulePack> {
   try {
-    return await loadRuleLayers(paths);
+    return await loadRuleLayers(paths, layersFlag);
   } catch (error) {
     if (!(error instanceof RuleLoadError)) throw error;
     reportProblems(error.problems);

@@ -6,6 +6,8 @@ export interface LayerOrderWarningOptions {
   readonly pack: RulePack;
   /** How many rules the built-in pack holds, when it could be counted. */
   readonly builtinRuleCount: number | undefined;
+  /** The flag the layers were given with, named in the fix (default `--rules`). */
+  readonly layersFlag?: string | undefined;
 }
 
 /**
@@ -23,13 +25,14 @@ export interface LayerOrderWarningOptions {
  */
 export function layerOrderWarning(options: LayerOrderWarningOptions): LayerWarning | undefined {
   const { pack, builtinRuleCount } = options;
+  const flag = options.layersFlag ?? '--rules';
   const [first] = pack.layers;
   if (first === undefined || first.builtin) return undefined;
   const own = pack.rules.filter((rule) => rule.origin.layer === first.name).length;
   if (builtinRuleCount === undefined || own >= builtinRuleCount) return undefined;
   const names = pack.layers.map((layer) => layer.name);
   const userNames = pack.layers.filter((layer) => !layer.builtin).map((layer) => layer.name);
-  const fix = `give builtin first: --rules builtin ${userNames.join(' ')}, or rules.directories: [builtin, ${userNames.join(', ')}]`;
+  const fix = `give builtin first: ${flag} builtin ${userNames.join(' ')}, or rules.directories: [builtin, ${userNames.join(', ')}]`;
   const runs = own === 1 ? `the 1 rule of ${first.name} runs` : `the ${own} rules of ${first.name} run`;
   const message = pack.layers.some((layer) => layer.builtin)
     ? `the rule layers are ${names.join(', ')}: builtin comes after ${first.name}, so ${first.name} cannot tune it (a layer changes only the layers before it); ${fix}`

@@ -44,6 +44,8 @@ export interface ParseRuleLayersOptions {
   readonly layers: readonly RuleLayerText[];
   /** The version of atlas-audit-alerts whose built-in pack the layers build on. */
   readonly version?: string | undefined;
+  /** The flag the layers were given with, named in advice to put builtin first (default `--rules`). */
+  readonly layersFlag?: string | undefined;
 }
 
 /** The word that names the built-in pack among rule paths, on the command line and in deploy settings. */
@@ -61,6 +63,8 @@ export interface LoadRulePackOptions {
   readonly names?: readonly (string | undefined)[] | undefined;
   /** The version of atlas-audit-alerts whose built-in pack the layers build on. */
   readonly version?: string | undefined;
+  /** The flag the layers were given with, named in advice to put builtin first (default `--rules`). */
+  readonly layersFlag?: string | undefined;
 }
 
 const RULE_FILE_EXTENSIONS = new Set(['.yaml', '.yml']);
@@ -157,7 +161,7 @@ export async function loadRulePack(options: LoadRulePackOptions): Promise<RulePa
     }
     layers.push({ name, builtin, sources });
   }
-  const parseOptions = { layers, version: options.version };
+  const parseOptions = { layers, version: options.version, layersFlag: options.layersFlag };
   if (problems.length > 0) {
     // Report unreadable paths together with what is wrong in the files that could be read.
     try {
@@ -188,7 +192,7 @@ async function withLayerOrderWarning(pack: RulePack, options: LoadRulePackOption
   } catch {
     // A built-in pack that does not load is reported where it is used; the order cannot be judged.
   }
-  const warning = layerOrderWarning({ pack, builtinRuleCount });
+  const warning = layerOrderWarning({ pack, builtinRuleCount, layersFlag: options.layersFlag });
   return warning === undefined ? pack : { ...pack, warnings: [warning, ...pack.warnings] };
 }
 
@@ -245,6 +249,7 @@ export function parseRuleLayers(options: ParseRuleLayersOptions): RulePack {
     layers,
     version: options.version,
     unusableLists,
+    layersFlag: options.layersFlag,
   });
   const locate = (problem: {
     file: string;

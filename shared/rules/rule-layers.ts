@@ -58,6 +58,8 @@ export interface ComposeRuleLayersOptions {
   readonly version?: string | undefined;
   /** Lists of files that failed earlier checks: their use is not reported a second time. */
   readonly unusableLists?: ReadonlySet<string> | undefined;
+  /** The flag the layers were given with, named in advice to put builtin first (default `--rules`). */
+  readonly layersFlag?: string | undefined;
 }
 
 /** Where a value of the effective rule was written. */
@@ -128,6 +130,7 @@ export function composeRuleLayers(options: ComposeRuleLayersOptions): {
     problems.push(problem);
   };
   const unusable = options.unusableLists ?? new Set<string>();
+  const flag = options.layersFlag ?? '--rules';
   const lists = new Map<string, ListState>();
   const rules = new Map<string, RuleState>();
   const tests: PackTest[] = [];
@@ -141,7 +144,15 @@ export function composeRuleLayers(options: ComposeRuleLayersOptions): {
     files.push(...layer.files.map((source) => source.file));
     const changedLists = new Set<string>();
     for (const source of layer.files) {
-      applyLists(source, layer, layerIndex, lists, changedLists, report, builtinFirstAdvice(layersSoFar));
+      applyLists(
+        source,
+        layer,
+        layerIndex,
+        lists,
+        changedLists,
+        report,
+        builtinFirstAdvice(layersSoFar, flag),
+      );
     }
     const compileLists = (): Map<string, readonly ScalarValue[]> => {
       const map = new Map([...lists].map(([name, state]) => [name, state.values]));
@@ -203,7 +214,7 @@ export function composeRuleLayers(options: ComposeRuleLayersOptions): {
             code: 'UNKNOWN_RULE',
             file: source.file,
             path: [...at.path, 'rule'],
-            message: `no earlier layer defines a rule "${override.rule}"${didYouMean(override.rule, rules.keys())}: overrides change rules of earlier layers${builtinFirstAdvice(layersSoFar)}; to add a rule, write it under rules:`,
+            message: `no earlier layer defines a rule "${override.rule}"${didYouMean(override.rule, rules.keys())}: overrides change rules of earlier layers${builtinFirstAdvice(layersSoFar, flag)}; to add a rule, write it under rules:`,
           });
           return;
         }
@@ -328,12 +339,12 @@ export function composeRuleLayers(options: ComposeRuleLayersOptions): {
  * pack: the usual cause is a layer list that left `builtin` out (`--rules my-rules`), and the fix is to
  * give it first. `layers` ends with the layer being composed; empty when a builtin layer comes before.
  */
-function builtinFirstAdvice(layers: readonly RuleLayer[]): string {
+function builtinFirstAdvice(layers: readonly RuleLayer[], flag: string): string {
   const current = layers.at(-1);
   if (current === undefined || layers.slice(0, -1).some((layer) => layer.builtin)) return '';
   const before = layers.length === 1 ? 'no layer comes before it' : 'no layer before it is builtin';
   const names = layers.map((layer) => layer.name);
-  return `; ${before}: to tune the built-in pack, give builtin first (--rules builtin ${names.join(' ')}, or rules.directories: [builtin, ${names.join(', ')}])`;
+  return `; ${before}: to tune the built-in pack, give builtin first (${flag} builtin ${names.join(' ')}, or rules.directories: [builtin, ${names.join(', ')}])`;
 }
 
 function emptyPack(version: string | undefined): RulePack {
