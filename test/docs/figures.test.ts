@@ -100,14 +100,14 @@ function register(program: Command, io: PollCommandIo): void {
 }
 
 /** Runs a documented command line in `cwd`, as the docs did; `--every` stops after its first tick. */
-async function runShown(command: string, cwd: string): Promise<PollCommandRun> {
+async function runShown(command: string, cwd: string, baseUrl = sim.baseUrl): Promise<PollCommandRun> {
   // Windows end on whole seconds: a tick in the same second as the last finds its sources up to date
   // and reads nothing, where the docs' sessions, seconds apart, read the overlap again. Start in the
   // next second, as they did.
   await new Promise((resolve) => setTimeout(resolve, 1_001 - (Date.now() % 1_000)));
   const args = shellWords(command).slice(1);
   const url = args.indexOf('--base-url');
-  if (url !== -1) args[url + 1] = sim.baseUrl;
+  if (url !== -1) args[url + 1] = baseUrl;
   if (!args.includes('--every')) return runPollCommand(args, { register, env: ENV, cwd });
   const signals = new ManualStopSignals();
   const stderr = new CapturedOutput();
@@ -132,43 +132,54 @@ describe('the sessions of docs/local.md', () => {
   it('print the headers, tick reports and alert counts that the commands print today', async () => {
     const problems: string[] = [];
     let folder = scratch;
-    for (const item of shown) {
-      // The first line a run prints names the state file, in the folder that session ran in.
-      const state = item.output
-        .map((line) => /state file:(\S+)\/\.atlas-audit-alerts\//.exec(line)?.[1])
-        .find(Boolean);
-      if (state !== undefined) folder = join(scratch, state.slice(DOCS_ROOT.length + 1));
-      await mkdir(folder, { recursive: true });
-      if (item.command === 'wc -l < alerts.jsonl') {
-        const lines = (await readFile(join(folder, 'alerts.jsonl'), 'utf8')).split('\n').filter(Boolean);
-        if (item.output[0] !== String(lines.length)) {
-          problems.push(`${item.command}: shows ${item.output[0]}, counts ${lines.length}`);
-        }
-        continue;
-      }
-      if (item.command.includes('--config run.example.yaml')) {
-        await copyFile(join(REPO_ROOT, 'cli/examples/run.example.yaml'), join(folder, 'run.example.yaml'));
-      }
-      const run = await runShown(item.command, folder);
-      const actual = [...run.stderr.split('\n'), ...run.stdout.split('\n')].map((line) =>
-        normalize(line, sim.baseUrl),
-      );
-      const alerts = (run.stdout.match(/^Subject: /gm) ?? []).length;
-      for (const line of item.output) {
-        const placeholder = /^\[\.\.\. the (\d+) alerts?,/.exec(line);
-        if (placeholder !== null) {
-          if (Number(placeholder[1]) !== alerts)
-            problems.push(`${item.command}: shows ${line}, prints ${alerts}`);
+    // Each folder is a session of its own, on a simulator started for it as the page's were: the seed's
+    // events are dated from the simulator's start, and the overlap a later tick reads again with them.
+    let session: { folder: string; sim: AtlasSimulator } | undefined;
+    try {
+      for (const item of shown) {
+        // The first line a run prints names the state file, in the folder that session ran in.
+        const state = item.output
+          .map((line) => /state file:(\S+)\/\.atlas-audit-alerts\//.exec(line)?.[1])
+          .find(Boolean);
+        if (state !== undefined) folder = join(scratch, state.slice(DOCS_ROOT.length + 1));
+        await mkdir(folder, { recursive: true });
+        if (item.command === 'wc -l < alerts.jsonl') {
+          const lines = (await readFile(join(folder, 'alerts.jsonl'), 'utf8')).split('\n').filter(Boolean);
+          if (item.output[0] !== String(lines.length)) {
+            problems.push(`${item.command}: shows ${item.output[0]}, counts ${lines.length}`);
+          }
           continue;
         }
-        if (!/^(Polling|Backfill from|tick |SIGINT)/.test(line)) continue;
-        const expected = normalize(line, sim.baseUrl);
-        if (!actual.includes(expected)) {
-          problems.push(
-            `${item.command}:\n  shows  ${expected}\n  prints ${actual.find((found) => found.startsWith(expected.slice(0, 12))) ?? '(nothing like it)'}`,
-          );
+        if (item.command.includes('--config run.example.yaml')) {
+          await copyFile(join(REPO_ROOT, 'cli/examples/run.example.yaml'), join(folder, 'run.example.yaml'));
+        }
+        if (session?.folder !== folder) {
+          await session?.sim.stop();
+          session = { folder, sim: await startSimulator() };
+        }
+        const run = await runShown(item.command, folder, session.sim.baseUrl);
+        const actual = [...run.stderr.split('\n'), ...run.stdout.split('\n')].map((line) =>
+          normalize(line, sim.baseUrl),
+        );
+        const alerts = (run.stdout.match(/^Subject: /gm) ?? []).length;
+        for (const line of item.output) {
+          const placeholder = /^\[\.\.\. the (\d+) alerts?,/.exec(line);
+          if (placeholder !== null) {
+            if (Number(placeholder[1]) !== alerts)
+              problems.push(`${item.command}: shows ${line}, prints ${alerts}`);
+            continue;
+          }
+          if (!/^(Polling|Backfill from|tick |SIGINT)/.test(line)) continue;
+          const expected = normalize(line, sim.baseUrl);
+          if (!actual.includes(expected)) {
+            problems.push(
+              `${item.command}:\n  shows  ${expected}\n  prints ${actual.find((found) => found.startsWith(expected.slice(0, 12))) ?? '(nothing like it)'}`,
+            );
+          }
         }
       }
+    } finally {
+      await session?.sim.stop();
     }
 
     expect(problems).toEqual([]);
