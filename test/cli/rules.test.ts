@@ -235,6 +235,27 @@ rules:
       expect(stderr).toMatch(/\n1 problem in 1 file\n$/);
     });
 
+    it('validates an event type newer than the catalog that the rule names with lint-allow, by default', async () => {
+      const file = join(directory, 'newer.yaml');
+      await writeFile(
+        file,
+        `rules:
+  - id: brand-new
+    # lint-allow UNKNOWN_EVENT_TYPE BRAND_NEW_TYPE: newer than the catalog
+    name: Brand new
+    severity: low
+    match: { eventTypeName: BRAND_NEW_TYPE }
+    title: 'Brand new event in {{groupId}}'
+`,
+      );
+
+      const { code, stdout, stderr } = await run('rules', 'validate', 'builtin', file);
+
+      expect(code, stderr).toBe(0);
+      expect(stdout).toMatch(/: valid/);
+      expect(stderr).not.toContain('BRAND_NEW_TYPE');
+    });
+
     it('prints warnings with file, line and column, and still validates, with --no-strict', async () => {
       const file = join(directory, 'warned.yaml');
       await writeFile(file, WARNED);
