@@ -40,12 +40,12 @@ export function addAtlasOptions(command: Command): Command {
   return command
     .option(
       '--base-url <url>',
-      'Atlas or Ops Manager address (default https://cloud.mongodb.com; http:// only to loopback unless --allow-insecure-http)',
+      'Atlas or Ops Manager address; http:// only to loopback unless --allow-insecure-http (default: https://cloud.mongodb.com)',
     )
     .addOption(
       new Option(
         '--flavor <flavor>',
-        'API generation: ops-manager (Ops Manager, Cloud Manager), atlas-v1 or atlas-v2',
+        'the API generation: atlas-v2 for current Atlas, atlas-v1 for its legacy API, ops-manager for Ops Manager and Cloud Manager',
       )
         .choices(ATLAS_FLAVORS)
         .default('atlas-v2'),
@@ -53,7 +53,7 @@ export function addAtlasOptions(command: Command): Command {
     .option('--allow-insecure-http', 'allow a plain http:// base URL to a host that is not loopback')
     .option(
       '--max-attempts <n>',
-      'HTTP attempts per request before giving up; 1 disables retries (default 5)',
+      'HTTP attempts per request before giving up; 1 disables retries (default: 5)',
       parseAttempts,
     );
 }

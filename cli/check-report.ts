@@ -18,7 +18,7 @@ export function formatCheckReport(results: readonly CheckResult[]): string {
   const count = (status: CheckStatus): number => results.filter((result) => result.status === status).length;
   const failed = count('fail');
   lines.push(
-    `${failed === 0 ? 'ready' : 'not ready'}: ${count('ok')} ok, ${count('warn')} warnings, ${failed} failed, ${count('skip')} skipped`,
+    `${failed === 0 ? 'ready' : 'not ready'}: ${count('ok')} ok, ${count('warn')} ${count('warn') === 1 ? 'warning' : 'warnings'}, ${failed} failed, ${count('skip')} skipped`,
   );
   return `${lines.join('\n')}\n`;
 }

@@ -16,6 +16,7 @@ import { createRuleEngine, type RulePack } from '../shared/rules/index.js';
 import { rulePackWarnings } from '../shared/rules/lint/index.js';
 import { formatRuleWarnings } from '../shared/rules/problem-format.js';
 import { DynamoDbStateStore, FileStateStore, type StateStore } from '../shared/state/index.js';
+import { requireAwsRegion } from './aws-region.js';
 import { UsageError } from './errors.js';
 import { loadRuleLayers } from './rule-layers.js';
 import type { RunSettings } from './run-options.js';
@@ -39,6 +40,8 @@ export interface OpenLocalPollOptions {
   consoleLinks?: ConsoleLinkOptions | null;
   /** Where the rule warnings (unknown event types and fields, ...) are printed before the run; none when absent. */
   ruleWarnings?: NodeJS.WritableStream;
+  /** ANSI colours in the alerts the console notifier prints. Default: none. */
+  color?: boolean;
 }
 
 /** The dependencies of local ticks, opened once for the whole run. */
@@ -97,7 +100,8 @@ export async function openLocalPoll(options: OpenLocalPollOptions): Promise<Loca
     const store = await openStore(settings, clock, logger, closers);
     const engine = createRuleEngine({ pack, counters: store, firstSeen: store, logger, clock });
     const notifier =
-      options.notifier ?? createNotifier(settings, options.stdout, clock, logger, consoleLinks, closers);
+      options.notifier ??
+      createNotifier(settings, options.stdout, clock, logger, consoleLinks, closers, options.color === true);
     return {
       deps: {
         atlas,
@@ -133,6 +137,7 @@ async function openStore(
   }
   const client = new DynamoDBClient({});
   closers.push(() => client.destroy());
+  await requireAwsRegion(client, `--state dynamodb:${settings.state.tableName}`);
   const store = new DynamoDbStateStore({ client, tableName: settings.state.tableName, clock, logger });
   closers.push(() => store.close());
   return store;
@@ -145,15 +150,18 @@ function createNotifier(
   logger: Logger,
   consoleLinks: ConsoleLinkOptions | undefined,
   closers: Array<() => Promise<void> | void>,
+  color: boolean,
 ): Notifier {
   const links = consoleLinks === undefined ? {} : { console: consoleLinks };
   switch (settings.notify.kind) {
     case 'console':
-      return new ConsoleNotifier({ stream: stdout, clock, logger, ...links });
+      return new ConsoleNotifier({ stream: stdout, clock, logger, color, ...links });
     case 'outbox':
       return new OutboxNotifier({ path: settings.notify.path, clock, logger, ...links });
     case 'sns': {
-      const client = new SNSClient({});
+      // The topic's ARN names its region: no region needs to be set for SNS.
+      const region = /^arn:aws[a-z-]*:sns:([a-z0-9-]+):\d{12}:/.exec(settings.notify.topicArn)?.[1];
+      const client = new SNSClient(region === undefined ? {} : { region });
       closers.push(() => client.destroy());
       try {
         return new SnsNotifier({ client, topicArn: settings.notify.topicArn, clock, logger, ...links });

@@ -11,12 +11,20 @@ import { registerSimulateCommand } from './commands/simulate.js';
 import { registerStatusCommand } from './commands/status.js';
 import { CommandFailed, ExitCode } from './errors.js';
 import { exitCodeFor } from './exit-codes.js';
+import { PACK_VERSION } from './rule-layers.js';
 
 /** Builds the `atlas-audit-alerts` program with every command registered. */
 export function buildProgram(): Command {
   const program = new Command('atlas-audit-alerts')
     .description('Security alerts from the MongoDB Atlas and Ops Manager activity feed.')
+    .version(
+      `atlas-audit-alerts ${PACK_VERSION ?? '(version unknown)'}`,
+      '-V, --version',
+      'print the version and exit',
+    )
+    .option('--no-color', 'print no ANSI colours, before or after the command (NO_COLOR=1 does the same)')
     .configureOutput({ outputError: (text, write) => write(usageErrorLine(text)) })
+    .configureHelp({ showGlobalOptions: true })
     .exitOverride();
   registerFetchCommand(program);
   registerSimulateCommand(program);

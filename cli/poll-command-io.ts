@@ -1,4 +1,5 @@
 import type { Environment } from './atlas-options.js';
+import { type ClosedPipeSubscription, onClosedPipe } from './closed-pipe.js';
 import { processStopSignals, type StopSignals } from './stop-signals.js';
 
 /** A stream a command writes to; `isTTY` decides whether progress and colour are shown. */
@@ -14,6 +15,8 @@ export interface PollCommandIo {
   /** Relative paths in flags are resolved against it. */
   cwd: string;
   signals: StopSignals;
+  /** Told when the reader of stdout or stderr goes away (`| head`); none in tests that do not say. */
+  closedPipe?: ClosedPipeSubscription;
 }
 
 /**
@@ -31,5 +34,6 @@ export function processCommandIo(): PollCommandIo {
     env: process.env,
     cwd: process.cwd(),
     signals: processStopSignals,
+    closedPipe: onClosedPipe,
   };
 }

@@ -11,6 +11,8 @@ import {
 import { mapWithConcurrency } from '../shared/bounded-concurrency.js';
 import { cleanAtlasName } from '../shared/notify/alert-context.js';
 import type { PollerConfig } from '../shared/poll/index.js';
+import { isOpenToInternet } from '../shared/poll/inventory-findings.js';
+import { OWNER_ROLE_NAMES } from '../shared/rules/index.js';
 import { ATLAS_ROLE_REQUIREMENTS, type AtlasCallName } from './atlas-role-requirements.js';
 
 /** How a check came out. `warn` never fails the command; `skip` is a check an earlier failure made moot. */
@@ -18,8 +20,8 @@ export type CheckStatus = 'ok' | 'warn' | 'fail' | 'skip';
 
 /** One line of the preflight. */
 export interface CheckResult {
-  /** `atlas`, `credentials`, `egress`, `access`, `clock`. */
-  readonly check: 'atlas' | 'credentials' | 'egress' | 'access' | 'clock';
+  /** `atlas`, `credentials`, `egress`, `access`, `privilege`, `clock`. */
+  readonly check: 'atlas' | 'credentials' | 'egress' | 'access' | 'privilege' | 'clock';
   readonly status: CheckStatus;
   /** What was checked: `atlas-v2 API`, `org 5f4e… events`... */
   readonly subject: string;
@@ -33,6 +35,16 @@ export interface CheckResult {
   readonly address?: string;
   /** Local clock minus Atlas's, in milliseconds (clock). */
   readonly skewMs?: number;
+  /** A failure's HTTP status, when Atlas answered one (401, 403, 404, 5xx). */
+  readonly httpStatus?: number;
+  /** A failure's error code (`ATLAS_NETWORK`, `ATLAS_VERSION`...), as the poller's logs name it. */
+  readonly errorCode?: string;
+}
+
+/** The failure fields of a result, from the error that failed it. */
+function failureOf(error: unknown): Pick<CheckResult, 'httpStatus' | 'errorCode'> {
+  if (!(error instanceof AtlasError)) return {};
+  return { ...(error.status === undefined ? {} : { httpStatus: error.status }), errorCode: error.code };
 }
 
 /** Options of {@link runPreflight}. */
@@ -43,6 +55,11 @@ export interface RunPreflightOptions {
   config: PollerConfig;
   /** What the credentials are, for the report: an API key (HTTP Digest) or a service account. */
   credentialsKind: 'digest' | 'service-account';
+  /**
+   * Who they are: the API key's public key or the service account's client id (neither is a secret),
+   * to find them among each organization's keys and judge their roles and access list.
+   */
+  credentialsId?: string | undefined;
   /** Aborts every call (the command's deadline). */
   signal: AbortSignal;
 }
@@ -127,8 +144,123 @@ export async function runPreflight(options: RunPreflightOptions): Promise<CheckR
       message: 'Atlas accepts calls from this machine',
     },
     ...outcomes.map(({ probe, error, note }) => accessResult(probe, error, note)),
+    ...(await privilegeResults(options)),
     clockResult(client.lastAnswer, config),
   ];
+}
+
+/** The roles and access list of the credentials themselves, in one organization. */
+interface OwnCredentials {
+  /** The owner roles they hold there, as people name them: `Organization Owner`, `Project Owner on project 64b5…`. */
+  ownerRoles: string[];
+  /** The entries of their access list open to the internet, as written (`0.0.0.0/0`). */
+  openEntries: string[];
+  /** How many entries their access list holds. */
+  entries: number;
+}
+
+/**
+ * Whether the credentials hold more than the poller needs, in each configured organization: an owner
+ * role (the poller reads; Organization Read Only covers every call), or an access list open to the
+ * internet (`0.0.0.0/0`). Each is a warning: the built-in rules raise a finding for such a key, and a
+ * leaked one can do anything from anywhere. Nothing is said where the credentials are not among the
+ * organization's own (another organization's key) or cannot be listed (the access checks say why).
+ */
+async function privilegeResults(options: RunPreflightOptions): Promise<CheckResult[]> {
+  const { client, config, credentialsKind, credentialsId, signal } = options;
+  if (credentialsId === undefined) return [];
+  const what = credentialsKind === 'digest' ? 'API key' : 'service account';
+  const results: CheckResult[] = [];
+  for (const orgId of config.sources.orgIds) {
+    let own: OwnCredentials | undefined;
+    try {
+      own =
+        credentialsKind === 'digest'
+          ? await ownApiKey(client, orgId, credentialsId, signal)
+          : await ownServiceAccount(client, orgId, credentialsId, signal);
+    } catch {
+      // The access checks report why the keys or their access lists cannot be read.
+      if (signal.aborted) throw signal.reason;
+      continue;
+    }
+    if (own === undefined) continue;
+    const subject = `the ${what}'s privileges on org ${orgId}`;
+    const base = { check: 'privilege', subject } as const;
+    if (own.ownerRoles.length > 0) {
+      results.push({
+        ...base,
+        status: 'warn',
+        message: `it holds ${own.ownerRoles.join(' and ')}, more than the poller needs (Organization Read Only covers every call it makes); the built-in rules raise a finding on such a credential, and a leaked one can change anything: give the poller ${what === 'API key' ? 'a key' : 'an account'} with Organization Read Only`,
+      });
+    }
+    if (own.openEntries.length > 0) {
+      results.push({
+        ...base,
+        status: 'warn',
+        message: `its access list lets it in from ${own.openEntries.join(', ')}, most of the internet; the built-in rules raise a critical alert on it: list only the addresses the poller calls from (the EgressIpAddresses output of a stack with network.mode create-vpc, see docs/deploy.md)`,
+      });
+    }
+    if (own.ownerRoles.length === 0 && own.openEntries.length === 0) {
+      results.push({
+        ...base,
+        status: 'ok',
+        message: `no owner role, and ${own.entries === 0 ? 'no access list' : `an access list of ${plural(own.entries, 'entry')}, none open to the internet`}`,
+      });
+    }
+  }
+  return results;
+}
+
+async function ownApiKey(
+  client: AtlasClient,
+  orgId: string,
+  publicKey: string,
+  signal: AbortSignal,
+): Promise<OwnCredentials | undefined> {
+  const keys = await client.listApiKeys(orgId, { signal }).toArray();
+  const key = keys.find((candidate) => candidate.publicKey === publicKey);
+  if (key === undefined) return undefined;
+  const ownerRoles = (key.roles ?? [])
+    .filter((role) => typeof role.roleName === 'string' && OWNER_ROLE_NAMES.includes(role.roleName))
+    .filter((role) => role.orgId === undefined || role.orgId === orgId)
+    .map((role) =>
+      role.roleName === 'GROUP_OWNER' && typeof role.groupId === 'string'
+        ? `Project Owner on project ${role.groupId}`
+        : describeRole(String(role.roleName)),
+    );
+  const accessList = await client.listApiKeyAccessList(orgId, key.id, { signal }).toArray();
+  return {
+    ownerRoles: [...new Set(ownerRoles)],
+    openEntries: accessList
+      .filter(isOpenToInternet)
+      .map((entry) => String(entry.cidrBlock ?? entry.ipAddress)),
+    entries: accessList.length,
+  };
+}
+
+async function ownServiceAccount(
+  client: AtlasClient,
+  orgId: string,
+  clientId: string,
+  signal: AbortSignal,
+): Promise<OwnCredentials | undefined> {
+  const accounts = await client.listServiceAccounts(orgId, { signal }).toArray();
+  const account = accounts.find((candidate) => candidate.clientId === clientId);
+  if (account === undefined) return undefined;
+  const accessList = await client.listServiceAccountAccessList(orgId, clientId, { signal }).toArray();
+  return {
+    ownerRoles: (account.roles ?? []).filter((role) => OWNER_ROLE_NAMES.includes(role)).map(describeRole),
+    openEntries: accessList
+      .filter(isOpenToInternet)
+      .map((entry) => String(entry.cidrBlock ?? entry.ipAddress)),
+    entries: accessList.length,
+  };
+}
+
+function describeRole(roleName: string): string {
+  if (roleName === 'ORG_OWNER') return 'Organization Owner';
+  if (roleName === 'GROUP_OWNER') return 'Project Owner';
+  return roleName;
 }
 
 function initialProbes(client: AtlasClient, config: PollerConfig): Probe[] {
@@ -240,7 +372,13 @@ function nameNote(resource: { name?: unknown }): { note: string } {
 }
 
 function countNote(count: number, noun: string): string {
-  return `${count} ${noun}${count === 1 ? '' : noun.endsWith('y') ? '' : 's'}`.replace(/entrys$/, 'entries');
+  return plural(count, noun);
+}
+
+/** `1 entry`, `2 entries`, `2 API keys`, `2 service accounts`. */
+function plural(count: number, noun: string): string {
+  if (count === 1) return `${count} ${noun}`;
+  return `${count} ${/[^aeiou]y$/.test(noun) ? `${noun.slice(0, -1)}ies` : `${noun}s`}`;
 }
 
 /**
@@ -268,6 +406,7 @@ function blockingResults(options: RunPreflightOptions, error: unknown): CheckRes
           `Atlas refuses calls from ${who} (403 IP_ADDRESS_NOT_ON_ACCESS_LIST): add ${address ?? 'it'} to the ` +
           "access list of the API key or service account (Organization > Access Manager > API Keys > Edit > Access List), or run from an address on it; the Lambda's own egress address is the NAT gateway's Elastic IP of its network",
         ...(address === undefined ? {} : { address }),
+        ...failureOf(error),
       },
     ];
   }
@@ -291,7 +430,7 @@ function apiResult(client: AtlasClient, config: PollerConfig, error: AtlasError 
   const { flavor, baseUrl } = config.atlas;
   const subject = `${flavor} API at ${baseUrl}`;
   if (error !== undefined) {
-    return { check: 'atlas', status: 'fail', subject, message: error.message };
+    return { check: 'atlas', status: 'fail', subject, message: error.message, ...failureOf(error) };
   }
   const contentType = client.lastAnswer?.contentType ?? '';
   const version = /application\/vnd\.atlas\.(\d{4}-\d{2}-\d{2})\+json/.exec(contentType)?.[1];
@@ -312,7 +451,7 @@ function credentialsResult(
     const what = kind === 'digest' ? 'the API key (HTTP Digest)' : 'the service account (OAuth 2.0)';
     return { ...base, status: 'ok', message: `Atlas accepts ${what}` };
   }
-  return { ...base, status: 'fail', message: error.message };
+  return { ...base, status: 'fail', message: error.message, ...failureOf(error) };
 }
 
 function accessFields(probe: Probe): Pick<CheckResult, 'check' | 'subject' | 'role' | 'call'> {
@@ -336,6 +475,7 @@ function accessResult(probe: Probe, error: unknown, note: string | undefined): C
       ...fields,
       status: 'fail',
       message: `refused (403${error.errorCode === undefined ? '' : ` ${error.errorCode}`}): give the API key or service account ${role} or higher on ${probe.scope}`,
+      ...failureOf(error),
     };
   }
   if (error instanceof AtlasNotFoundError) {
@@ -343,9 +483,15 @@ function accessResult(probe: Probe, error: unknown, note: string | undefined): C
       ...fields,
       status: 'fail',
       message: `Atlas does not know ${probe.scope} (404${error.errorCode === undefined ? '' : ` ${error.errorCode}`}): check the id, and the --base-url and --flavor it lives under`,
+      ...failureOf(error),
     };
   }
-  return { ...fields, status: 'fail', message: error instanceof Error ? error.message : String(error) };
+  return {
+    ...fields,
+    status: 'fail',
+    message: error instanceof Error ? error.message : String(error),
+    ...failureOf(error),
+  };
 }
 
 /**

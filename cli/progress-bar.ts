@@ -87,7 +87,7 @@ export function createTickProgressBar(options: TickProgressBarOptions): TickProg
       const filled = Math.round(fraction * WIDTH);
       const bar = `${'█'.repeat(filled)}${'░'.repeat(WIDTH - filled)}`;
       const at = new Date(position).toISOString().slice(0, 16).replace('T', ' ');
-      const line = `${bar} ${String(Math.floor(fraction * 100)).padStart(3)}%  ${events.toLocaleString('en-US')} events  ${progress.source} at ${at}Z`;
+      const line = `${bar} ${String(Math.floor(fraction * 100)).padStart(3)}%  ${events.toLocaleString('en-US')} ${events === 1 ? 'event' : 'events'}  ${progress.source} at ${at}Z`;
       const columns = stream.columns !== undefined && stream.columns > 0 ? stream.columns : 120;
       stream.write(`\r\u001b[2K${line.slice(0, Math.max(20, columns - 1))}`);
       shown = true;

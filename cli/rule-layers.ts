@@ -22,9 +22,10 @@ export const PACK_VERSION: string | undefined = readPackageVersion();
  * const pack = await loadRuleLayers(['builtin', 'my-rules']);
  * ```
  */
-export async function loadRuleLayers(paths: readonly string[]): Promise<RulePack> {
+export async function loadRuleLayers(paths: readonly string[], layersFlag?: string): Promise<RulePack> {
   return loadRulePack({
     paths: paths.length === 0 ? DEFAULT_RULE_LAYERS : paths,
+    layersFlag,
     builtinDirectory: shownPath(BUILT_IN_RULES),
     version: PACK_VERSION,
   });

@@ -1,9 +1,20 @@
+import { readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
-import { dirname, isAbsolute, resolve } from 'node:path';
-import { parse as parseYaml } from 'yaml';
+import { dirname, isAbsolute, join, resolve } from 'node:path';
+import { parseDocument } from 'yaml';
 import { z } from 'zod';
+import {
+  DEPLOY_CONFIG_CONTEXT_KEY,
+  type DeployConfig,
+  deploySettingsSchema,
+  parseDeployConfig,
+} from '../infra/config.js';
+import { mergeSettings } from '../infra/config-source.js';
+import { DeployConfigError } from '../infra/errors.js';
+import { pollerSettings } from '../infra/poller-environment.js';
 import { describeSettingIssue, type PollerConfig, pollerConfigSchema } from '../shared/poll/index.js';
 import { BUILTIN_LAYER } from '../shared/rules/index.js';
+import { explainYamlSyntax, formatYamlSyntaxProblem } from '../shared/rules/yaml-syntax.js';
 import { parseDurationText } from './duration-option.js';
 import { UsageError } from './errors.js';
 import { type NotifyTarget, parseNotifyTarget, parseStateTarget, type StateTarget } from './run-targets.js';
@@ -43,19 +54,24 @@ export interface RunConfigFile {
 const LAMBDA_ONLY_KEYS = ['tableName', 'topicArn', 'secretArn'] as const;
 
 /**
- * Reads a local run's config file (YAML, or JSON, which is YAML too) and checks it with the poller's
- * schema plus the `local:` settings. Relative paths in it are relative to the file.
+ * Reads the config file of a local run or a preflight: a run configuration (the poller's settings plus
+ * `local:`), or the deploy configuration `cdk deploy --context config=FILE` reads, so that one file
+ * serves both. A deploy configuration is laid over the `atlasAuditAlerts` context of a `cdk.json` in
+ * `cwd`, as `cdk synth` does, and checked with the deploy schema; its poller settings and
+ * `rules.directories` (relative to `cwd`, the project root) are used. Relative paths of a run
+ * configuration are relative to the file.
  *
- * @throws UsageError when the file cannot be read, is not YAML, or breaks the schema; every problem
- *   is listed with its path in the file.
+ * @throws UsageError when the file cannot be read, is not YAML (with the line, a caret and what to
+ *   write instead), or breaks its schema; every problem is listed with its path in the file.
  * @example
  * ```ts
- * const file = await readRunConfigFile({ path: 'atlas-audit-alerts.yaml' });
+ * const file = await readRunConfigFile({ path: 'deploy/prod.yaml', cwd: process.cwd() });
  * file.config.sources.orgIds; // ['5f4e3d2c1b0a998877665544']
  * ```
  */
-export async function readRunConfigFile(options: { path: string }): Promise<RunConfigFile> {
-  const path = resolve(options.path);
+export async function readRunConfigFile(options: { path: string; cwd?: string }): Promise<RunConfigFile> {
+  const cwd = options.cwd ?? process.cwd();
+  const path = resolve(cwd, options.path);
   let text: string;
   try {
     text = await readFile(path, 'utf8');
@@ -65,15 +81,8 @@ export async function readRunConfigFile(options: { path: string }): Promise<RunC
       cause: error,
     });
   }
-  let value: unknown;
-  try {
-    value = parseYaml(text, { maxAliasCount: 100 }) as unknown;
-  } catch (error) {
-    throw new UsageError(`config file ${path} is not YAML or JSON: ${(error as Error).message}`, {
-      cause: error,
-    });
-  }
-  value ??= {};
+  const value = parseConfigText(path, text) ?? {};
+  if (isDeployConfig(value)) return readDeployConfig(path, value, cwd);
   if (typeof value === 'object' && value !== null && !Array.isArray(value)) {
     const lambdaKeys = LAMBDA_ONLY_KEYS.filter((key) => key in value);
     if (lambdaKeys.length > 0) {
@@ -84,26 +93,22 @@ export async function readRunConfigFile(options: { path: string }): Promise<RunC
   }
   const parsed = runConfigFileSchema.safeParse(value);
   if (!parsed.success) {
-    const where = (path: readonly PropertyKey[]): string =>
-      path.length === 0 ? '(top level)' : path.map(String).join('.');
     const problems = parsed.error.issues.flatMap((issue) =>
       issue.code === 'unrecognized_keys'
         ? issue.keys.map(
             (key) =>
-              `${where([...issue.path, key])}: is not a known setting (see cli/examples/run.example.yaml)`,
+              `${settingPath([...issue.path, key])}: is not a known setting (see cli/examples/run.example.yaml, or infra/examples/config.example.yaml for a deploy configuration)`,
           )
-        : describeSettingIssue(issue, value).map((problem) => `${where(problem.path)}: ${problem.message}`),
+        : describeSettingIssue(issue, value).map(
+            (problem) => `${settingPath(problem.path)}: ${problem.message}`,
+          ),
     );
     throw new UsageError(`config file ${path} is not valid: ${problems.join('; ')}`, { cause: parsed.error });
   }
   const { local, ...config } = parsed.data;
   const baseDirectory = dirname(path);
   const result: RunConfigFile = { path, config: pollerConfigSchema.parse(config) };
-  if (local?.rules !== undefined) {
-    result.rules = local.rules.map((rule) =>
-      rule === BUILTIN_LAYER || isAbsolute(rule) ? rule : resolve(baseDirectory, rule),
-    );
-  }
+  if (local?.rules !== undefined) result.rules = layersFrom(local.rules, baseDirectory);
   if (local?.state !== undefined) {
     result.state = parseStateTarget(local.state, { origin: `local.state in ${path}`, baseDirectory });
   }
@@ -120,4 +125,97 @@ export async function readRunConfigFile(options: { path: string }): Promise<RunC
     result.everyMs = everyMs;
   }
   return result;
+}
+
+/** The file's YAML (or JSON) as a value; a syntax error is explained at its line and column. */
+function parseConfigText(path: string, text: string): unknown {
+  const document = parseDocument(text, { uniqueKeys: true });
+  const syntax = explainYamlSyntax({ text, document, kind: 'configuration file' });
+  if (syntax !== undefined) {
+    throw new UsageError(
+      `config file ${path} is not valid YAML:\n${formatYamlSyntaxProblem(path, text, syntax)}`,
+    );
+  }
+  try {
+    return document.toJS({ maxAliasCount: 100 }) as unknown;
+  } catch (error) {
+    // Aliases resolve only here: one naming no anchor, or one that expands without end.
+    throw new UsageError(
+      `config file ${path} is not valid YAML: ${(error as Error).message.split('\n')[0]}`,
+      {
+        cause: error,
+      },
+    );
+  }
+}
+
+/**
+ * The settings only a deploy configuration has: a file holding one of them is read as one. The
+ * poller's own (atlas, sources, timing, inventory, concurrency) are in both.
+ */
+const DEPLOY_ONLY_KEYS: readonly string[] = Object.keys(deploySettingsSchema.shape).filter(
+  (key) => !(key in pollerConfigSchema.shape),
+);
+
+function isDeployConfig(value: unknown): value is Record<string, unknown> {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
+  const record = value as Record<string, unknown>;
+  const timing = record.timing;
+  return (
+    DEPLOY_ONLY_KEYS.some((key) => key in record) ||
+    (typeof timing === 'object' && timing !== null && 'scheduleMinutes' in timing)
+  );
+}
+
+/** A deploy configuration, as `cdk synth` resolves it from `cwd`, turned into a local run's settings. */
+function readDeployConfig(path: string, value: Record<string, unknown>, cwd: string): RunConfigFile {
+  if ('local' in value) {
+    throw new UsageError(
+      `config file ${path} is a deploy configuration, which cdk synth reads and which holds no local: block (synth refuses settings it does not know): give state, notify and rules with --state, --notify and --rules, or keep them in a run configuration (cli/examples/run.example.yaml)`,
+    );
+  }
+  let config: DeployConfig;
+  try {
+    config = parseDeployConfig({ input: mergeSettings(cdkJsonContext(cwd), value), origin: path });
+  } catch (error) {
+    if (!(error instanceof DeployConfigError)) throw error;
+    const problems = error.problems.map((problem) => `${problem.path || '(top level)'}: ${problem.message}`);
+    throw new UsageError(
+      `config file ${path} is a deploy configuration that cdk synth would refuse (${problems.length === 1 ? '1 setting' : `${problems.length} settings`}): ${problems.join('; ')}`,
+      { cause: error },
+    );
+  }
+  return {
+    path,
+    config: pollerConfigSchema.parse(pollerSettings(config)),
+    rules: layersFrom(config.rules.directories, cwd),
+  };
+}
+
+/** The `atlasAuditAlerts` context of the `cdk.json` in `directory`, which a deploy file is laid over. */
+function cdkJsonContext(directory: string): unknown {
+  let text: string;
+  try {
+    text = readFileSync(join(directory, 'cdk.json'), 'utf8');
+  } catch {
+    return {};
+  }
+  try {
+    const context = (JSON.parse(text) as { context?: Record<string, unknown> } | null)?.context;
+    return context?.[DEPLOY_CONFIG_CONTEXT_KEY] ?? {};
+  } catch {
+    // cdk synth says what is wrong with its own file; the configuration file alone is checked here.
+    return {};
+  }
+}
+
+/** Rule layers with their relative paths resolved against `baseDirectory`; `builtin` as is. */
+function layersFrom(layers: readonly string[], baseDirectory: string): string[] {
+  return layers.map((layer) =>
+    layer === BUILTIN_LAYER || isAbsolute(layer) ? layer : resolve(baseDirectory, layer),
+  );
+}
+
+function settingPath(path: readonly PropertyKey[]): string {
+  return path.length === 0 ? '(top level)' : path.map(String).join('.');
 }

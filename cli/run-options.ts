@@ -96,19 +96,19 @@ export function addPollOptions(command: Command): Command {
       )
       .option('--state <store>', `file:PATH or dynamodb:TABLE (default: file:${DEFAULT_STATE_FILE})`)
       .option('--notify <target>', 'console, outbox:PATH or sns:TOPIC_ARN (default: console)')
-      .option('--overlap <duration>', 'how far back each tick reads again (default 15m)', durationArgument())
-      .option('--lag <duration>', 'how far behind now each window ends (default 30s)', durationArgument())
+      .option('--overlap <duration>', 'how far back each tick reads again (default: 15m)', durationArgument())
+      .option('--lag <duration>', 'how far behind now each window ends (default: 30s)', durationArgument())
       .option(
         '--lookback <duration>',
-        'how far back the first tick of a new source reads; 0 starts from now (default 1h)',
+        'how far back the first tick of a new source reads; 0 starts from now (default: 1h)',
         durationArgument(),
       )
       .option(
         '--inventory-interval <duration>',
-        "how often each org's API keys and access lists are compared (default 1h)",
+        "how often each org's API keys and access lists are compared (default: 1h)",
         durationArgument(),
       )
-      .option('--concurrency <n>', 'sources polled at once (default 4)', parseConcurrency)
+      .option('--concurrency <n>', 'sources polled at once (default: 4)', parseConcurrency)
       .option('--verbose', 'log what the poller does on stderr')
       .addHelpText(
         'after',
@@ -133,7 +133,8 @@ Credentials come from the environment: ${ATLAS_CREDENTIAL_ENV.publicKey} and ${A
  */
 export async function resolveRunSettings(input: ResolveRunSettingsOptions): Promise<RunSettings> {
   const { options, cwd } = input;
-  const file = options.config === undefined ? undefined : await readRunConfigFile({ path: options.config });
+  const file =
+    options.config === undefined ? undefined : await readRunConfigFile({ path: options.config, cwd });
   const base: PollerConfig = file?.config ?? pollerConfigSchema.parse({});
   const timing = { ...base.timing };
   const toSeconds = (ms: number): number => Math.round(ms / 1000);

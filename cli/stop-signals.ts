@@ -105,6 +105,17 @@ export class GracefulStop {
     });
   }
 
+  /**
+   * Stops at once, as a second signal does: the tick in progress is aborted, freeing its leases and
+   * the claims of alerts not delivered, and any wait ends. For a reader that closed the output, who
+   * would read no more of it.
+   */
+  stopNow(reason: string): void {
+    this.#requested ??= reason;
+    for (const wake of [...this.#wake]) wake();
+    this.#stopNow(reason);
+  }
+
   /** Stops listening for signals. */
   dispose(): void {
     clearTimeout(this.#grace);

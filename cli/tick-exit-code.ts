@@ -2,7 +2,8 @@ import { SEVERITIES } from '../shared/notify/index.js';
 import type { TickSummary } from '../shared/poll/index.js';
 import { ExitCode, type ExitCodeValue } from './errors.js';
 
-interface Failure {
+/** A failure, as far as its exit code goes. */
+export interface Failure {
   httpStatus?: number | undefined;
   errorCode?: string | undefined;
 }
@@ -32,6 +33,20 @@ export function exitCodeForTick(summary: TickSummary): ExitCodeValue {
   ];
   const undelivered = SEVERITIES.some((severity) => summary.totals.alerts.failed[severity] > 0);
   if (failures.length === 0) return undelivered ? ExitCode.failed : ExitCode.ok;
+  return exitCodeForFailures(failures);
+}
+
+/**
+ * The exit code of failures, as a tick's: the code their kind has when all have the same kind (3 for
+ * refused credentials or permissions, 4 for an unknown org or project, 5 for the network or rate
+ * limits), else 1. What `check` exits with, so a refused key exits 3 from `check`, `fetch` and `run`.
+ *
+ * @example
+ * ```ts
+ * exitCodeForFailures([{ httpStatus: 401 }]); // 3
+ * ```
+ */
+export function exitCodeForFailures(failures: readonly Failure[]): ExitCodeValue {
   const codes = new Set(failures.map(exitCodeOfFailure));
   const [only] = codes;
   return codes.size === 1 && only !== undefined ? only : ExitCode.failed;

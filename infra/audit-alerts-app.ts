@@ -64,12 +64,7 @@ export async function addAuditAlertsStack({
     bundle: { projectRoot, rulePackModule: rulePack.path },
   });
   warnAboutGaps(stack, config);
-  if (rulePack.warnings.length > 0) {
-    Annotations.of(stack).addWarningV2(
-      'atlas-audit-alerts:ruleWarnings',
-      `Rule files have ${rulePack.warnings.length === 1 ? '1 warning' : `${rulePack.warnings.length} warnings`} (set rules.strict to fail synth on them):\n${formatRuleWarnings(rulePack.warnings)}`,
-    );
-  }
+  warnAboutRules(stack, rulePack);
   Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
   return { stack, config, rulePack };
 }
@@ -94,6 +89,29 @@ function refuseNothingToPoll(config: DeployConfig): void {
       'To deploy before you know them, set sources.allowNone: true: the poller then runs and reads nothing.',
     ].join('\n'),
   );
+}
+
+/**
+ * The rule warnings that did not fail the synth, as one synth warning; a layer list that leaves the
+ * built-in pack out (or puts it later) as a warning of its own, naming the layers, since it silently
+ * drops most detections.
+ */
+function warnAboutRules(stack: AuditAlertsStack, rulePack: RulePackModule): void {
+  const annotations = Annotations.of(stack);
+  const order = rulePack.warnings.find((warning) => warning.code === 'LAYER_ORDER');
+  if (order !== undefined) {
+    annotations.addWarningV2(
+      'atlas-audit-alerts:ruleLayers',
+      `Rule layers (rules.directories): ${rulePack.layers.join(', ')}: ${order.message}`,
+    );
+  }
+  const others = rulePack.warnings.filter((warning) => warning !== order);
+  if (others.length > 0) {
+    annotations.addWarningV2(
+      'atlas-audit-alerts:ruleWarnings',
+      `Rule files have ${others.length === 1 ? '1 warning' : `${others.length} warnings`} (rules.strict: true fails synth on them):\n${formatRuleWarnings(others)}`,
+    );
+  }
 }
 
 function warnAboutGaps(stack: AuditAlertsStack, config: DeployConfig): void {

@@ -147,7 +147,14 @@ export class AuditAlertsStack extends Stack {
       value: operations.topic.topicArn,
     });
     new CfnOutput(this, 'PollerFunctionName', { value: poller.function.functionName });
-    new CfnOutput(this, 'StateTableName', { value: state.table.tableName });
+    new CfnOutput(this, 'PollerLogGroupName', {
+      description: "The poller's logs, a summary line per tick: aws logs tail <this> --follow",
+      value: poller.logGroup.logGroupName,
+    });
+    new CfnOutput(this, 'StateTableName', {
+      description: 'The state table: atlas-audit-alerts status --state dynamodb:<this>',
+      value: state.table.tableName,
+    });
     new CfnOutput(this, 'DashboardName', { value: dashboard.dashboard.dashboardName });
     if (network?.egressAddresses !== undefined) {
       new CfnOutput(this, 'EgressIpAddresses', {

@@ -3,6 +3,7 @@ import { extname, isAbsolute, resolve } from 'node:path';
 import { parseDocument } from 'yaml';
 import { yamlErrorMessage } from '../shared/rules/yaml-message.js';
 import { findExcessiveNesting, MAX_YAML_NESTING } from '../shared/rules/yaml-nesting.js';
+import { explainYamlSyntax, formatYamlSyntaxProblem } from '../shared/rules/yaml-syntax.js';
 import { DEPLOY_CONFIG_CONTEXT_KEY, type DeployConfig, parseDeployConfig } from './config.js';
 import { DeployConfigError, DeployConfigFileError } from './errors.js';
 
@@ -106,15 +107,11 @@ function readConfigFile(path: string, shownAs: string): unknown {
       );
     }
   }
-  const document = parseDocument(text);
-  if (document.errors.length > 0) {
-    const problems = document.errors.map((error) => {
-      const position = error.linePos?.[0];
-      const where = position === undefined ? shownAs : `${shownAs}:${position.line}:${position.col}`;
-      return `  - ${where}: ${yamlErrorMessage(error.message, 'a configuration file holds one document')}`;
-    });
+  const document = parseDocument(text, { uniqueKeys: true });
+  const syntax = explainYamlSyntax({ text, document, kind: 'configuration file' });
+  if (syntax !== undefined) {
     throw new DeployConfigFileError(
-      `The configuration file ${shownAs} is not valid YAML:\n${[...new Set(problems)].join('\n')}`,
+      `The configuration file ${shownAs} is not valid YAML:\n${formatYamlSyntaxProblem(shownAs, text, syntax)}`,
     );
   }
   try {

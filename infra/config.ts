@@ -153,10 +153,11 @@ export const deploySettingsSchema = z.strictObject({
        */
       directories: z.array(z.string().min(1)).min(1, 'must name at least one directory').default(['builtin']),
       /**
-       * Fail synth on rule warnings (unknown event types or fields, unused lists, CIDR host bits), as
-       * `rules validate --strict` does; off, they are shown as synth warnings.
+       * Which rule warnings fail synth. Unset (the default): unknown event types and fields in your
+       * own layers, as `rules validate` does; `true`: every warning, as `rules validate --strict`;
+       * `false`: none, as `rules validate --no-strict`. Warnings that do not fail are synth warnings.
        */
-      strict: z.boolean().default(false),
+      strict: z.boolean().optional(),
     })
     .prefault({}),
   credentials: z

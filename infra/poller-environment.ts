@@ -90,8 +90,16 @@ export function pollerEnvironment({
   return { ...fixed, [POLLER_CONFIG_ENV]: toJsonString(pollerConfig), ...extra?.variables };
 }
 
-/** The poller's settings from the deploy configuration, without the resource references. */
-function pollerSettings(config: DeployConfig): Omit<PollerConfig, keyof PollerResourceReferences> {
+/**
+ * The poller's settings from the deploy configuration, without the resource references: what the
+ * Lambda runs with, and what `run --config` and `check --config` read from a deploy configuration.
+ *
+ * @example
+ * ```ts
+ * pollerSettings(parseDeployConfig({ input, origin })).sources.orgIds;
+ * ```
+ */
+export function pollerSettings(config: DeployConfig): Omit<PollerConfig, keyof PollerResourceReferences> {
   const { scheduleMinutes: _schedule, ...timing } = config.timing;
   const { allowNone, ...sources } = config.sources;
   return {

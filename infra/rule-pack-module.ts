@@ -7,7 +7,7 @@ import {
   RuleLoadError,
   serializeRulePack,
 } from '../shared/rules/index.js';
-import { type RuleWarning, rulePackWarnings } from '../shared/rules/lint/index.js';
+import { type RuleWarning, rulePackWarnings, splitWarnings } from '../shared/rules/lint/index.js';
 import { RULE_PACK_GLOBAL } from './bundling.js';
 
 export interface BuildRulePackModuleOptions {
@@ -20,7 +20,10 @@ export interface BuildRulePackModuleOptions {
   projectRoot: string;
   /** Where the module is written; a stable place, so that unchanged rules give an unchanged bundle. */
   outputDirectory: string;
-  /** Fail on warnings as on errors (`rules.strict`). */
+  /**
+   * Which warnings fail as errors (`rules.strict`): every one (`true`), none (`false`), or by default
+   * unknown event types and fields in user layers (see `splitWarnings`).
+   */
   strict?: boolean | undefined;
 }
 
@@ -31,8 +34,10 @@ export interface RulePackModule {
   ruleCount: number;
   /** The size of the serialized pack in bytes. */
   bytes: number;
-  /** What `rules validate` warns about; empty when strict (warnings then fail the build). */
+  /** What `rules validate` warns about and does not fail on; empty with `strict: true`. */
   warnings: readonly RuleWarning[];
+  /** The layers, in order, as `rules.directories` names them. */
+  layers: readonly string[];
 }
 
 /**
@@ -42,8 +47,9 @@ export interface RulePackModule {
  *
  * The pack is also checked for warnings against the event catalog (the Lambda never loads it).
  *
- * @throws {RuleLoadError} with every problem in the rule files as file:line:column, the line and a caret;
- *   when `strict`, with every warning too.
+ * @throws {RuleLoadError} with every problem in the rule files as file:line:column, the line and a caret,
+ *   and the warnings the strictness makes errors (by default unknown event types and fields of user
+ *   layers), each with its hint.
  * @example
  * ```ts
  * const module = await buildRulePackModule({ paths: ['builtin', 'my-rules'], projectRoot, outputDirectory: 'cdk.out/rule-pack' });
@@ -53,7 +59,7 @@ export async function buildRulePackModule({
   paths,
   projectRoot,
   outputDirectory,
-  strict = false,
+  strict,
 }: BuildRulePackModuleOptions): Promise<RulePackModule> {
   const pack = await loadRulePack({
     paths: paths.map((path) => (path === BUILTIN_LAYER ? path : shownPath(resolve(projectRoot, path)))),
@@ -61,8 +67,8 @@ export async function buildRulePackModule({
     builtinDirectory: shownPath(resolve(projectRoot, 'rules')),
     version: packageVersion(projectRoot),
   });
-  const warnings = await rulePackWarnings(pack);
-  if (strict && warnings.length > 0) throw RuleLoadError.fromProblems(warnings);
+  const { errors, warnings } = splitWarnings({ pack, warnings: await rulePackWarnings(pack), strict });
+  if (errors.length > 0) throw RuleLoadError.fromProblems(errors);
   const serialized = serializeRulePack(pack);
   const text = JSON.stringify(serialized);
   deserializeRulePack(JSON.parse(text));
@@ -70,7 +76,13 @@ export async function buildRulePackModule({
   mkdirSync(outputDirectory, { recursive: true });
   const path = join(outputDirectory, 'rule-pack.mjs');
   if (readIfPresent(path) !== source) writeFileSync(path, source);
-  return { path, ruleCount: pack.rules.length, bytes: Buffer.byteLength(text), warnings };
+  return {
+    path,
+    ruleCount: pack.rules.length,
+    bytes: Buffer.byteLength(text),
+    warnings,
+    layers: pack.layers.map((layer) => layer.name),
+  };
 }
 
 /** The version in `package.json`: alerts carry it, so a reader knows which pack raised them. */

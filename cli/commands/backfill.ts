@@ -1,21 +1,23 @@
 import { hostname } from 'node:os';
 import type { Command } from 'commander';
-import { formatAtlasDate, toInstant } from '../../shared/atlas/index.js';
+import { formatAtlasDate } from '../../shared/atlas/index.js';
 import { systemClock } from '../../shared/clock.js';
 import { type PollerConfig, runTick } from '../../shared/poll/index.js';
 import { DEFAULT_ALERT_RETENTION_MS } from '../../shared/state/index.js';
+import { colorEnabled } from '../color.js';
 import { CommandFailed, ExitCode, type ExitCodeValue, UsageError } from '../errors.js';
 import { LOCAL_LEASE_MS, openLocalPoll } from '../local-dependencies.js';
 import { type PollCommandIo, processCommandIo } from '../poll-command-io.js';
 import { createTickProgressBar } from '../progress-bar.js';
 import { describeRun } from '../run-description.js';
 import { addPollOptions, type PollCommandOptions, resolveRunSettings } from '../run-options.js';
+import { parseSince, type SinceValue, sinceInstant } from '../since-option.js';
 import { createStderrLogger } from '../stderr-logger.js';
 import { formatTickReport } from '../summary-table.js';
 import { exitCodeForTick } from '../tick-exit-code.js';
 
 interface BackfillOptions extends PollCommandOptions {
-  since: string;
+  since: SinceValue;
 }
 
 /**
@@ -50,15 +52,18 @@ export function registerBackfillCommand(program: Command, io?: PollCommandIo): v
         'Read the configured sources again from --since up to now, once, without repeating alerts already sent or moving cursors back.',
       )
       .requiredOption(
-        '--since <iso>',
-        'read from this instant (ISO-8601, e.g. 2024-05-01T00:00:00Z, or a date)',
+        '--since <when>',
+        'read from this time: a duration back from now (7d, 12h) or an ISO-8601 date or instant (2024-05-01T00:00:00Z)',
+        parseSince,
       ),
   ).action(async (options: BackfillOptions, command: Command) => {
-    const { stdout, stderr, env, cwd, signals } = io ?? processCommandIo();
-    const since = toInstant('--since', options.since);
+    const { stdout, stderr, env, cwd, signals, closedPipe } = io ?? processCommandIo();
     const now = systemClock.now();
+    const since = sinceInstant(options.since, now);
     if (since >= now) {
-      throw new UsageError(`--since ${options.since} is not in the past: give an earlier instant`);
+      throw new UsageError(
+        `--since ${formatAtlasDate(since)} is not in the past: give an earlier instant, or a duration such as 7d`,
+      );
     }
     const settings = await resolveRunSettings({
       options,
@@ -73,6 +78,7 @@ export function registerBackfillCommand(program: Command, io?: PollCommandIo): v
       logger,
       stdout,
       ruleWarnings: stderr,
+      color: colorEnabled({ stream: stdout, env, command }),
     });
     const abort = new AbortController();
     const unsubscribe = signals.subscribe((signal) => {
@@ -82,10 +88,16 @@ export function registerBackfillCommand(program: Command, io?: PollCommandIo): v
       );
       abort.abort(new Error(`stopped by ${signal}`));
     });
+    // A reader that goes away stops the backfill at once too, freeing its leases and claims.
+    let readerGone = false;
+    const unsubscribePipe = closedPipe?.((): void => {
+      readerGone = true;
+      abort.abort(new Error('the reader of the output went away'));
+    });
     const bar = createTickProgressBar({ stream: stderr, now: () => systemClock.now() });
     let code: ExitCodeValue;
     try {
-      stderr.write(`Backfill from ${formatAtlasDate(since)}: ${describeRun(settings)}\n`);
+      stderr.write(`Backfill from ${formatAtlasDate(since)}: ${describeRun(settings, poll.pack)}\n`);
       if (now - since > DEFAULT_ALERT_RETENTION_MS) {
         stderr.write(
           `warning: --since is more than ${DEFAULT_ALERT_RETENTION_MS / 86_400_000} days ago; alerts sent before then are no longer remembered and may be sent again\n`,
@@ -105,8 +117,10 @@ export function registerBackfillCommand(program: Command, io?: PollCommandIo): v
     } finally {
       bar.done();
       unsubscribe();
+      unsubscribePipe?.();
       await poll.close();
     }
+    if (readerGone) return;
     if (code !== ExitCode.ok) {
       throw new CommandFailed(
         abort.signal.aborted ? 'the backfill was stopped before the end: run it again to finish' : '',

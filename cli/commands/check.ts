@@ -1,4 +1,4 @@
-import type { Command } from 'commander';
+import { type Command, Option } from 'commander';
 import { AtlasClient } from '../../shared/atlas/index.js';
 import { ATLAS_CREDENTIAL_ENV, addAtlasOptions } from '../atlas-options.js';
 import { formatCheckJson, formatCheckReport } from '../check-report.js';
@@ -7,6 +7,7 @@ import { CommandFailed, ExitCode } from '../errors.js';
 import { type PollCommandIo, processCommandIo } from '../poll-command-io.js';
 import { runPreflight } from '../preflight-checks.js';
 import { collectIds, type PollCommandOptions, resolveRunSettings } from '../run-options.js';
+import { exitCodeForFailures } from '../tick-exit-code.js';
 
 interface CheckOptions extends PollCommandOptions {
   json?: boolean;
@@ -46,11 +47,10 @@ export function registerCheckCommand(program: Command, io?: PollCommandIo): void
       .option('--project <ids...>', 'project ids to check (project events)', collectIds('--project'))
       .option('--all-projects', 'also check every project of each --org')
       .option('--json', 'print one JSON document instead of lines')
-      .option(
-        '--timeout <duration>',
-        `give up when the whole check took DURATION (default ${formatDuration(DEFAULT_CHECK_TIMEOUT_MS)})`,
-        durationArgument({ minMs: 1_000 }),
-        DEFAULT_CHECK_TIMEOUT_MS,
+      .addOption(
+        new Option('--timeout <duration>', 'give up when the whole check took DURATION')
+          .argParser(durationArgument({ minMs: 1_000 }))
+          .default(DEFAULT_CHECK_TIMEOUT_MS, formatDuration(DEFAULT_CHECK_TIMEOUT_MS)),
       ),
   )
     .addHelpText(
@@ -80,6 +80,10 @@ Examples:
           client,
           config: settings.config,
           credentialsKind: settings.atlas.credentials.kind,
+          credentialsId:
+            settings.atlas.credentials.kind === 'digest'
+              ? settings.atlas.credentials.publicKey
+              : settings.atlas.credentials.clientId,
           signal: deadline.signal,
         });
       } catch (error) {
@@ -93,6 +97,8 @@ Examples:
         await client.close();
       }
       stdout.write(options.json ? formatCheckJson(results) : formatCheckReport(results));
-      if (results.some((result) => result.status === 'fail')) throw new CommandFailed('', ExitCode.failed);
+      const failures = results.filter((result) => result.status === 'fail');
+      // As run and fetch exit: 3 when Atlas refused the credentials, their permissions or this address.
+      if (failures.length > 0) throw new CommandFailed('', exitCodeForFailures(failures));
     });
 }

@@ -5,6 +5,7 @@ import type { Command } from 'commander';
 import { pollerConfigSchema, runTick, type TickSummary } from '../../shared/poll/index.js';
 import { learningEndingAt } from '../../shared/rules/index.js';
 import { type AtlasSimulator, startSimulator } from '../../simulator/index.js';
+import { colorEnabled } from '../color.js';
 import { AdvancingClock } from '../demo-clock.js';
 import { DemoNotifier } from '../demo-notifier.js';
 import { makeInventoryChange, secondTickEvents } from '../demo-scenario.js';
@@ -46,9 +47,10 @@ export function registerDemoCommand(program: Command, io?: PollCommandIo): void 
       '--full',
       'print every alert as the email and the Slack message (default: one in full, the rest on one line)',
     )
-    .action(async (options: DemoOptions) => {
-      const { stdout, stderr } = io ?? processCommandIo();
-      await runDemo({ stdout, stderr, full: options.full === true });
+    .action(async (options: DemoOptions, command: Command) => {
+      const { stdout, stderr, env } = io ?? processCommandIo();
+      const color = colorEnabled({ stream: stdout, env, command });
+      await runDemo({ stdout, stderr, full: options.full === true, color });
     });
 }
 
@@ -56,10 +58,11 @@ interface RunDemoOptions {
   stdout: CommandOutput;
   stderr: CommandOutput;
   full: boolean;
+  /** ANSI colours: on a terminal, unless `--no-color` or `NO_COLOR` say otherwise. */
+  color: boolean;
 }
 
-async function runDemo({ stdout, stderr, full }: RunDemoOptions): Promise<void> {
-  const color = stdout.isTTY === true;
+async function runDemo({ stdout, stderr, full, color }: RunDemoOptions): Promise<void> {
   const style = (code: string, text: string): string => (color ? `\u001b[${code}m${text}\u001b[0m` : text);
   const heading = (text: string): string => `\n${style('1', `▶ ${text}`)}\n`;
   const clock = new AdvancingClock();

@@ -1,11 +1,10 @@
-import type { Command } from 'commander';
+import { type Command, Option } from 'commander';
 import {
   AtlasClient,
   type AtlasEvent,
   type AtlasEventFilter,
   type AtlasList,
   formatAtlasDate,
-  toInstant,
 } from '../../shared/atlas/index.js';
 import type { Logger } from '../../shared/logger.js';
 import {
@@ -17,6 +16,7 @@ import {
 import { durationArgument, formatDuration } from '../duration-option.js';
 import { CommandFailed, ExitCode, UsageError } from '../errors.js';
 import { collectIds } from '../run-options.js';
+import { parseSince, type SinceValue, sinceInstant } from '../since-option.js';
 
 /** Options every `fetch` subcommand takes. */
 interface FetchCommonOptions extends AtlasCommandOptions {
@@ -31,8 +31,8 @@ interface FetchEventsOptions extends FetchCommonOptions {
   project?: string[];
   org?: string[];
   allProjects?: boolean;
-  since?: string;
-  until?: string;
+  since?: SinceValue;
+  until?: SinceValue;
   type?: string[];
   includeRaw?: boolean;
 }
@@ -91,16 +91,16 @@ export function registerFetchCommand(program: Command, io?: FetchCommandIo): voi
       )
       .option('--all-projects', 'also read every project of each --org')
       .option(
-        '--since <iso>',
-        'only events created at or after this instant (ISO-8601, e.g. 2024-05-01T00:00:00Z)',
+        '--since <when>',
+        'only events created at or after this time: a duration back from now (7d, 12h) or an ISO-8601 date or instant (2024-05-01T00:00:00Z)',
+        parseSince,
       )
-      .option('--until <iso>', 'only events created at or before this instant (ISO-8601)')
       .option(
-        '--type <eventType>',
-        'only this event type; repeat it, or separate types with commas',
-        collect,
-        [],
+        '--until <when>',
+        'only events created at or before this time, written as --since is',
+        parseSince,
       )
+      .option('--type <eventType>', 'only this event type; repeat it, or separate types with commas', collect)
       .option('--include-raw', "include each event's raw document"),
   ).action(async (options: FetchEventsOptions) => {
     const filter = eventFilter(options);
@@ -141,11 +141,13 @@ export function registerFetchCommand(program: Command, io?: FetchCommandIo): voi
 
 /** The Atlas options and `--timeout`. */
 function addFetchOptions(command: Command): Command {
-  return addAtlasOptions(command).option(
-    '--timeout <duration>',
-    `give up when the whole command took DURATION, however slowly Atlas answers (default ${formatDuration(DEFAULT_FETCH_TIMEOUT_MS)})`,
-    durationArgument({ minMs: 1_000 }),
-    DEFAULT_FETCH_TIMEOUT_MS,
+  return addAtlasOptions(command).addOption(
+    new Option(
+      '--timeout <duration>',
+      'give up when the whole command took DURATION, however slowly Atlas answers',
+    )
+      .argParser(durationArgument({ minMs: 1_000 }))
+      .default(DEFAULT_FETCH_TIMEOUT_MS, formatDuration(DEFAULT_FETCH_TIMEOUT_MS)),
   );
 }
 
@@ -165,11 +167,12 @@ function eventFilter(options: FetchEventsOptions): AtlasEventFilter {
     throw new UsageError('--all-projects reads the projects of each --org: give at least one --org <id>');
   }
   const filter: AtlasEventFilter = {};
+  const now = Date.now();
   if (options.since !== undefined) {
-    filter.minDate = formatAtlasDate(toInstant('--since', options.since));
+    filter.minDate = formatAtlasDate(sinceInstant(options.since, now));
   }
   if (options.until !== undefined) {
-    filter.maxDate = formatAtlasDate(toInstant('--until', options.until));
+    filter.maxDate = formatAtlasDate(sinceInstant(options.until, now));
   }
   if (options.type !== undefined && options.type.length > 0) {
     filter.eventTypes = options.type;

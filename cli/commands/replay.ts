@@ -1,7 +1,8 @@
+import { isAbsolute, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { AtlasClient, type AtlasEvent } from '../../shared/atlas/index.js';
 import { systemClock } from '../../shared/clock.js';
-import { compareReplays, type RulePack, replayRules } from '../../shared/rules/index.js';
+import { BUILTIN_LAYER, compareReplays, type RulePack, replayRules } from '../../shared/rules/index.js';
 import {
   ATLAS_CREDENTIAL_ENV,
   type AtlasCommandOptions,
@@ -32,9 +33,10 @@ interface ReplayOptions extends AtlasCommandOptions {
 export interface RegisterReplayCommandOptions {
   /**
    * Loads the rule set named by rule paths (the built-in rules for none), as the other `rules`
-   * commands load theirs; on invalid rules it prints the problems and throws.
+   * commands load theirs; on invalid rules it prints the problems and throws. `flag` is the one the
+   * paths were given with, for the advice the problems give.
    */
-  loadPack: (paths: readonly string[]) => Promise<RulePack>;
+  loadPack: (paths: readonly string[], flag: '--rules' | '--compare') => Promise<RulePack>;
   /** The process's own streams and environment by default. */
   io?: PollCommandIo;
 }
@@ -61,7 +63,7 @@ const ATLAS_FLAGS: Readonly<Record<string, string>> = {
  *
  * @example
  * ```sh
- * atlas-audit-alerts rules replay --org 5f4e3d2c1b0a998877665544 --all-projects --since 7d --compare my-rules
+ * atlas-audit-alerts rules replay --org 5f4e3d2c1b0a998877665544 --all-projects --since 7d --compare builtin my-rules
  * ```
  */
 export function registerReplayCommand(rules: Command, options: RegisterReplayCommandOptions): void {
@@ -71,10 +73,13 @@ export function registerReplayCommand(rules: Command, options: RegisterReplayCom
       .description(
         'Evaluate rules over past events from Atlas or a file, writing no state and sending nothing: per rule the events matched and the alerts raised; with --compare, a second rule set side by side and the events whose alerts change.',
       )
-      .option('--rules <paths...>', 'rule files or directories (default: the built-in rules)')
       .option(
-        '--compare <paths...>',
-        'a second rule set to evaluate over the same events and compare with --rules',
+        '--rules <layers...>',
+        'rule layers in order: files or directories, builtin for the built-in pack (default: builtin)',
+      )
+      .option(
+        '--compare <layers...>',
+        'a second set of rule layers to evaluate over the same events and compare with --rules (builtin my-rules: the built-in pack tuned by my-rules)',
       )
       .option(
         '--events <file>',
@@ -85,7 +90,7 @@ export function registerReplayCommand(rules: Command, options: RegisterReplayCom
       .option('--all-projects', 'also read the events of every project of each --org')
       .option(
         '--since <when>',
-        'read events created since a duration ago (7d, 12h) or an ISO-8601 instant (default 7d)',
+        'read events created since a duration ago (7d, 12h) or an ISO-8601 date or instant (default: 7d)',
         parseSince,
       )
       .option('--json', 'print JSON Lines instead of a table'),
@@ -98,14 +103,18 @@ ${ATLAS_CREDENTIAL_ENV.privateKey} (an API key), or ${ATLAS_CREDENTIAL_ENV.clien
 
 Examples:
   atlas-audit-alerts rules replay --org 5f4e3d2c1b0a998877665544 --all-projects --since 7d
-  atlas-audit-alerts rules replay --events events.jsonl --rules rules --compare my-rules
+  atlas-audit-alerts rules replay --events events.jsonl --rules builtin --compare builtin my-rules
   atlas-audit-alerts rules replay --project 5f4e3d2c1b0a998877665545 --since 2024-05-01 --json`,
     )
     .action(async (flags: ReplayOptions, command: Command) => {
       const io = options.io ?? processCommandIo();
       checkFlags(flags, command);
-      const rulesPack = await options.loadPack(flags.rules ?? []);
-      const comparePack = flags.compare === undefined ? undefined : await options.loadPack(flags.compare);
+      // Layer paths are relative to where the command runs (the test's folder, in tests).
+      const layers = (paths: readonly string[]): string[] =>
+        paths.map((path) => (path === BUILTIN_LAYER || isAbsolute(path) ? path : resolve(io.cwd, path)));
+      const rulesPack = await options.loadPack(layers(flags.rules ?? []), '--rules');
+      const comparePack =
+        flags.compare === undefined ? undefined : await options.loadPack(layers(flags.compare), '--compare');
       const progress = createReplayProgress(io.stderr);
       let read: { events: AtlasEvent[]; input: ReplayInput };
       try {

@@ -1,5 +1,5 @@
 import { relative } from 'node:path';
-import type { Command } from 'commander';
+import { Argument, type Command } from 'commander';
 import {
   collectRuleTests,
   createRuleEngine,
@@ -15,6 +15,7 @@ import {
   loadSecurityEventTypes,
   ruleCoverage,
   rulePackWarnings,
+  splitWarnings,
 } from '../../shared/rules/lint/index.js';
 import { formatRuleWarnings } from '../../shared/rules/problem-format.js';
 import { formatCoverageTable } from '../coverage-table.js';
@@ -26,6 +27,14 @@ import { registerReplayCommand } from './replay.js';
 
 const LAYERS_HELP =
   'rule layers in order: files or directories, builtin for the built-in pack (default: builtin)';
+
+/** The layers as arguments: `rules validate builtin my-rules`; none means the built-in pack. */
+function layersArgument(): Argument {
+  return new Argument(
+    '[layers...]',
+    'rule layers in order: files or directories, builtin for the built-in pack',
+  ).default([], 'builtin');
+}
 
 /**
  * Registers the `rules` command: validate, test, evaluate and replay rule files, and print their
@@ -41,17 +50,24 @@ export function registerRulesCommand(program: Command, io?: PollCommandIo): void
   rules
     .command('validate')
     .description(
-      'Check rule layers: prints a count, or every problem with its file, line and column (exit 1). Warnings (unknown event types and fields, unused lists, CIDR host bits, untested user rules, exceptions that never match) are printed too.',
+      'Check rule layers: prints a count, or every problem with its file, line and column (exit 1). Unknown event types and fields in your own layers are problems; the other warnings (unused lists, CIDR host bits, untested user rules, exceptions that never match, a layer list without builtin first) are printed too.',
     )
-    .argument('[layers...]', LAYERS_HELP, [])
+    .addArgument(layersArgument())
     .option('--rules <layers...>', 'the same layers, as other commands take them')
-    .option('--strict', 'treat warnings as errors (exit 1)')
+    .option('--strict', 'treat every warning as an error (exit 1), as rules.strict: true does at synth')
+    .option(
+      '--no-strict',
+      'treat no warning as an error, unknown names in your own layers included, as rules.strict: false does',
+    )
     .action(async (paths: string[], options: { rules?: string[]; strict?: boolean }) => {
       const pack = await loadOrReport([...paths, ...(options.rules ?? [])]);
-      const warnings = await rulePackWarnings(pack);
-      if (options.strict === true && warnings.length > 0) {
-        // Made errors: printed as problems, without the warning mark.
-        reportProblems(warnings.map(({ severity: _severity, ...problem }) => problem));
+      const { errors, warnings } = splitWarnings({
+        pack,
+        warnings: await rulePackWarnings(pack),
+        strict: options.strict,
+      });
+      if (errors.length > 0) {
+        reportProblems([...errors, ...warnings], errors.length);
         throw new CommandFailed('');
       }
       if (warnings.length > 0) {
@@ -71,10 +87,11 @@ export function registerRulesCommand(program: Command, io?: PollCommandIo): void
     .description(
       'Which known Atlas event types each enabled rule can match, and the known types no rule covers: first those of the curated security-relevant list, then all, by scope.',
     )
-    .argument('[layers...]', LAYERS_HELP, [])
+    .addArgument(layersArgument())
+    .option('--rules <layers...>', 'the same layers, as other commands take them')
     .option('--json', 'print one JSON document for scripts')
-    .action(async (paths: string[], options: { json?: boolean }) => {
-      const pack = await loadOrReport(paths);
+    .action(async (paths: string[], options: { rules?: string[]; json?: boolean }) => {
+      const pack = await loadOrReport([...paths, ...(options.rules ?? [])]);
       const coverage = ruleCoverage(pack, loadEventCatalog(), loadSecurityEventTypes());
       write(options.json === true ? `${JSON.stringify(coverage, null, 2)}\n` : formatCoverageTable(coverage));
     });
@@ -84,7 +101,7 @@ export function registerRulesCommand(program: Command, io?: PollCommandIo): void
     .description(
       'Run the inline tests of rule layers, each against the rules as its layer leaves them: one line per test, exit 1 if any fails.',
     )
-    .argument('[layers...]', LAYERS_HELP, [])
+    .addArgument(layersArgument())
     .option('--rules <layers...>', 'the same layers, as other commands take them')
     .action(async (paths: string[], options: { rules?: string[] }) => {
       const pack = await loadOrReport([...paths, ...(options.rules ?? [])]);
@@ -143,9 +160,9 @@ export function registerRulesCommand(program: Command, io?: PollCommandIo): void
 }
 
 /** Loads rule layers; on invalid rules prints every problem on stderr and fails with exit code 1. */
-async function loadOrReport(paths: readonly string[]): Promise<RulePack> {
+async function loadOrReport(paths: readonly string[], layersFlag?: string): Promise<RulePack> {
   try {
-    return await loadRuleLayers(paths);
+    return await loadRuleLayers(paths, layersFlag);
   } catch (error) {
     if (!(error instanceof RuleLoadError)) throw error;
     reportProblems(error.problems);
@@ -153,12 +170,25 @@ async function loadOrReport(paths: readonly string[]): Promise<RulePack> {
   }
 }
 
-/** Prints problems (or warnings made errors by --strict) on stderr, with a count. */
-function reportProblems(found: readonly RuleProblem[]): void {
+/**
+ * Prints problems (and warnings made errors) on stderr, the first `count` of `found`, with the
+ * warnings after them marked among them in file and line order, then a count of the problems and of
+ * the files they are in.
+ */
+function reportProblems(found: readonly RuleProblem[], count = found.length): void {
   const problems = found.map(withDisplayPath);
-  const files = new Set(problems.map((problem) => problem.file)).size;
+  const files = new Set(problems.slice(0, count).map((problem) => problem.file)).size;
+  const fileOrder = new Map<string, number>();
+  for (const problem of problems)
+    if (!fileOrder.has(problem.file)) fileOrder.set(problem.file, fileOrder.size);
+  const shown = [...problems].sort(
+    (a, b) =>
+      (fileOrder.get(a.file) ?? 0) - (fileOrder.get(b.file) ?? 0) ||
+      (a.line ?? 0) - (b.line ?? 0) ||
+      (a.column ?? 0) - (b.column ?? 0),
+  );
   process.stderr.write(
-    `${formatRuleProblems(problems)}\n${plural(problems.length, 'problem')} in ${plural(files, 'file')}\n`,
+    `${formatRuleProblems(shown)}\n${plural(count, 'problem')} in ${plural(files, 'file')}\n`,
   );
 }
 

@@ -2,6 +2,7 @@ import { hostname } from 'node:os';
 import type { Command } from 'commander';
 import { systemClock } from '../../shared/clock.js';
 import { runTick, type TickSummary } from '../../shared/poll/index.js';
+import { colorEnabled } from '../color.js';
 import { durationArgument, formatDuration } from '../duration-option.js';
 import { CommandFailed, ExitCode, UsageError } from '../errors.js';
 import { LOCAL_LEASE_MS, openLocalPoll } from '../local-dependencies.js';
@@ -12,6 +13,7 @@ import { createStderrLogger } from '../stderr-logger.js';
 import { GracefulStop } from '../stop-signals.js';
 import { formatTickReport } from '../summary-table.js';
 import { exitCodeForTick } from '../tick-exit-code.js';
+import { EXAMPLE_TABLE_NAME } from './status.js';
 
 interface RunOptions extends PollCommandOptions {
   once?: boolean;
@@ -79,10 +81,10 @@ export function registerRunCommand(program: Command, io?: PollCommandIo): void {
 Examples:
   atlas-audit-alerts run --org 5f4e3d2c1b0a998877665544 --all-projects
   atlas-audit-alerts run --config poller.yaml --every 5m --notify outbox:alerts.jsonl
-  atlas-audit-alerts run --project 5f4e3d2c1b0a998877665545 --state dynamodb:AtlasAuditAlerts-State`,
+  atlas-audit-alerts run --project 5f4e3d2c1b0a998877665545 --state dynamodb:${EXAMPLE_TABLE_NAME}`,
     )
     .action(async (options: RunOptions, command: Command) => {
-      const { stdout, stderr, env, cwd, signals } = io ?? processCommandIo();
+      const { stdout, stderr, env, cwd, signals, closedPipe } = io ?? processCommandIo();
       if (options.once && options.every !== undefined) {
         throw new UsageError('--once and --every exclude each other: give one of them');
       }
@@ -101,13 +103,21 @@ Examples:
         logger,
         stdout,
         ruleWarnings: stderr,
+        color: colorEnabled({ stream: stdout, env, command }),
       });
       const stop = new GracefulStop({ signals, stderr });
+      // A reader that goes away (`run --once | head -1`) stops the tick at once, as a second Ctrl+C
+      // does: its leases and the claims of the alerts it could not print are freed, not left to lapse.
+      let readerGone = false;
+      const unsubscribePipe = closedPipe?.((): void => {
+        readerGone = true;
+        stop.stopNow('output closed');
+      });
       const owner = `${hostname()}:${process.pid}`;
       let last: TickSummary | undefined;
       try {
         stderr.write(
-          `${describeRun(settings)}${everyMs === undefined ? '' : `; a tick every ${formatDuration(everyMs)} until Ctrl+C`}\n`,
+          `${describeRun(settings, poll.pack)}${everyMs === undefined ? '' : `; a tick every ${formatDuration(everyMs)} until Ctrl+C`}\n`,
         );
         while (true) {
           const startedAt = systemClock.now();
@@ -126,9 +136,12 @@ Examples:
           if (stop.requested !== undefined) break;
         }
       } finally {
+        unsubscribePipe?.();
         stop.dispose();
         await poll.close();
       }
+      // Nobody reads any more: end quietly, as a command whose reader went away does.
+      if (readerGone) return;
       if (everyMs === undefined && last !== undefined) {
         const code = exitCodeForTick(last);
         // The report above says what went wrong; the exit code says what kind of trouble it was.

@@ -73,6 +73,7 @@ export {
 } from './replay-comparison.js';
 export {
   deserializeRulePack,
+  type ExceptionOrigin,
   type PackedRule,
   type PackTest,
   type RuleLayer,

@@ -2,6 +2,7 @@ import { readdir, readFile, realpath, stat } from 'node:fs/promises';
 import { extname, join } from 'node:path';
 import { isMap, isSeq, LineCounter, type Node, parseDocument } from 'yaml';
 import { RuleLoadError, type RuleProblem, type LayerWarning as RuleWarning } from './errors.js';
+import { layerOrderWarning } from './layer-order.js';
 import { composeRuleLayers, type LayerSource, type PackSource } from './rule-layers.js';
 import type { RuleOrigin, RulePack } from './rule-pack.js';
 import {
@@ -14,8 +15,8 @@ import {
 } from './schema.js';
 import { describeSchemaIssues } from './schema-issues.js';
 import { positionAt, positionOf, type YamlSource } from './source-position.js';
-import { yamlErrorMessage } from './yaml-message.js';
 import { findExcessiveNesting, MAX_YAML_NESTING, type YamlNestingProblem } from './yaml-nesting.js';
+import { explainYamlSyntax } from './yaml-syntax.js';
 
 /** One rule file's text, with the name problems will give it. */
 export interface RuleFileText {
@@ -43,6 +44,8 @@ export interface ParseRuleLayersOptions {
   readonly layers: readonly RuleLayerText[];
   /** The version of atlas-audit-alerts whose built-in pack the layers build on. */
   readonly version?: string | undefined;
+  /** The flag the layers were given with, named in advice to put builtin first (default `--rules`). */
+  readonly layersFlag?: string | undefined;
 }
 
 /** The word that names the built-in pack among rule paths, on the command line and in deploy settings. */
@@ -60,6 +63,8 @@ export interface LoadRulePackOptions {
   readonly names?: readonly (string | undefined)[] | undefined;
   /** The version of atlas-audit-alerts whose built-in pack the layers build on. */
   readonly version?: string | undefined;
+  /** The flag the layers were given with, named in advice to put builtin first (default `--rules`). */
+  readonly layersFlag?: string | undefined;
 }
 
 const RULE_FILE_EXTENSIONS = new Set(['.yaml', '.yml']);
@@ -156,7 +161,7 @@ export async function loadRulePack(options: LoadRulePackOptions): Promise<RulePa
     }
     layers.push({ name, builtin, sources });
   }
-  const parseOptions = { layers, version: options.version };
+  const parseOptions = { layers, version: options.version, layersFlag: options.layersFlag };
   if (problems.length > 0) {
     // Report unreadable paths together with what is wrong in the files that could be read.
     try {
@@ -167,7 +172,28 @@ export async function loadRulePack(options: LoadRulePackOptions): Promise<RulePa
     }
     throw RuleLoadError.fromProblems(problems);
   }
-  return parseRuleLayers(parseOptions);
+  return withLayerOrderWarning(parseRuleLayers(parseOptions), options);
+}
+
+/**
+ * The pack with a warning when its first layer is not the built-in pack and holds fewer rules (see
+ * {@link layerOrderWarning}); the built-in pack is read to count its rules only then.
+ */
+async function withLayerOrderWarning(pack: RulePack, options: LoadRulePackOptions): Promise<RulePack> {
+  const [first] = options.paths;
+  if (first === undefined || first === BUILTIN_LAYER || options.builtinDirectory === undefined) return pack;
+  let builtinRuleCount: number | undefined;
+  try {
+    const builtin = await loadRulePack({
+      paths: [BUILTIN_LAYER],
+      builtinDirectory: options.builtinDirectory,
+    });
+    builtinRuleCount = builtin.rules.length;
+  } catch {
+    // A built-in pack that does not load is reported where it is used; the order cannot be judged.
+  }
+  const warning = layerOrderWarning({ pack, builtinRuleCount, layersFlag: options.layersFlag });
+  return warning === undefined ? pack : { ...pack, warnings: [warning, ...pack.warnings] };
 }
 
 /** A layer's name from its path as given: without a trailing separator. */
@@ -223,6 +249,7 @@ export function parseRuleLayers(options: ParseRuleLayersOptions): RulePack {
     layers,
     version: options.version,
     unusableLists,
+    layersFlag: options.layersFlag,
   });
   const locate = (problem: {
     file: string;
@@ -281,23 +308,20 @@ function parseLayerFiles(
     });
     const source: YamlSource = { file, text, document, lineCounter };
     yamlSources.set(file, source);
-    const [syntaxError] = document.errors;
-    if (syntaxError !== undefined) {
+    const syntax = explainYamlSyntax({
+      text,
+      document,
+      kind: 'rule file',
+      oneDocument: 'split it into two files',
+    });
+    if (syntax !== undefined) {
       // Later syntax errors of a file mostly follow from the first one: report that one alone.
-      const position = positionAt(
-        source,
-        syntaxError.pos[0],
-        Math.max(1, syntaxError.pos[1] - syntaxError.pos[0]),
-      );
       problems.push({
         code: 'YAML_SYNTAX',
         file,
         path: [],
-        message: yamlErrorMessage(
-          syntaxError.message,
-          'a rule file holds one document; split it into two files',
-        ),
-        ...position,
+        message: syntax.message,
+        ...positionAt(source, syntax.offset, syntax.length),
       });
       continue;
     }

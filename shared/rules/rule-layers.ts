@@ -58,6 +58,8 @@ export interface ComposeRuleLayersOptions {
   readonly version?: string | undefined;
   /** Lists of files that failed earlier checks: their use is not reported a second time. */
   readonly unusableLists?: ReadonlySet<string> | undefined;
+  /** The flag the layers were given with, named in advice to put builtin first (default `--rules`). */
+  readonly layersFlag?: string | undefined;
 }
 
 /** Where a value of the effective rule was written. */
@@ -128,6 +130,7 @@ export function composeRuleLayers(options: ComposeRuleLayersOptions): {
     problems.push(problem);
   };
   const unusable = options.unusableLists ?? new Set<string>();
+  const flag = options.layersFlag ?? '--rules';
   const lists = new Map<string, ListState>();
   const rules = new Map<string, RuleState>();
   const tests: PackTest[] = [];
@@ -140,7 +143,17 @@ export function composeRuleLayers(options: ComposeRuleLayersOptions): {
     layersSoFar.push({ name: layer.name, builtin, files: layer.files.map((source) => source.file) });
     files.push(...layer.files.map((source) => source.file));
     const changedLists = new Set<string>();
-    for (const source of layer.files) applyLists(source, layer, layerIndex, lists, changedLists, report);
+    for (const source of layer.files) {
+      applyLists(
+        source,
+        layer,
+        layerIndex,
+        lists,
+        changedLists,
+        report,
+        builtinFirstAdvice(layersSoFar, flag),
+      );
+    }
     const compileLists = (): Map<string, readonly ScalarValue[]> => {
       const map = new Map([...lists].map(([name, state]) => [name, state.values]));
       for (const name of unusable) if (!map.has(name)) map.set(name, []);
@@ -201,7 +214,7 @@ export function composeRuleLayers(options: ComposeRuleLayersOptions): {
             code: 'UNKNOWN_RULE',
             file: source.file,
             path: [...at.path, 'rule'],
-            message: `no earlier layer defines a rule "${override.rule}"${didYouMean(override.rule, rules.keys())}: overrides change rules of earlier layers; to add a rule, write it under rules:`,
+            message: `no earlier layer defines a rule "${override.rule}"${didYouMean(override.rule, rules.keys())}: overrides change rules of earlier layers${builtinFirstAdvice(layersSoFar, flag)}; to add a rule, write it under rules:`,
           });
           return;
         }
@@ -280,7 +293,12 @@ export function composeRuleLayers(options: ComposeRuleLayersOptions): {
     }
     pack = {
       rules: [...rules.values()].map(
-        (state): PackedRule => ({ spec: state.spec, origin: state.origin, layers: [...state.layers] }),
+        (state): PackedRule => ({
+          spec: state.spec,
+          origin: state.origin,
+          layers: [...state.layers],
+          exceptionOrigins: [...state.exceptionOrigins],
+        }),
       ),
       lists: new Map(Array.from(lists, ([name, state]) => [name, state.values] as const)),
       files: [...files],
@@ -316,6 +334,19 @@ export function composeRuleLayers(options: ComposeRuleLayersOptions): {
   return { pack: { ...pack, tests, warnings: [] }, problems, warnings };
 }
 
+/**
+ * The advice a refusal of a name no earlier layer defines gives when no earlier layer is the built-in
+ * pack: the usual cause is a layer list that left `builtin` out (`--rules my-rules`), and the fix is to
+ * give it first. `layers` ends with the layer being composed; empty when a builtin layer comes before.
+ */
+function builtinFirstAdvice(layers: readonly RuleLayer[], flag: string): string {
+  const current = layers.at(-1);
+  if (current === undefined || layers.slice(0, -1).some((layer) => layer.builtin)) return '';
+  const before = layers.length === 1 ? 'no layer comes before it' : 'no layer before it is builtin';
+  const names = layers.map((layer) => layer.name);
+  return `; ${before}: to tune the built-in pack, give builtin first (${flag} builtin ${names.join(' ')}, or rules.directories: [builtin, ${names.join(', ')}])`;
+}
+
 function emptyPack(version: string | undefined): RulePack {
   return { rules: [], lists: new Map(), files: [], layers: [], version, tests: [], warnings: [] };
 }
@@ -327,6 +358,7 @@ function applyLists(
   lists: Map<string, ListState>,
   changed: Set<string>,
   report: (problem: PackProblem) => void,
+  advice: string,
 ): void {
   for (const [name, entry] of Object.entries(source.lists)) {
     if (entry === undefined) continue;
@@ -363,7 +395,7 @@ function applyLists(
         key: true,
         message:
           prior === undefined
-            ? `no earlier layer defines a list "${name}" to ${operation} to${didYouMean(name, lists.keys())}: to define a new list, write ${name}: [...]`
+            ? `no earlier layer defines a list "${name}" to ${operation} to${didYouMean(name, lists.keys())}${advice === '' ? ':' : `${advice};`} to define a new list, write ${name}: [...]`
             : `list "${name}" is defined in this layer (${prior.file}): change it there; append and replace change lists of earlier layers`,
       });
       continue;

@@ -27,6 +27,18 @@ export interface PackedRule {
   readonly origin: RuleOrigin;
   /** The layers that defined or changed the rule, in order: `['builtin']` for a shipped rule as is. */
   readonly layers: readonly string[];
+  /**
+   * Where each of `spec.exceptions` was written: the rule's own, an override's, or a layer's
+   * `exceptions:` entry (its `match`), as a file and a document path. Absent in a serialized pack.
+   */
+  readonly exceptionOrigins?: readonly ExceptionOrigin[] | undefined;
+}
+
+/** Where an exception of an effective rule was written. */
+export interface ExceptionOrigin {
+  readonly file: string;
+  /** The path of the exception's match block in that file, such as `['exceptions', 0, 'match']`. */
+  readonly path: readonly (string | number)[];
 }
 
 /** One layer of a pack: `builtin` or the path as given, and its files. */

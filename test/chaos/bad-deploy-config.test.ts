@@ -232,14 +232,15 @@ const BAD_FILES: readonly BadFile[] = [
     text: 'alerts:\n\temails: []\n',
     error: DeployConfigFileError,
     message:
-      'The configuration file <file> is not valid YAML:\n  - <file>:2:1: Tabs are not allowed as indentation',
+      'The configuration file <file> is not valid YAML:\n<file>:2:1: a tab indents this line: YAML indents with spaces only; replace the tab with spaces [YAML_SYNTAX]\n 2 | \temails: []\n   | ^',
   },
   {
     name: 'a key given twice',
     file: 'twice.yaml',
     text: 'alerts:\n  emails: []\n  emails: [a@example.com]\n',
     error: DeployConfigFileError,
-    message: 'The configuration file <file> is not valid YAML:\n  - <file>:3:3: Map keys must be unique',
+    message:
+      'The configuration file <file> is not valid YAML:\n<file>:3:3: the key "emails" appears twice in the same mapping: keep one, and merge what the two say [YAML_SYNTAX]',
   },
   {
     name: 'two YAML documents',
@@ -247,7 +248,7 @@ const BAD_FILES: readonly BadFile[] = [
     text: 'concurrency: 2\n---\nconcurrency: 3\n',
     error: DeployConfigFileError,
     message:
-      'The configuration file <file> is not valid YAML:\n  - <file>:2:1: a second YAML document starts here (a "---" line): a configuration file holds one document',
+      'The configuration file <file> is not valid YAML:\n<file>:2:1: a second YAML document starts here (a "---" line): a configuration file holds one document [YAML_SYNTAX]',
   },
   {
     name: 'an alias to no anchor',

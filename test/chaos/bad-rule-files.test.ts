@@ -82,15 +82,16 @@ const BAD_RULE_FILES: readonly BadRuleFile[] = [
     code: 'YAML_SYNTAX',
     line: 2,
     column: 1,
-    message: 'Tabs are not allowed as indentation',
+    message: 'a tab indents this line: YAML indents with spaces only; replace the tab with spaces',
   },
   {
     name: 'a quote never closed',
     text: "rules:\n  - id: 'a\n",
     code: 'YAML_SYNTAX',
-    line: 3,
-    column: 1,
-    message: "Missing closing 'quote",
+    line: 2,
+    column: 9,
+    message:
+      "this single quote is never closed: end the value with ' on the same line, or write it without quotes",
   },
   {
     name: 'two YAML documents in one file',

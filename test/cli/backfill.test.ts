@@ -120,6 +120,18 @@ describe('atlas-audit-alerts backfill', () => {
     expect(await test.outbox()).toEqual(expectedFingerprints);
   });
 
+  it('reads --since as a duration back from now too, as fetch and rules replay do', async () => {
+    const test = await newCase();
+    const hours = Math.ceil((Date.now() - sim.startedAt) / 3_600_000) + 2;
+
+    const backfill = await test.backfill(`${hours}h`);
+
+    expect(backfill.code, backfill.stderr).toBe(0);
+    const from = /^Backfill from (\S+): /.exec(backfill.stderr)?.[1] ?? '';
+    expect(Math.abs(Date.parse(from) - (Date.now() - hours * 3_600_000))).toBeLessThan(60_000);
+    expect(await test.outbox()).toEqual(expectedFingerprints);
+  });
+
   it('draws a progress bar on a terminal and nothing on a pipe', async () => {
     const onTerminal = new CapturedOutput({ isTTY: true });
     const onPipe = new CapturedOutput();
@@ -178,6 +190,6 @@ describe('atlas-audit-alerts backfill', () => {
     });
 
     expect(result.code).toBe(2);
-    expect(result.stderr).toContain("required option '--since <iso>' not specified");
+    expect(result.stderr).toContain("required option '--since <when>' not specified");
   });
 });

@@ -1,12 +1,19 @@
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { formatCheckReport } from '../../cli/check-report.js';
 import { registerCheckCommand } from '../../cli/commands/check.js';
 import { runPreflight } from '../../cli/preflight-checks.js';
 import { AtlasClient } from '../../shared/atlas/index.js';
 import { systemClock } from '../../shared/clock.js';
 import { pollerConfigSchema } from '../../shared/poll/index.js';
 import { type AtlasSimulator, startSimulator } from '../../simulator/index.js';
+import { runCli } from './cli-runner.js';
 import { type RunPollCommandOptions, runPollCommand as runCommand } from './poll-command-harness.js';
 
+const DEPLOY_EXAMPLE = fileURLToPath(new URL('../../infra/examples/config.example.yaml', import.meta.url));
 /** In the default seed: Acme Corp, and keys with the roles each case needs (throwaway values). */
 const ORG = '64b5c9e2f1a3d40012ab3c01';
 const PROJECT_D11 = '64b5ca17f1a3d40012ab3d11';
@@ -95,8 +102,71 @@ describe('check', () => {
         `ok   project ${project.id} project names in alerts: readable (Project Read Only): named ${project.name}`,
       );
     }
+    // Counts in words, each with its plural: 4 API keys, 1 entry, 2 entries.
+    expect(lines).toContain(`ok   org ${ORG} API key inventory: readable (Organization Member): 4 API keys`);
+    expect(lines).toContain(`ok   org ${ORG} API key access lists: readable (Organization Member): 1 entry`);
+    expect(lines).toContain(
+      `ok   project ${PROJECT_D11} project IP access list inventory: readable (Project Read Only): 2 entries`,
+    );
     expect(lines.at(-2)).toMatch(/^ok {3}clock: this machine's clock is /);
-    expect(lines.at(-1)).toBe(`ready: ${lines.length - 1} ok, 0 warnings, 0 failed, 0 skipped`);
+    expect(lines.at(-1)).toBe(`ready: ${lines.length - 3} ok, 2 warnings, 0 failed, 0 skipped`);
+  });
+
+  it('checks what a deploy configuration polls, given as --config', async () => {
+    const folder = await mkdtemp(join(tmpdir(), 'check-config-'));
+    const config = join(folder, 'prod.yaml');
+    await writeFile(
+      config,
+      (await readFile(DEPLOY_EXAMPLE, 'utf8')).replace('5f4e3d2c1b0a998877665544', ORG),
+    );
+
+    const result = await runCheck(['--config', config, '--base-url', sim.baseUrl], {
+      env: envOf(OWNER_KEY),
+    }).finally(() => rm(folder, { recursive: true, force: true }));
+
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toMatch(new RegExp(`^ok {3}org ${ORG} project discovery: readable`, 'm'));
+    expect(result.stdout).toMatch(/^ok {3}project \w+ project events: /m);
+  });
+
+  it('warns when the key holds more than the poller needs: Organization Owner, an access list open to all', async () => {
+    const result = await runCheck(['--base-url', sim.baseUrl, '--org', ORG], { env: envOf(OWNER_KEY) });
+
+    expect(result.code).toBe(0);
+    const warnings = result.stdout.split('\n').filter((line) => line.startsWith('warn '));
+    expect(warnings).toEqual([
+      `warn the API key's privileges on org ${ORG}: it holds Organization Owner, more than the poller needs (Organization Read Only covers every call it makes); the built-in rules raise a finding on such a credential, and a leaked one can change anything: give the poller a key with Organization Read Only`,
+      `warn the API key's privileges on org ${ORG}: its access list lets it in from 0.0.0.0/0, most of the internet; the built-in rules raise a critical alert on it: list only the addresses the poller calls from (the EgressIpAddresses output of a stack with network.mode create-vpc, see docs/deploy.md)`,
+    ]);
+    expect(result.stdout).toMatch(/\nready: \d+ ok, 2 warnings, 0 failed, 0 skipped\n$/);
+  });
+
+  it('counts one warning as one warning', () => {
+    const report = formatCheckReport([
+      { check: 'clock', status: 'warn', subject: 'clock', message: 'ahead' },
+      { check: 'credentials', status: 'ok', subject: 'credentials', message: 'accepted' },
+    ]);
+
+    expect(report.split('\n').at(-2)).toBe('ready: 1 ok, 1 warning, 0 failed, 0 skipped');
+  });
+
+  it('says so when the credentials hold no owner role and no open access list', async () => {
+    const account = sim.serviceAccount;
+    if (account === undefined) throw new Error('the default seed has a service account');
+
+    const result = await runCheck(['--base-url', sim.baseUrl, '--org', ORG, '--json'], {
+      env: { MONGODB_ATLAS_CLIENT_ID: account.clientId, MONGODB_ATLAS_CLIENT_SECRET: account.clientSecret },
+    });
+
+    const report = JSON.parse(result.stdout) as { checks: JsonCheck[] };
+    expect(report.checks.filter((check) => check.check === 'privilege')).toEqual([
+      {
+        check: 'privilege',
+        status: 'ok',
+        subject: `the service account's privileges on org ${ORG}`,
+        message: 'no owner role, and no access list',
+      },
+    ]);
   });
 
   it('fails the access check of a role the key lacks, names the role, and checks the rest', async () => {
@@ -105,7 +175,8 @@ describe('check', () => {
       { env: envOf(PROJECT_ONLY_KEY) },
     );
 
-    expect(result.code).toBe(1);
+    // Every failure is a refusal of the key's permissions: exit 3, as run and fetch exit.
+    expect(result.code).toBe(3);
     const report = JSON.parse(result.stdout) as { ready: boolean; checks: JsonCheck[] };
     expect(report.ready).toBe(false);
     const bySubject = new Map(report.checks.map((check) => [check.subject, check]));
@@ -130,7 +201,7 @@ describe('check', () => {
       env: envOf(REMOTE_KEY),
     });
 
-    expect(result.code).toBe(1);
+    expect(result.code).toBe(3);
     const lines = result.stdout.trimEnd().split('\n');
     expect(lines).toContain('ok   credentials: Atlas accepts the API key (HTTP Digest)');
     const egress = lines.find((line) => line.startsWith('FAIL egress address:'));
@@ -156,7 +227,7 @@ describe('check', () => {
       env: envOf({ publicKey: OWNER_KEY.publicKey, privateKey: 'fake-wrong-private-key' }),
     });
 
-    expect(result.code).toBe(1);
+    expect(result.code).toBe(3);
     expect(result.stdout).toMatch(/^FAIL credentials: Atlas answered 401/m);
     expect(result.stdout).not.toContain('fake-wrong-private-key');
     expect(result.stdout).toMatch(
@@ -224,5 +295,23 @@ describe('runPreflight', () => {
     } finally {
       await client.close();
     }
+  });
+});
+
+describe('refused credentials', () => {
+  it('exit 3 from check, fetch and run alike', async () => {
+    const env = envOf({ publicKey: OWNER_KEY.publicKey, privateKey: 'fake-wrong-private-key' });
+    const folder = await mkdtemp(join(tmpdir(), 'check-refused-'));
+    const state = join(folder, 'state.json');
+
+    const [check, fetch, run] = await Promise.all([
+      runCli(['check', '--base-url', sim.baseUrl, '--org', ORG], env),
+      runCli(['fetch', 'events', '--base-url', sim.baseUrl, '--org', ORG], env),
+      runCli(['run', '--once', '--base-url', sim.baseUrl, '--org', ORG, '--state', `file:${state}`], env),
+    ]).finally(() => rm(folder, { recursive: true, force: true }));
+
+    expect([check.status, fetch.status, run.status]).toEqual([3, 3, 3]);
+    for (const result of [check, fetch, run])
+      expect(result.stdout + result.stderr).not.toContain('fake-wrong');
   });
 });

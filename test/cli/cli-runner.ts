@@ -11,11 +11,17 @@ export interface CliResult {
 
 /**
  * Runs the CLI in a child process with only `env` for Atlas credentials (none inherited), without
- * blocking this process: the test's own HTTP server must keep answering meanwhile.
+ * blocking this process: the test's own HTTP server must keep answering meanwhile. `unset` names
+ * variables of this process the child does not inherit.
  */
-export function runCli(args: readonly string[], env: Record<string, string> = {}): Promise<CliResult> {
+export function runCli(
+  args: readonly string[],
+  env: Record<string, string> = {},
+  options: { unset?: readonly string[] } = {},
+): Promise<CliResult> {
+  const unset = new Set(options.unset ?? []);
   const inherited = Object.fromEntries(
-    Object.entries(process.env).filter(([name]) => !name.startsWith('MONGODB_ATLAS_')),
+    Object.entries(process.env).filter(([name]) => !name.startsWith('MONGODB_ATLAS_') && !unset.has(name)),
   );
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [bin, ...args], {

@@ -294,6 +294,29 @@ describe('fetch exit codes', () => {
     expect(result.message).not.toContain('\n');
   });
 
+  it('reads --since and --until as durations back from now, as rules replay and backfill do', async () => {
+    let origin = '';
+    const target = await server({ route: twoPages(() => origin) });
+    origin = target.baseUrl;
+    const before = Date.now();
+
+    const result = await runFetch(
+      ['events', '--org', ORG, '--since', '7d', '--until', '1h', ...atlasFlags(target)],
+      DIGEST_ENV,
+    );
+
+    const after = Date.now();
+    expect(result.code, result.stderr).toBe(0);
+    const query = target.requests.find((request) => request.status === 200)?.url.searchParams;
+    const minDate = Date.parse(query?.get('minDate') ?? '');
+    const maxDate = Date.parse(query?.get('maxDate') ?? '');
+    const week = 7 * 86_400_000;
+    expect(minDate).toBeGreaterThanOrEqual(Math.floor((before - week) / 1000) * 1000);
+    expect(minDate).toBeLessThanOrEqual(after - week);
+    expect(maxDate).toBeGreaterThanOrEqual(Math.floor((before - 3_600_000) / 1000) * 1000);
+    expect(maxDate).toBeLessThanOrEqual(after - 3_600_000);
+  });
+
   it.each([
     ['neither --org nor --project', ['events'], DIGEST_ENV, /needs --project <id> or --org <id>/],
     [
@@ -306,7 +329,7 @@ describe('fetch exit codes', () => {
       'a --since without a time zone',
       ['events', '--org', ORG, '--since', '2024-05-01T00:00:00'],
       DIGEST_ENV,
-      /--since "2024-05-01T00:00:00" is not an ISO-8601 date with a time zone/,
+      /option '--since <when>' argument '2024-05-01T00:00:00' is invalid\. use a duration back from now \(7d, 12h, 1d12h\) or an ISO-8601 date or instant/,
     ],
     [
       'an unknown --flavor',

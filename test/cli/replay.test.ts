@@ -1,4 +1,4 @@
-import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { cp, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -457,6 +457,27 @@ describe('rules replay --compare', () => {
     });
     expect(compare.alerts).toBe(rules.alerts - 1);
     expect(compare.bySeverity.high).toBe((rules.bySeverity.high ?? 0) + 1);
+  });
+
+  it('refuses a layer of overrides compared without builtin before it, and says to give builtin first with --compare', async () => {
+    const myRules = join(directory, 'my-rules');
+    await mkdir(myRules, { recursive: true });
+    await writeFile(
+      join(myRules, 'tuning.yaml'),
+      'overrides:\n  - rule: api-key-created\n    severity: high\n  - rule: api-key-deleted\n    enabled: false\n',
+    );
+
+    const alone = await runCli(['rules', 'replay', '--events', eventsFile, '--compare', myRules]);
+    const over = await runCli(['rules', 'replay', '--events', eventsFile, '--compare', 'builtin', myRules]);
+
+    expect(alone.status).toBe(1);
+    expect(alone.stderr).toContain('no earlier layer defines a rule "api-key-created"');
+    expect(alone.stderr).toContain(
+      `give builtin first (--compare builtin ${myRules}, or rules.directories: [builtin, ${myRules}])`,
+    );
+    expect(alone.stderr).not.toContain('--rules builtin');
+    expect(over.status, over.stderr).toBe(0);
+    expect(over.stdout).toMatch(/^api-key-created +medium +1 +1 +high +1 +1 +medium → high$/m);
   });
 
   it('prints each rule problem and exits 1 when a rule set does not load', async () => {

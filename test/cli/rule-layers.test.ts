@@ -83,7 +83,7 @@ describe('rule layers on the command line, with the README example', () => {
 
     expect(code).toBe(0);
     expect(lines.at(-1)).toMatch(/^\d+ passed, 0 failed$/);
-    expect(lines).toContain('ok    database-user-deleted › deleted (builtin: rules/database-users.yaml:93)');
+    expect(lines).toContain('ok    database-user-deleted › deleted (builtin: rules/database-users.yaml:95)');
     expect(lines).toContain(
       `ok    database-user-deleted › a deletion is high (${EXAMPLE}: ${shownExample}/tuning.yaml:23)`,
     );

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { main } from '../../cli/main.js';
+import { loadRuleLayers } from '../../cli/rule-layers.js';
 
 const bin = fileURLToPath(new URL('../../cli/bin.mjs', import.meta.url));
 
@@ -203,6 +204,10 @@ describe('atlas-audit-alerts rules', () => {
     expect(result.stderr).toContain('unknown key "severty"');
   });
   describe('warnings', () => {
+    let builtinRuleCount = 0;
+    beforeAll(async () => {
+      builtinRuleCount = (await loadRuleLayers([])).rules.length;
+    });
     const WARNED = `lists:
   unused_ranges: [192.0.2.0/24]
 rules:
@@ -213,33 +218,83 @@ rules:
     title: 'Project {{groupId}} deleted'
 `;
 
-    it('prints warnings with file, line and column, and still validates', async () => {
+    it('fails on an unknown event type of the user layer by default, printing the other warnings among it', async () => {
       const file = join(directory, 'warned.yaml');
       await writeFile(file, WARNED);
 
-      const { code, stdout, stderr } = await run('rules', 'validate', file);
+      const { code, stdout, stderr } = await run('rules', 'validate', 'builtin', file);
 
-      expect(code).toBe(0);
-      expect(stdout).toBe('1 rule (0 disabled), 1 list and 0 inline tests in 1 file: valid (3 warnings)\n');
+      expect(code).toBe(1);
+      expect(stdout).toBe('');
       expect(stderr).toContain(
         `${file}:2:3: warning: list "unused_ranges" is defined but no rule uses it [UNUSED_LIST]\n 2 |   unused_ranges: [192.0.2.0/24]\n   |   ^^^^^^^^^^^^^\n   = hint: use it in a rule as {list: unused_ranges}, or remove it\n`,
+      );
+      expect(stderr).toContain(
+        `${file}:7:29: "GROUP_DELETD" is not a known Atlas event type, so no event will match it [UNKNOWN_EVENT_TYPE]`,
+      );
+      expect(stderr).toMatch(/\n1 problem in 1 file\n$/);
+    });
+
+    it('validates an event type newer than the catalog that the rule names with lint-allow, by default', async () => {
+      const file = join(directory, 'newer.yaml');
+      await writeFile(
+        file,
+        `rules:
+  - id: brand-new
+    # lint-allow UNKNOWN_EVENT_TYPE BRAND_NEW_TYPE: newer than the catalog
+    name: Brand new
+    severity: low
+    match: { eventTypeName: BRAND_NEW_TYPE }
+    title: 'Brand new event in {{groupId}}'
+`,
+      );
+
+      const { code, stdout, stderr } = await run('rules', 'validate', 'builtin', file);
+
+      expect(code, stderr).toBe(0);
+      expect(stdout).toMatch(/: valid/);
+      expect(stderr).not.toContain('BRAND_NEW_TYPE');
+    });
+
+    it('prints warnings with file, line and column, and still validates, with --no-strict', async () => {
+      const file = join(directory, 'warned.yaml');
+      await writeFile(file, WARNED);
+
+      const { code, stdout, stderr } = await run('rules', 'validate', '--no-strict', 'builtin', file);
+
+      expect(code).toBe(0);
+      expect(stdout).toMatch(
+        /^\d+ rules \(\d+ disabled\), \d+ lists and \d+ inline tests in \d+ files \(layers: builtin, .*warned\.yaml\): valid \(3 warnings\)\n$/,
       );
       expect(stderr).toContain(
         `${file}:7:29: warning: "GROUP_DELETD" is not a known Atlas event type, so no event will match it [UNKNOWN_EVENT_TYPE]`,
       );
     });
 
-    it('fails on warnings with --strict, printing them as errors', async () => {
+    it('fails on every warning with --strict, printing them as errors', async () => {
       const file = join(directory, 'warned.yaml');
       await writeFile(file, WARNED);
 
-      const { code, stdout, stderr } = await run('rules', 'validate', '--strict', file);
+      const { code, stdout, stderr } = await run('rules', 'validate', '--strict', 'builtin', file);
 
       expect(code).toBe(1);
       expect(stdout).toBe('');
       expect(stderr).toContain(`${file}:7:29: "GROUP_DELETD" is not a known Atlas event type`);
       expect(stderr).not.toContain('warning:');
       expect(stderr).toContain('3 problems in 1 file');
+    });
+
+    it('warns when the layers leave the built-in pack out, naming how to put it first', async () => {
+      const file = join(directory, 'alone.yaml');
+      await writeFile(file, WARNED.replace('GROUP_DELETD', 'GROUP_DELETED').replace(/lists:\n.*\n/, ''));
+
+      const { code, stdout, stderr } = await run('rules', 'validate', file);
+
+      expect(code).toBe(0);
+      expect(stdout).toBe('1 rule (0 disabled), 0 lists and 0 inline tests in 1 file: valid (2 warnings)\n');
+      expect(stderr).toContain(
+        `${file}: warning: builtin is not among the rule layers (${file}), so the ${builtinRuleCount} rules of the built-in pack are off and only the 1 rule of ${file} runs; to tune the built-in pack, give builtin first: --rules builtin ${file}, or rules.directories: [builtin, ${file}] [LAYER_ORDER]`,
+      );
     });
 
     it('passes --strict on the built-in rules', async () => {

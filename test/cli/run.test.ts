@@ -1,6 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { copyFile, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { copyFile, cp, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { registerRunCommand } from '../../cli/commands/run.js';
+import { loadRuleLayers } from '../../cli/rule-layers.js';
 import { createStateTable } from '../../shared/state/index.js';
 import { type AtlasSimulator, startSimulator } from '../../simulator/index.js';
 import { createDynamoDbLocalClient } from '../support/dynamodb-local.js';
@@ -25,6 +26,9 @@ import {
 
 const BIN = fileURLToPath(new URL('../../cli/bin.mjs', import.meta.url));
 const EXAMPLE_CONFIG = fileURLToPath(new URL('../../cli/examples/run.example.yaml', import.meta.url));
+const DEPLOY_EXAMPLE = fileURLToPath(new URL('../../infra/examples/config.example.yaml', import.meta.url));
+/** The README's worked layer; its backups.yaml holds one rule of its own. */
+const EXAMPLE_LAYER = fileURLToPath(new URL('../../examples/my-rules/', import.meta.url));
 const CREDENTIALS = { publicKey: 'runtests', privateKey: 'fake-private-key-for-tests' } as const;
 const ENV = {
   MONGODB_ATLAS_PUBLIC_API_KEY: CREDENTIALS.publicKey,
@@ -45,6 +49,9 @@ let sim: AtlasSimulator;
 let directory: string;
 /** What the built-in rules raise on every event of ORG and PROJECT, worked out without the tick. */
 let expectedFingerprints: string[];
+/** How many rules the built-in pack holds. */
+let expectedRuleCount: number;
+let expectedDisabled: number;
 
 beforeAll(async () => {
   sim = await startSimulator({ ...CREDENTIALS });
@@ -55,6 +62,9 @@ beforeAll(async () => {
     orgIds: [ORG],
     projectIds: [PROJECT],
   });
+  const builtin = await loadRuleLayers([]);
+  expectedRuleCount = builtin.rules.length;
+  expectedDisabled = builtin.rules.filter((rule) => rule.spec.enabled === false).length;
 });
 
 afterAll(async () => {
@@ -109,7 +119,7 @@ describe('atlas-audit-alerts run', () => {
     expect(first.stdout).toBe('');
     expect(first.stderr).toMatch(
       new RegExp(
-        `^Polling 1 org and 1 project at ${sim.baseUrl} \\(atlas-v2\\); state file:.+; alerts to outbox:.+\\n`,
+        `^Polling 1 org and 1 project at ${sim.baseUrl} \\(atlas-v2\\); rules builtin \\(\\d+ rules, ${expectedDisabled} disabled\\); state file:.+; alerts to outbox:.+\\n`,
       ),
     );
     expect(first.stderr).toMatch(
@@ -129,6 +139,23 @@ describe('atlas-audit-alerts run', () => {
     expect(result.stdout.match(/^Subject: \[[A-Z]+\] /gm)).toHaveLength(expectedFingerprints.length);
     expect(result.stdout).toContain('┌─ Slack (AWS Chatbot) ');
     expect(result.stderr).toMatch(/\ntick .+ alerts: /);
+  });
+
+  it('colours alerts on a terminal, and not when NO_COLOR is set', async () => {
+    const coloured = await runPollCommand(pollArgs(await workspace()), {
+      env: ENV,
+      cwd: directory,
+      stdout: new CapturedOutput({ isTTY: true }),
+    });
+    const plain = await runPollCommand(pollArgs(await workspace()), {
+      env: { ...ENV, NO_COLOR: '1' },
+      cwd: directory,
+      stdout: new CapturedOutput({ isTTY: true }),
+    });
+
+    expect(coloured.stdout).toContain('\u001b[');
+    expect(plain.stdout).toMatch(/^Subject: /m);
+    expect(plain.stdout).not.toContain('\u001b');
   });
 
   it('prints the warnings of its rules before the run', async () => {
@@ -156,6 +183,32 @@ describe('atlas-audit-alerts run', () => {
     expect(result.stderr).toMatch(/rules\.yaml:2:9: warning: rule "project-deleted" has no tests/);
     expect(result.stderr).toMatch(
       /rules\.yaml:5:29: warning: "GROUP_DELETD" is not a known Atlas event type, so no event will match it \[UNKNOWN_EVENT_TYPE\]\n[\s\S]*= hint: did you mean "GROUP_DELETED"\?\nPolling 1 org and 1 project/,
+    );
+  });
+
+  it('names the rule layers in its header, and warns when they leave the built-in pack out', async () => {
+    const folder = await workspace();
+    const rules = join(folder, 'mine');
+    await mkdir(rules);
+    await copyFile(join(EXAMPLE_LAYER, 'backups.yaml'), join(rules, 'backups.yaml'));
+
+    const alone = await runPollCommand(pollArgs(folder, '--once', '--rules', rules), {
+      env: ENV,
+      cwd: folder,
+    });
+    const layered = await runPollCommand(pollArgs(folder, '--once', '--rules', 'builtin', rules), {
+      env: ENV,
+      cwd: folder,
+    });
+
+    expect(alone.code).toBe(0);
+    expect(alone.stderr).toContain(
+      `${rules}: warning: builtin is not among the rule layers (${rules}), so the ${expectedRuleCount} rules of the built-in pack are off and only the 1 rule of ${rules} runs; to tune the built-in pack, give builtin first: --rules builtin ${rules}, or rules.directories: [builtin, ${rules}] [LAYER_ORDER]\n`,
+    );
+    expect(alone.stderr).toContain(`(atlas-v2); rules ${rules} (1 rule); state file:`);
+    expect(layered.stderr).not.toContain('LAYER_ORDER');
+    expect(layered.stderr).toContain(
+      `(atlas-v2); rules builtin, ${rules} (${expectedRuleCount + 1} rules, ${expectedDisabled} disabled); state file:`,
     );
   });
 
@@ -188,7 +241,7 @@ describe('atlas-audit-alerts run', () => {
 
     expect(result.code).toBe(0);
     expect(result.stderr).toContain(
-      `at ${sim.baseUrl} (atlas-v2); state file:${join(folder, 'state', 'poller.json')}`,
+      `at ${sim.baseUrl} (atlas-v2); rules builtin (${expectedRuleCount} rules, ${expectedDisabled} disabled); state file:${join(folder, 'state', 'poller.json')}`,
     );
     expect((await readOutbox(join(folder, 'alerts.jsonl'))).map(fingerprintOf).sort()).toEqual(
       expectedFingerprints,
@@ -196,6 +249,75 @@ describe('atlas-audit-alerts run', () => {
     expect(state).toMatchObject({
       sources: expect.arrayContaining([expect.objectContaining({ source: `org:${ORG}` })]),
     });
+  });
+
+  it('reads the deploy configuration cdk deploy reads: its sources, and its rule layers from where it runs', async () => {
+    const folder = await workspace();
+    const config = join(folder, 'prod.yaml');
+    await writeFile(
+      config,
+      (await readFile(DEPLOY_EXAMPLE, 'utf8'))
+        .replace('5f4e3d2c1b0a998877665544', ORG)
+        .replace('    - builtin\n    # - my-rules', '    - builtin\n    - my-rules'),
+    );
+    await cp(EXAMPLE_LAYER, join(folder, 'my-rules'), { recursive: true });
+    const outbox = join(folder, 'alerts.jsonl');
+
+    const result = await runPollCommand(
+      [
+        'run',
+        '--config',
+        config,
+        '--base-url',
+        sim.baseUrl,
+        '--state',
+        `file:${join(folder, 'state.json')}`,
+        '--notify',
+        `outbox:${outbox}`,
+      ],
+      { env: ENV, cwd: folder },
+    );
+
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stderr).toContain(
+      `Polling 1 org (and all its projects) at ${sim.baseUrl} (atlas-v2); rules builtin, ${join(folder, 'my-rules')} (${expectedRuleCount + 1} rules, ${expectedDisabled + 1} disabled);`,
+    );
+    expect((await readOutbox(outbox)).length).toBeGreaterThan(0);
+  });
+
+  it('refuses a deploy configuration cdk synth would refuse, naming each setting', async () => {
+    const folder = await workspace();
+    const config = join(folder, 'prod.yaml');
+    await writeFile(
+      config,
+      'stackName: Alerts\nalerts:\n  emails: [not-an-address]\nsources:\n  orgIds: [acme]\n',
+    );
+
+    const result = await runPollCommand(['run', '--config', config], { env: ENV, cwd: folder });
+
+    expect(result.code).toBe(2);
+    expect(result.stderr).toBe(
+      `atlas-audit-alerts: config file ${config} is a deploy configuration that cdk synth would refuse (2 settings): sources.orgIds[0]: must be a 24-character hexadecimal Atlas id, such as 5f4e3d2c1b0a998877665544; alerts.emails[0]: must be an email address\n`,
+    );
+  });
+
+  it('shows a YAML mistake of its config file at its line, with a caret and what to write', async () => {
+    const folder = await workspace();
+    const config = join(folder, 'poller.yaml');
+    await writeFile(config, `sources:\n  orgIds: [${ORG}]\n   allProjectsOfOrgs: true\n`);
+
+    const result = await runPollCommand(['run', '--config', config], { env: ENV, cwd: folder });
+
+    expect(result.code).toBe(2);
+    expect(result.stderr).toBe(
+      [
+        `atlas-audit-alerts: config file ${config} is not valid YAML:`,
+        `${config}:3:4: this line is indented 3 spaces, deeper than the key above it, which has its value already, so nothing can nest under it: line it up with that key (2 spaces), or give it a key of its own to nest under [YAML_SYNTAX]`,
+        ' 3 |    allProjectsOfOrgs: true',
+        '   |    ^^^^^^^^^^^^^^^^^',
+        '',
+      ].join('\n'),
+    );
   });
 
   it('runs the example config file, pointed at the simulator by flags, once with --once', async () => {
@@ -210,7 +332,7 @@ describe('atlas-audit-alerts run', () => {
 
     expect(result.code).toBe(0);
     expect(result.stderr).toContain(
-      `Polling 1 org (and all its projects) at ${sim.baseUrl} (atlas-v2); state file:${join(folder, '.atlas-audit-alerts', 'acme.json')}; alerts to outbox:${join(folder, 'alerts.jsonl')}\n`,
+      `Polling 1 org (and all its projects) at ${sim.baseUrl} (atlas-v2); rules builtin (${expectedRuleCount} rules, ${expectedDisabled} disabled); state file:${join(folder, '.atlas-audit-alerts', 'acme.json')}; alerts to outbox:${join(folder, 'alerts.jsonl')}\n`,
     );
     expect((await readOutbox(join(folder, 'alerts.jsonl'))).map(fingerprintOf).sort()).toEqual(
       expectedFingerprints,
@@ -384,6 +506,45 @@ describe('atlas-audit-alerts run, as processes sharing a state file', () => {
     );
     expect(firstStatus).toBe(0);
     expect(firstStderr).toMatch(/\nSIGTERM: stopping\n$/);
+  });
+
+  it('frees its leases and alert claims when the reader closes the pipe early, as run --once | head -1', async () => {
+    const folder = await workspace();
+    const state = join(folder, 'state.json');
+    const args = ['--base-url', sim.baseUrl, '--org', ORG, '--project', PROJECT, '--state', `file:${state}`];
+    const cut = spawn(process.execPath, [BIN, 'run', '--once', ...args], {
+      env: { ...process.env, ...ENV },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stderr = '';
+    cut.stderr.setEncoding('utf8').on('data', (chunk: string) => {
+      stderr += chunk;
+    });
+    // The reader takes the first chunk of alerts and goes, as head does: every alert after it, far
+    // more than a pipe holds, meets a closed pipe.
+    cut.stdout.once('data', () => cut.stdout.destroy());
+    const status = await new Promise<number | null>((resolve) => cut.on('close', resolve));
+
+    const document = JSON.parse(await readFile(state, 'utf8')) as {
+      sources: Array<{ source: string; lease?: unknown }>;
+      alerts: Array<{ status: string }>;
+    };
+    const sent = document.alerts.filter((alert) => alert.status === 'SENT').length;
+    const outbox = join(folder, 'outbox.jsonl');
+    const next = await runPollCommand(pollArgs(folder, '--notify', `outbox:${outbox}`), {
+      env: ENV,
+      cwd: folder,
+    });
+
+    expect(document.sources.filter((source) => source.lease !== undefined)).toEqual([]);
+    expect(document.alerts.filter((alert) => alert.status === 'IN_PROGRESS')).toEqual([]);
+    expect(status).toBe(0);
+    expect(stderr).toContain('output closed: stopping now; unfinished sources keep their cursors');
+    expect(sent).toBeLessThan(expectedFingerprints.length);
+    // The next run delivers at once every alert the first could not print: none waits for a claim to lapse.
+    expect(next.code, next.stderr).toBe(0);
+    expect(next.stderr).not.toContain('being published by another worker');
+    expect((await readOutbox(outbox)).length).toBe(expectedFingerprints.length - sent);
   });
 
   describe('against a server that trickles its answers', () => {

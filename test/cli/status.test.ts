@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
@@ -11,6 +11,7 @@ import { type AtlasSimulator, startSimulator } from '../../simulator/index.js';
 import { ManualClock } from '../state/manual-clock.js';
 import { createDynamoDbLocalClient } from '../support/dynamodb-local.js';
 import { dynamoDbLocalEndpoint } from '../support/dynamodb-local-setup.js';
+import { runCli } from './cli-runner.js';
 import { runPollCommand } from './poll-command-harness.js';
 
 /** In the default seed: a key with Project Read Only on PROJECT_OK only (throwaway values). */
@@ -109,8 +110,31 @@ describe('status with a state file', () => {
     );
   });
 
+  it('fails with exit 2 for a state file that does not exist, saying which --state to give', async () => {
+    const missing = join(directory, 'missing.json');
+
+    const status = await runPollCommand(['status', '--state', `file:${missing}`], {
+      register: registerStatusCommand,
+      env: {},
+      cwd: directory,
+    });
+
+    expect(status).toMatchObject({
+      code: 2,
+      stdout: '',
+      stderr: `atlas-audit-alerts: there is no state file ${missing}: give --state the file run wrote (file:.atlas-audit-alerts/state.json in the directory run ran from, unless --state or local.state said otherwise), or dynamodb:TABLE for a deployed stack (its StateTableName output)\n`,
+    });
+  });
+
   it('says so when the state file holds no source yet', async () => {
-    const status = await runPollCommand(['status', '--state', `file:${join(directory, 'missing.json')}`], {
+    // A state file as a run leaves it when it has polled nothing yet.
+    const empty = join(directory, 'empty.json');
+    await writeFile(
+      empty,
+      JSON.stringify({ version: 1, sources: [], alerts: [], counters: [], inventories: [], names: [] }),
+    );
+
+    const status = await runPollCommand(['status', '--state', `file:${empty}`], {
       register: registerStatusCommand,
       env: {},
       cwd: directory,
@@ -120,6 +144,39 @@ describe('status with a state file', () => {
       code: 0,
       stdout: expect.stringMatching(/^no sources in this state store yet/),
     });
+  });
+
+  it('says how to set an AWS region when none is set, for status and run alike', async () => {
+    const home = await mkdtemp(join(tmpdir(), 'no-aws-config-'));
+    // No region anywhere the SDK looks: no variable, no profile, an empty home directory.
+    const env = { HOME: home, ...ENV };
+    const unset = [
+      'AWS_REGION',
+      'AWS_DEFAULT_REGION',
+      'AWS_PROFILE',
+      'AWS_CONFIG_FILE',
+      'AWS_SHARED_CREDENTIALS_FILE',
+    ];
+
+    const [status, run] = await Promise.all([
+      runCli(['status', '--state', 'dynamodb:AtlasAuditAlerts-StateTable962DE04C-1A2B3C4D5E6F7'], env, {
+        unset,
+      }),
+      runCli(
+        ['run', '--project', PROJECT_OK, '--base-url', sim.baseUrl, '--state', 'dynamodb:state-table'],
+        env,
+        {
+          unset,
+        },
+      ),
+    ]).finally(() => rm(home, { recursive: true, force: true }));
+
+    expect(status.status).toBe(2);
+    expect(status.stderr).toContain(
+      'atlas-audit-alerts: --state dynamodb:AtlasAuditAlerts-StateTable962DE04C-1A2B3C4D5E6F7 needs an AWS region, and none is set: export AWS_REGION=eu-west-1',
+    );
+    expect(run.status).toBe(2);
+    expect(run.stderr).toContain('atlas-audit-alerts: --state dynamodb:state-table needs an AWS region');
   });
 });
 

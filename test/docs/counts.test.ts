@@ -76,7 +76,11 @@ const workedExample = codeBlocks(rulesPage).find(
 );
 const workedConsole = codeBlocks(rulesPage).filter(
   (block) =>
-    block.lang === 'console' && block.code.includes('$ atlas-audit-alerts rules validate my-rules\n1 rule'),
+    block.lang === 'console' &&
+    block.code.includes('$ atlas-audit-alerts rules validate builtin my-rules\n') &&
+    block.code.includes(
+      '$ atlas-audit-alerts rules test builtin my-rules\n...\nok    prod-data-explorer-off-hours',
+    ),
 );
 
 describe('the figures the README and docs/ state', () => {
@@ -95,8 +99,8 @@ describe('the figures the README and docs/ state', () => {
       layersTest: cli(['rules', 'test', 'builtin', 'my-rules'], examples),
       coverage: cli(['rules', 'coverage']),
       examples: cli(['rules', 'eval', '--events', 'test/rules/fixtures/event-examples.json']),
-      workedValidate: cli(['rules', 'validate', 'my-rules'], scratch),
-      workedTest: cli(['rules', 'test', 'my-rules'], scratch),
+      workedValidate: cli(['rules', 'validate', 'builtin', 'my-rules'], scratch),
+      workedTest: cli(['rules', 'test', 'builtin', 'my-rules'], scratch),
       demo: cli(['demo']),
     };
     for (const [name, run] of Object.entries(commands)) runs[name] = await run;
@@ -167,12 +171,16 @@ describe('the figures the README and docs/ state', () => {
     const testRun = run('workedTest');
 
     expect(workedExample).toBeDefined();
-    expect(validate && shownOutput(validate, 'atlas-audit-alerts rules validate my-rules')).toEqual(
+    expect(validate && shownOutput(validate, 'atlas-audit-alerts rules validate builtin my-rules')).toEqual(
       lines(validateRun.stdout),
     );
+    expect(validateRun.stderr).toBe('');
     expect(
       validate &&
-        matchesShown(shownOutput(validate, 'atlas-audit-alerts rules test my-rules'), lines(testRun.stdout)),
+        matchesShown(
+          shownOutput(validate, 'atlas-audit-alerts rules test builtin my-rules'),
+          lines(testRun.stdout),
+        ),
     ).toBe(true);
   });
 

@@ -1,6 +1,12 @@
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { parse as parseYaml } from 'yaml';
+import { readRunConfigFile } from '../../cli/run-config-file.js';
 import { parseDeployConfig } from '../../infra/config.js';
-import { codeBlocks, docPage, docPages } from './support/markdown.js';
+import { mergeSettings } from '../../infra/config-source.js';
+import { codeBlocks, docPage, docPages, REPO_ROOT } from './support/markdown.js';
 import { commandLines, type ShellCommand, simpleCommands } from './support/shell-commands.js';
 
 /** Every command of every shell block of the README and docs/, in page order. */
@@ -49,6 +55,67 @@ describe('the deploy guide', () => {
 
       expect(check, page.path).toBeGreaterThan(-1);
       expect(check, page.path).toBeLessThan(deploy);
+    }
+  });
+
+  it('checks every source the example configuration polls, before the first deploy', async () => {
+    const example = readFileSync(join(REPO_ROOT, 'infra/examples/config.example.yaml'), 'utf8');
+    // What is polled; allowNone only lets a deployment with nothing to poll through synth.
+    const { allowNone: _allowNone, ...expected } = parseDeployConfig({
+      input: mergeSettings({}, parseYaml(example)),
+      origin: 'example',
+    }).sources;
+    const folder = mkdtempSync(join(tmpdir(), 'deploy-guide-'));
+    mkdirSync(join(folder, 'deploy'));
+    writeFileSync(join(folder, 'deploy/prod.yaml'), example);
+    try {
+      for (const page of [docPage('docs/deploy.md'), docPage('README.md')]) {
+        const check = shellCommands([page]).find((command) =>
+          /^(npx )?atlas-audit-alerts check\b/.test(command.words.join(' ')),
+        );
+        const words = check?.words ?? [];
+        const flag = (name: string) =>
+          words.flatMap((word, index) => (word === name ? [words[index + 1] ?? ''] : []));
+        const [config] = flag('--config');
+        const sources =
+          config === undefined
+            ? {
+                orgIds: flag('--org'),
+                projectIds: flag('--project'),
+                allProjectsOfOrgs: words.includes('--all-projects'),
+              }
+            : (await readRunConfigFile({ path: config, cwd: folder })).config.sources;
+
+        expect(sources, `${check?.where}: ${words.join(' ')}`).toEqual(expected);
+      }
+    } finally {
+      rmSync(folder, { recursive: true, force: true });
+    }
+  });
+
+  it('warns, before the five-minute path deploys, that a required access list needs a fixed egress address', () => {
+    const readme = docPage('README.md').text;
+    const path = readme.split('## Deploy in five minutes')[1]?.split('\n## ')[0] ?? '';
+    const beforeDeploy = path.split('npx cdk deploy')[0] ?? '';
+    const needs = docPage('docs/deploy.md').text.split('## What you need')[1]?.split('\n## ')[0] ?? '';
+
+    for (const text of [beforeDeploy, needs].map((part) => part.replace(/\s+/g, ' '))) {
+      expect(text).toMatch(/requires an IP access list/);
+      expect(text).toContain('network.mode: create-vpc');
+      expect(text).toContain('EgressIpAddresses');
+    }
+  });
+
+  it("tails the poller's log group, named by its stack output", () => {
+    for (const page of [docPage('README.md'), docPage('docs/deploy.md')]) {
+      const tails = shellCommands([page]).filter(
+        (command) => command.words.slice(0, 3).join(' ') === 'aws logs tail',
+      );
+
+      expect(
+        tails.map((command) => command.words[3]),
+        page.path,
+      ).toContain('$(output PollerLogGroupName)');
     }
   });
 
@@ -105,5 +172,22 @@ describe('the deploy guide’s table of settings', () => {
 
     expect(stated.length).toBeGreaterThan(20);
     expect(wrong).toEqual([]);
+  });
+});
+
+describe('the guides on changing rules', () => {
+  it('change them in a layer over builtin, never by editing or copying the built-in pack', () => {
+    const advice = docPages().flatMap((page) =>
+      page.text
+        .split('\n')
+        .map((line, index) => ({ where: `${page.path}:${index + 1}`, line }))
+        .filter(({ line }) =>
+          /\bedit (the )?rules\/|copy of the pack|rules replay .*--compare (?!builtin\b|[A-Z])[\w./-]/.test(
+            line,
+          ),
+        ),
+    );
+
+    expect(advice).toEqual([]);
   });
 });

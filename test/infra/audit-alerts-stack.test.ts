@@ -1,6 +1,7 @@
 import type { App } from 'aws-cdk-lib';
 import { Match, type Template } from 'aws-cdk-lib/assertions';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { EXAMPLE_TABLE_NAME } from '../../cli/commands/status.js';
 import { METRICS_NAMESPACE, METRICS_SERVICE, MetricName } from '../../shared/poll/metric-names.js';
 import { POLLER_CONFIG_ENV, pollerConfigSchema } from '../../shared/poll/poller-config.js';
 import { synthesizeDeployment } from './support/deployment.js';
@@ -732,6 +733,16 @@ describe('AuditAlertsStack', () => {
       template.hasOutput('CredentialsSecretArn', { Value: { Ref: secretId } });
       template.hasOutput('AlertTopicArn', Match.anyValue());
       template.hasOutput('OperationsTopicArn', Match.anyValue());
+    });
+
+    it("names the poller's log group, to tail, and the state table, whose name status --help shows as CloudFormation makes it", () => {
+      const logGroupId = singleLogicalId(template, 'AWS::Logs::LogGroup', {});
+      const tableId = singleLogicalId(template, 'AWS::DynamoDB::Table', {});
+
+      template.hasOutput('PollerLogGroupName', { Value: { Ref: logGroupId } });
+      template.hasOutput('StateTableName', { Value: { Ref: tableId } });
+      // CloudFormation names a table stack-logicalId-suffix; the stack here has the default name.
+      expect(EXAMPLE_TABLE_NAME).toMatch(new RegExp(`^AtlasAuditAlerts-${tableId}-[A-Z0-9]{13}$`));
     });
   });
 });

@@ -37,7 +37,7 @@ describe('parseDeployConfig', () => {
       concurrency: 4,
       alerts: { emails: [], emailMinSeverity: 'medium' },
       operations: { emails: [], watermarkLagAlarmMinutes: 60 },
-      rules: { directories: ['builtin'], strict: false },
+      rules: { directories: ['builtin'] },
       credentials: {},
       fanOut: {
         mode: 'off',
@@ -245,14 +245,35 @@ describe('resolveDeployConfig', () => {
     expect(config.concurrency).toBe(2);
   });
 
-  it('names the file, line and column of a YAML syntax error', () => {
+  it('names the file, line and column of a YAML syntax error, shows the line and says how to fix it', () => {
     const file = workspace.write('broken.yaml', 'alerts:\n  emails: [a@example.com\n');
 
     const resolve = () => resolveDeployConfig({ context: {}, configFile: file, projectRoot: PROJECT_ROOT });
 
     expect(resolve).toThrow(DeployConfigFileError);
     expect(resolve).toThrow(
-      /broken\.yaml:3:1: Flow sequence in block collection must be sufficiently indented and end with a \]$/,
+      `broken.yaml:2:11: this [ is never closed: end it with ] on the same line, or write the list as lines starting with "- " [YAML_SYNTAX]\n 2 |   emails: [a@example.com\n   |           ^`,
+    );
+  });
+
+  it('points at a key indented off its neighbours, and refuses merge keys', () => {
+    const indented = workspace.write(
+      'indented.yaml',
+      'alerts:\n  emails: [a@example.com]\n   emailMinSeverity: high\n',
+    );
+    const merged = workspace.write(
+      'merged.yaml',
+      'base: &base\n  emails: [a@example.com]\nalerts:\n  <<: *base\n',
+    );
+
+    const resolve = (configFile: string) => () =>
+      resolveDeployConfig({ context: {}, configFile, projectRoot: PROJECT_ROOT });
+
+    expect(resolve(indented)).toThrow(
+      /indented\.yaml:3:4: this line is indented 3 spaces, deeper than the key above it, which has its value already/,
+    );
+    expect(resolve(merged)).toThrow(
+      /merged\.yaml:4:3: merge keys \(<<\) are not supported in a configuration file: write the keys out/,
     );
   });
 

@@ -93,29 +93,50 @@ describe('buildRulePackModule', () => {
     ]);
   });
 
-  it('returns the warnings of the rule files, or with strict fails on them as on errors', async () => {
+  it('fails by default on an unknown event type of a user layer, and only warns with strict: false', async () => {
     const warned = workspace.write(
       'warned.yaml',
-      VALID_RULE_FILE.replace('API_KEY_CREATED', 'API_KEY_CRATED'),
+      VALID_RULE_FILE.replace('API_KEY_CREATED', 'API_KEY_CRATED').replace(
+        'id: api-key-created',
+        'id: my-key-created',
+      ),
     );
     const options = {
-      paths: [warned],
+      paths: ['builtin', warned],
       projectRoot: PROJECT_ROOT,
       outputDirectory: join(workspace.directory, 'warned'),
     };
 
-    const module = await buildRulePackModule(options);
+    // Each build is awaited as it starts: a refusal left unawaited would be an unhandled rejection.
+    const byDefault = await buildRulePackModule(options).catch((error: unknown) => error);
+    const lenient = await buildRulePackModule({ ...options, strict: false });
     const strict = buildRulePackModule({ ...options, strict: true });
 
+    expect(byDefault).toBeInstanceOf(RuleLoadError);
+    expect((byDefault as Error).message).toMatch(
+      /^Rule files are invalid \(1 problem\)[^\n]*\n[^\n]*warned\.yaml:6:22: "API_KEY_CRATED" is not a known Atlas event type, so no event will match it \[UNKNOWN_EVENT_TYPE\]/,
+    );
     expect(
-      module.warnings.map((warning) => [warning.code, warning.line, warning.column, warning.hint]),
+      lenient.warnings.map((warning) => [warning.code, warning.line, warning.column, warning.hint]),
     ).toEqual([
       ['UNTESTED_RULE', 2, 9, undefined],
       ['UNKNOWN_EVENT_TYPE', 6, 22, 'did you mean "API_KEY_CREATED"?'],
     ]);
-    await expect(strict).rejects.toThrow(RuleLoadError);
-    await expect(strict).rejects.toThrow(
-      /warned\.yaml:6:22: "API_KEY_CRATED" is not a known Atlas event type, so no event will match it \[UNKNOWN_EVENT_TYPE\]/,
+    await expect(strict).rejects.toThrow(/Rule files are invalid \(2 problems\)[\s\S]*\[UNTESTED_RULE\]/);
+  });
+
+  it('warns when the first layer is not builtin and holds fewer rules than the built-in pack', async () => {
+    const rules = workspace.write('alone.yaml', VALID_RULE_FILE);
+
+    const module = await buildRulePackModule({
+      paths: [rules],
+      projectRoot: PROJECT_ROOT,
+      outputDirectory: join(workspace.directory, 'alone'),
+    });
+
+    expect(module.layers).toEqual([rules]);
+    expect(module.warnings.find((warning) => warning.code === 'LAYER_ORDER')?.message).toMatch(
+      /^builtin is not among the rule layers \(.*alone\.yaml\), so the \d+ rules of the built-in pack are off and only the 1 rule of .*alone\.yaml runs; to tune the built-in pack, give builtin first: --rules builtin .*alone\.yaml, or rules\.directories: \[builtin, .*alone\.yaml\]$/,
     );
   });
 

@@ -191,31 +191,59 @@ describe('addAuditAlertsStack', () => {
     expect(unacknowledgedFindings(app)).toEqual([]);
   });
 
-  it('shows rule warnings as a synth warning, or fails on them with rules.strict', async () => {
+  it('fails on unknown names in a user layer, shows other rule warnings, and every one with rules.strict', async () => {
     const rules = workspace.write(
       'warned.yaml',
-      VALID_RULE_FILE.replace('API_KEY_CREATED', 'API_KEY_CRATED'),
+      VALID_RULE_FILE.replace('API_KEY_CREATED', 'API_KEY_CRATED').replace(
+        'id: api-key-created',
+        'id: my-key-created',
+      ),
     );
 
+    // Each synth is awaited as it starts: a refusal left unawaited would be an unhandled rejection.
+    await expect(
+      synthesizeDeployment({
+        workspace,
+        name: 'rule-warnings-default',
+        settings: { sources: { orgIds: [ORG_ID] }, rules: { directories: ['builtin', rules] } },
+      }),
+    ).rejects.toThrow(/Rule files are invalid \(1 problem\)[\s\S]*warned\.yaml:6:22: "API_KEY_CRATED"/);
     const { stack } = await synthesizeDeployment({
       workspace,
       name: 'rule-warnings',
-      settings: { sources: { orgIds: [ORG_ID] }, rules: { directories: [rules] } },
+      settings: { sources: { orgIds: [ORG_ID] }, rules: { directories: ['builtin', rules], strict: false } },
     });
     const strict = synthesizeDeployment({
       workspace,
       name: 'rule-warnings-strict',
-      settings: { sources: { orgIds: [ORG_ID] }, rules: { directories: [rules], strict: true } },
+      settings: { sources: { orgIds: [ORG_ID] }, rules: { directories: ['builtin', rules], strict: true } },
     });
 
     Annotations.fromStack(stack).hasWarning(
       '/AtlasAuditAlerts',
       Match.stringLikeRegexp(
-        'Rule files have 2 warnings \\(set rules.strict to fail synth on them\\):\\n[\\s\\S]*warned\\.yaml:6:22: warning: "API_KEY_CRATED" is not a known Atlas event type',
+        'Rule files have 2 warnings \\(rules.strict: true fails synth on them\\):\\n[\\s\\S]*warned\\.yaml:6:22: warning: "API_KEY_CRATED" is not a known Atlas event type',
       ),
     );
     await expect(strict).rejects.toThrow(
       /Rule files are invalid \(2 problems\)[\s\S]*warned\.yaml:6:22: "API_KEY_CRATED"/,
+    );
+  });
+
+  it('says in a synth warning when the rule layers leave the built-in pack out', async () => {
+    const rules = workspace.write('mine.yaml', VALID_RULE_FILE);
+
+    const { stack } = await synthesizeDeployment({
+      workspace,
+      name: 'rule-layers-without-builtin',
+      settings: { sources: { orgIds: [ORG_ID] }, rules: { directories: [rules] } },
+    });
+
+    Annotations.fromStack(stack).hasWarning(
+      '/AtlasAuditAlerts',
+      Match.stringLikeRegexp(
+        '^Rule layers \\(rules.directories\\): .*mine\\.yaml: builtin is not among the rule layers .* so the \\d+ rules of the built-in pack are off',
+      ),
     );
   });
 

@@ -31,7 +31,89 @@ describe('parseRulePack', () => {
     const [problem] = problemsOf({ file: 'dup.yaml', text });
 
     expect(problem).toMatchObject({ code: 'YAML_SYNTAX', file: 'dup.yaml', line: 8, column: 5 });
-    expect(problem?.message).toMatch(/unique/);
+    expect(problem?.message).toBe(
+      'the key "name" appears twice in the same mapping: keep one, and merge what the two say',
+    );
+  });
+
+  it.each([
+    {
+      mistake: 'a key indented less than its neighbours',
+      text: 'rules:\n  - id: a\n    name: A\n   severity: low\n',
+      line: 4,
+      column: 4,
+      message:
+        'this line is indented 3 spaces, which lines it up with no key or list item above it: keys of one mapping start in the same column (4 spaces for the keys just above), and "- " items under their key',
+    },
+    {
+      mistake: 'a key indented more than its neighbours',
+      text: 'rules:\n  - id: a\n    name: A\n     severity: low\n    title: x\n',
+      line: 4,
+      column: 6,
+      message:
+        'this line is indented 5 spaces, deeper than the key above it, which has its value already, so nothing can nest under it: line it up with that key (4 spaces), or give it a key of its own to nest under',
+    },
+    {
+      mistake: 'a key at the column of its list item dash',
+      text: 'rules:\n  - id: a\n    name: A\n  severity: low\n',
+      line: 4,
+      column: 3,
+      message:
+        'this line is indented 2 spaces, which lines it up with no key or list item above it: keys of one mapping start in the same column (4 spaces for the keys just above), and "- " items under their key',
+    },
+    {
+      mistake: 'a colon and a space inside a value',
+      text: 'rules:\n  - id: a\n    name: Access: granted\n',
+      line: 3,
+      column: 17,
+      message:
+        'this value holds ": " (a colon and a space), which YAML reads as the start of another key: put the whole value in quotes',
+    },
+    {
+      mistake: 'a key without a space after its colon',
+      text: 'rules:\n  - id:a\n    name: A\n',
+      line: 2,
+      column: 7,
+      message: 'a key needs a space after its colon: write "key: value"',
+    },
+    {
+      mistake: 'a key without its colon',
+      text: 'rules\n  - id: a\n',
+      line: 1,
+      column: 1,
+      message:
+        'this line is neither "key: value" nor a list item: add a colon after the key, or "- " before the item',
+    },
+    {
+      mistake: 'a flow list never closed',
+      text: 'lists:\n  admins: [root, admin\nrules: []\n',
+      line: 2,
+      column: 11,
+      message:
+        'this [ is never closed: end it with ] on the same line, or write the list as lines starting with "- "',
+    },
+    {
+      mistake: 'a double quote never closed',
+      text: 'rules:\n  - id: a\n    title: "Project {{groupId}}\n    severity: low\n',
+      line: 3,
+      column: 12,
+      message:
+        'this double quote is never closed: end the value with " on the same line, or write it without quotes',
+    },
+    {
+      mistake: 'a merge key',
+      text: 'defaults: &defaults\n  severity: low\nrules:\n  - <<: *defaults\n    id: a\n',
+      line: 4,
+      column: 5,
+      message:
+        'merge keys (<<) are not supported in a rule file: write the keys out; an anchor (&name) and an alias (*name) still repeat a whole value',
+    },
+  ])('explains $mistake, with the caret where it is to be fixed', ({ text, line, column, message }) => {
+    const problems = problemsOf({ file: 'syntax.yaml', text });
+
+    expect(problems).toEqual([
+      expect.objectContaining({ code: 'YAML_SYNTAX', file: 'syntax.yaml', line, column, message }),
+    ]);
   });
 
   it('reports an unknown key at the key, with a suggestion', () => {

@@ -249,6 +249,33 @@ describe('overrides', () => {
     ]);
   });
 
+  it('says to give builtin first when no layer before the override is the built-in pack', () => {
+    const problems = (() => {
+      try {
+        parseRuleLayers({
+          layers: [
+            {
+              name: 'mine',
+              sources: [
+                {
+                  file: 'mine/tuning.yaml',
+                  text: 'overrides:\n  - rule: user-deleted\n    severity: high\n',
+                },
+              ],
+            },
+          ],
+        });
+      } catch (error) {
+        return (error as RuleLoadError).problems;
+      }
+      return expect.fail('the layer was accepted');
+    })();
+
+    expect(problems.map((problem) => problem.message)).toEqual([
+      'no earlier layer defines a rule "user-deleted": overrides change rules of earlier layers; no layer comes before it: to tune the built-in pack, give builtin first (--rules builtin mine, or rules.directories: [builtin, mine]); to add a rule, write it under rules:',
+    ]);
+  });
+
   it('refuses an override of a rule of the same layer', () => {
     const text = [
       'rules:',
@@ -541,6 +568,17 @@ describe('lists across layers', () => {
           'no earlier layer defines a list "admin" to append to (did you mean "admins"?): to define a new list, write admin: [...]',
       }),
     ]);
+  });
+
+  it('says to give builtin first when a list change has no builtin layer before it', () => {
+    const layers = [
+      { name: 'mine', sources: [{ file: 'mine/a.yaml', text: 'lists:\n  owners: [root]\n' }] },
+      { name: 'more', sources: [{ file: 'more/b.yaml', text: 'lists:\n  admins: { append: [ops] }\n' }] },
+    ];
+
+    expect(() => parseRuleLayers({ layers })).toThrow(
+      'no earlier layer defines a list "admins" to append to; no layer before it is builtin: to tune the built-in pack, give builtin first (--rules builtin mine more, or rules.directories: [builtin, mine, more]); to define a new list, write admins: [...]',
+    );
   });
 
   it('refuses to replace a list of the same layer, saying to change it there', () => {

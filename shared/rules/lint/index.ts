@@ -27,3 +27,4 @@ export { type LintRulePackOptions, lintRulePack } from './lint-rule-pack.js';
 export { rulePackWarnings } from './rule-pack-warnings.js';
 export { RuleSources } from './rule-sources.js';
 export type { RuleWarning, RuleWarningCode } from './rule-warning.js';
+export { type SplitWarningsOptions, splitWarnings, UNKNOWN_NAME_CODES } from './strictness.js';

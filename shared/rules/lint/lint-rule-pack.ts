@@ -247,6 +247,20 @@ export function lintRulePack(pack: RulePack, options: LintRulePackOptions): Rule
     }
   }
 
+  // Exceptions: each where it was written, once, judged against the event types of every rule it
+  // applies to (a global exception applies to many), narrowed by its own eventTypeName.
+  for (const exception of exceptionsOf(pack)) {
+    const [section, index] = exception.path;
+    const text =
+      typeof section === 'string' && typeof index === 'number'
+        ? sources.itemText(exception.file, section, index)
+        : undefined;
+    const directives = lintAllowDirectives(text ?? '');
+    allowedFields = directives.get('UNKNOWN_FIELD') ?? new Set();
+    allowedTypes = directives.get('UNKNOWN_EVENT_TYPE') ?? new Set();
+    walkMatch(exception.match, exception.file, [...exception.path], exception.types, true);
+  }
+
   allowedTypes = new Set();
   allowedFields = new Set();
   for (const [name, values] of pack.lists) {
@@ -273,6 +287,47 @@ export function lintRulePack(pack: RulePack, options: LintRulePackOptions): Rule
       (a.line ?? 0) - (b.line ?? 0) ||
       (a.column ?? 0) - (b.column ?? 0),
   );
+}
+
+/** An exception as written once, with the event types of the rules it applies to (`undefined`: any). */
+interface WrittenException {
+  readonly file: string;
+  readonly path: readonly (string | number)[];
+  readonly match: MatchSpec;
+  readonly types: ReadonlySet<string> | undefined;
+}
+
+/**
+ * The exceptions of a pack, each once where it was written, with the union of the event types the
+ * rules it applies to require (`undefined` when one of them requires none). An exception without a
+ * known origin (a serialized pack) is placed under its rule.
+ */
+function exceptionsOf(pack: RulePack): WrittenException[] {
+  const found = new Map<
+    string,
+    { file: string; path: readonly (string | number)[]; match: MatchSpec; types: Set<string> | undefined }
+  >();
+  const fileRuleCounts = new Map<string, number>();
+  for (const rule of pack.rules) {
+    const index = fileRuleCounts.get(rule.origin.file) ?? 0;
+    fileRuleCounts.set(rule.origin.file, index + 1);
+    const ruleTypes = requiredEventTypes(rule.spec.match, pack.lists);
+    (rule.spec.exceptions ?? []).forEach((match, position) => {
+      const origin = rule.exceptionOrigins?.[position] ?? {
+        file: rule.origin.file,
+        path: ['rules', index, 'exceptions', position],
+      };
+      const key = `${origin.file}\u0000${JSON.stringify(origin.path)}`;
+      const known = found.get(key);
+      if (known === undefined) {
+        found.set(key, { ...origin, match, types: ruleTypes === undefined ? undefined : new Set(ruleTypes) });
+      } else if (known.types !== undefined) {
+        if (ruleTypes === undefined) known.types = undefined;
+        else for (const type of ruleTypes) known.types.add(type);
+      }
+    });
+  }
+  return [...found.values()];
 }
 
 /**

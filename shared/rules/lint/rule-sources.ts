@@ -64,11 +64,19 @@ export class RuleSources {
    * for files that hold a `lint-allow` comment, the one thing it is read for.
    */
   ruleText(file: string, index: number): string | undefined {
+    return this.itemText(file, 'rules', index);
+  }
+
+  /**
+   * The source text of the item at an index of a top-level sequence of a file (`rules`, `overrides`,
+   * `exceptions`), comments included; only for files that hold a `lint-allow` comment.
+   */
+  itemText(file: string, section: string, index: number): string | undefined {
     if (!this.texts.get(file)?.includes('lint-allow')) return undefined;
     const source = this.source(file);
-    const rules = source?.document.get('rules', true);
-    const range = isSeq(rules)
-      ? (rules.items[index] as { range?: [number, number, number] } | undefined)?.range
+    const items = source?.document.get(section, true);
+    const range = isSeq(items)
+      ? (items.items[index] as { range?: [number, number, number] } | undefined)?.range
       : undefined;
     return source === undefined || range === undefined ? undefined : source.text.slice(range[0], range[2]);
   }

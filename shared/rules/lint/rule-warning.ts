@@ -18,7 +18,9 @@ export type RuleWarningCode =
   /** A rule of a user layer without inline tests. */
   | 'UNTESTED_RULE'
   /** An exception that can never match the rules it scopes. */
-  | 'EXCEPTION_NEVER_MATCHES';
+  | 'EXCEPTION_NEVER_MATCHES'
+  /** A first layer that is not `builtin` and holds fewer rules than it: the built-in pack is left out. */
+  | 'LAYER_ORDER';
 
 /**
  * One warning: where (file, document path, and line and column when the file is YAML), what, and a

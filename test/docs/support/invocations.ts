@@ -31,10 +31,18 @@ export function cliProblems(program: Command, args: readonly string[]): string[]
     const flag = /^[[(]*(--?[A-Za-z][\w-]*)/.exec(arg)?.[1];
     if (flag === undefined) continue;
     if (flag === '--help' || flag === '-h') continue;
-    if (command.options.some((option) => option.long === flag || option.short === flag)) continue;
+    // Options of the program itself (--no-color) may follow the command's name.
+    const known = [command, ...ancestorsOf(command)].flatMap((owner) => owner.options);
+    if (known.some((option) => option.long === flag || option.short === flag)) continue;
     problems.push(`"${command.name()}" takes no flag ${flag}`);
   }
   return problems;
+}
+
+function ancestorsOf(command: Command): Command[] {
+  const found: Command[] = [];
+  for (let parent = command.parent; parent !== null; parent = parent.parent) found.push(parent);
+  return found;
 }
 
 /** Whether the script file that an npm script runs with `node --import tsx FILE` reads `--name`. */

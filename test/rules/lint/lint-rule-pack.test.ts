@@ -1,11 +1,12 @@
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { loadRulePack, parseRulePack } from '../../../shared/rules/index.js';
+import { loadRulePack, parseRuleLayers, parseRulePack } from '../../../shared/rules/index.js';
 import {
   lintRulePack,
   loadEventCatalog,
   RuleSources,
   type RuleWarning,
+  splitWarnings,
 } from '../../../shared/rules/lint/index.js';
 import { formatRuleWarnings } from '../../../shared/rules/problem-format.js';
 
@@ -282,6 +283,56 @@ describe('lintRulePack', () => {
     expect(warnings).toEqual([]);
   });
 
+  it('checks the fields and event types of exceptions where they are written: a rule’s, an override’s and a layer’s', () => {
+    const base = file(
+      'rules:',
+      rule({
+        id: 'deleted',
+        match: ['eventTypeName: MONGODB_USER_DELETED'],
+        extra: ['    exceptions:', '      - { usrname: ci@example.com }'],
+      }),
+      rule({ id: 'created', match: ['eventTypeName: MONGODB_USER_ADDED'] }),
+    );
+    const tuning = {
+      file: 'mine/tuning.yaml',
+      text: [
+        'overrides:',
+        '  - rule: created',
+        '    exceptions:',
+        '      - { dbUserUsernme: tmp }',
+        'exceptions:',
+        '  - name: ci',
+        '    match: { eventTypeName: MONGODB_USER_DELETD, username: ci@example.com }',
+        '  - name: everyone',
+        '    match: { usrname: ci@example.com }',
+        '  - name: a new type',
+        '    # lint-allow UNKNOWN_EVENT_TYPE BRAND_NEW_TYPE: newer than the catalog',
+        '    match: { eventTypeName: BRAND_NEW_TYPE }',
+        '',
+      ].join('\n'),
+    };
+    const pack = parseRuleLayers({
+      layers: [
+        { name: 'builtin', builtin: true, sources: [base] },
+        { name: 'mine', sources: [tuning] },
+      ],
+    });
+
+    const warnings = lintRulePack(pack, {
+      catalog: loadEventCatalog(),
+      sources: new RuleSources([base, tuning]),
+    });
+
+    expect(
+      warnings.map((warning) => [warning.code, warning.file, warning.line, warning.column, warning.hint]),
+    ).toEqual([
+      ['UNKNOWN_FIELD', 'mine.yaml', 9, 11, 'did you mean "username"?'],
+      ['UNKNOWN_FIELD', 'mine/tuning.yaml', 4, 11, 'did you mean "dbUserUsername"?'],
+      ['UNKNOWN_EVENT_TYPE', 'mine/tuning.yaml', 7, 29, 'did you mean "MONGODB_USER_DELETED"?'],
+      ['UNKNOWN_FIELD', 'mine/tuning.yaml', 9, 14, 'did you mean "username"?'],
+    ]);
+  });
+
   it('gives warnings document paths when the files are not at hand', () => {
     const sources = [file('rules:', rule({ match: ['eventTypeName: GROUP_DELETD'] }))];
     const pack = parseRulePack({ sources });
@@ -315,5 +366,48 @@ describe('lintRulePack', () => {
     });
 
     expect(formatRuleWarnings(warnings)).toBe('');
+  });
+});
+
+describe('splitWarnings', () => {
+  const base = file('rules:', rule({ id: 'base', match: ['eventTypeName: GROUP_DELETD'] }));
+  const mine = {
+    file: 'mine/a.yaml',
+    text: [
+      'lists:',
+      '  unused: [a]',
+      'rules:',
+      rule({ id: 'mine', match: ['eventTypeName: GROUP_CRATED'] }),
+      '',
+    ].join('\n'),
+  };
+  const pack = parseRuleLayers({
+    layers: [
+      { name: 'builtin', builtin: true, sources: [base] },
+      { name: 'mine', sources: [mine] },
+    ],
+  });
+  const warnings = [
+    ...pack.warnings,
+    ...lintRulePack(pack, { catalog: loadEventCatalog(), sources: new RuleSources([base, mine]) }),
+  ];
+  const codes = (found: RuleWarning[]) => found.map((warning) => `${warning.file} ${warning.code}`).sort();
+
+  it('makes unknown names of user layers errors by default, and leaves the rest warnings', () => {
+    const { errors, warnings: shown } = splitWarnings({ pack, warnings });
+
+    expect(codes(errors)).toEqual(['mine/a.yaml UNKNOWN_EVENT_TYPE']);
+    expect(errors.every((error) => !('severity' in error))).toBe(true);
+    expect(codes(shown)).toEqual([
+      'mine.yaml UNKNOWN_EVENT_TYPE',
+      'mine/a.yaml UNTESTED_RULE',
+      'mine/a.yaml UNUSED_LIST',
+    ]);
+    expect(shown.every((warning) => warning.severity === 'warning')).toBe(true);
+  });
+
+  it('makes every warning an error when strict, and none when not', () => {
+    expect(splitWarnings({ pack, warnings, strict: true }).errors).toHaveLength(warnings.length);
+    expect(splitWarnings({ pack, warnings, strict: false }).errors).toEqual([]);
   });
 });
