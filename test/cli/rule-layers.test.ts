@@ -88,7 +88,7 @@ describe('rule layers on the command line, with the README example', () => {
       `ok    database-user-deleted › a deletion is high (${EXAMPLE}: ${shownExample}/tuning.yaml:23)`,
     );
     expect(lines).toContain(
-      `ok    backup-schedule-changed › schedule changed (${EXAMPLE}: ${shownExample}/backups.yaml:18)`,
+      `ok    backup-schedule-changed › schedule changed (${EXAMPLE}: ${shownExample}/backups.yaml:19)`,
     );
   });
 
