@@ -2,8 +2,9 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { isAbsolute, join, relative, resolve } from 'node:path';
 import {
   BUILTIN_LAYER,
-  deserializeRulePack,
+  checkRulePackFootprint,
   loadRulePack,
+  measureRulePackFootprint,
   RuleLoadError,
   serializeRulePack,
 } from '../shared/rules/index.js';
@@ -22,6 +23,11 @@ export interface BuildRulePackModuleOptions {
   outputDirectory: string;
   /** Fail on warnings as on errors (`rules.strict`). */
   strict?: boolean | undefined;
+  /**
+   * The smallest memory of the functions that load the pack, and the setting that sets it: a pack that,
+   * loaded, holds more than a quarter of that function's heap fails the build. Default: 256 MiB.
+   */
+  memory?: { readonly memoryMiB: number; readonly setting: string } | undefined;
 }
 
 export interface RulePackModule {
@@ -31,6 +37,8 @@ export interface RulePackModule {
   ruleCount: number;
   /** The size of the serialized pack in bytes. */
   bytes: number;
+  /** The heap the pack holds once loaded, in bytes, as measured here. */
+  heapBytes: number;
   /** What `rules validate` warns about; empty when strict (warnings then fail the build). */
   warnings: readonly RuleWarning[];
 }
@@ -40,10 +48,13 @@ export interface RulePackModule {
  * Lambda will read it, and writes it as a module exporting {@link RULE_PACK_GLOBAL}: esbuild injects it
  * into the poller bundle, so the Lambda reads no YAML and a broken rule never reaches AWS.
  *
- * The pack is also checked for warnings against the event catalog (the Lambda never loads it).
+ * The pack is also checked for warnings against the event catalog (the Lambda never loads it), and
+ * loaded as the function loads it, to measure the heap it holds against the function's memory.
  *
  * @throws {RuleLoadError} with every problem in the rule files as file:line:column, the line and a caret;
  *   when `strict`, with every warning too.
+ * @throws {RulePackTooLargeError} when the loaded pack would hold more than a quarter of the heap of
+ *   the smallest function that loads it.
  * @example
  * ```ts
  * const module = await buildRulePackModule({ paths: ['builtin', 'my-rules'], projectRoot, outputDirectory: 'cdk.out/rule-pack' });
@@ -54,6 +65,7 @@ export async function buildRulePackModule({
   projectRoot,
   outputDirectory,
   strict = false,
+  memory = { memoryMiB: 256, setting: 'poller.memoryMiB' },
 }: BuildRulePackModuleOptions): Promise<RulePackModule> {
   const pack = await loadRulePack({
     paths: paths.map((path) => (path === BUILTIN_LAYER ? path : shownPath(resolve(projectRoot, path)))),
@@ -63,14 +75,21 @@ export async function buildRulePackModule({
   });
   const warnings = await rulePackWarnings(pack);
   if (strict && warnings.length > 0) throw RuleLoadError.fromProblems(warnings);
-  const serialized = serializeRulePack(pack);
-  const text = JSON.stringify(serialized);
-  deserializeRulePack(JSON.parse(text));
+  // Reads the serialized pack back and compiles it exactly as the function will.
+  const footprint = measureRulePackFootprint(pack);
+  checkRulePackFootprint(footprint, { memoryMiB: memory.memoryMiB, memorySetting: memory.setting });
+  const text = JSON.stringify(serializeRulePack(pack));
   const source = `export const ${RULE_PACK_GLOBAL} = ${JSON.stringify(text)};\n`;
   mkdirSync(outputDirectory, { recursive: true });
   const path = join(outputDirectory, 'rule-pack.mjs');
   if (readIfPresent(path) !== source) writeFileSync(path, source);
-  return { path, ruleCount: pack.rules.length, bytes: Buffer.byteLength(text), warnings };
+  return {
+    path,
+    ruleCount: pack.rules.length,
+    bytes: Buffer.byteLength(text),
+    heapBytes: footprint.heapBytes,
+    warnings,
+  };
 }
 
 /** The version in `package.json`: alerts carry it, so a reader knows which pack raised them. */

@@ -5,6 +5,8 @@ export {
   RuleError,
   RuleLoadError,
   type RuleLoadErrorOptions,
+  RulePackTooLargeError,
+  type RulePackTooLargeErrorOptions,
   type RuleProblem,
   type RuleProblemCode,
   RuleStateError,
@@ -44,6 +46,13 @@ export {
 } from './loader.js';
 export { MemoryCounterStore } from './memory-counter-store.js';
 export { MemoryFirstSeenStore } from './memory-first-seen-store.js';
+export {
+  checkRulePackFootprint,
+  measureRulePackFootprint,
+  RULE_PACK_HEAP_SHARE,
+  type RulePackFootprint,
+  rulePackHeapBudget,
+} from './pack-footprint.js';
 export { formatRuleProblems } from './problem-format.js';
 export {
   emptySeverityCounts,
@@ -64,6 +73,7 @@ export {
 } from './replay-comparison.js';
 export {
   deserializeRulePack,
+  type PackedException,
   type PackedRule,
   type PackTest,
   type RuleLayer,

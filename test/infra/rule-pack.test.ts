@@ -10,6 +10,8 @@ import {
   MemoryCounterStore,
   RuleLoadError,
   type RulePack,
+  RulePackTooLargeError,
+  rulePackHeapBudget,
 } from '../../shared/rules/index.js';
 import { CDK_APP_TIMEOUT_MS, runCdkApp } from './support/cdk-app.js';
 import { synthesizeDeployment } from './support/deployment.js';
@@ -116,6 +118,35 @@ describe('buildRulePackModule', () => {
     await expect(strict).rejects.toThrow(RuleLoadError);
     await expect(strict).rejects.toThrow(
       /warned\.yaml:6:22: "API_KEY_CRATED" is not a known Atlas event type, so no event will match it \[UNKNOWN_EVENT_TYPE\]/,
+    );
+  });
+
+  it('fails when the pack, loaded, would not fit the smallest function that loads it', async () => {
+    // Three rules whose runbooks are 10 MiB each: the bundle's text and the pack hold them all.
+    const heavy = (id: string) =>
+      workspace.write(
+        `${id}.yaml`,
+        `rules:\n  - id: ${id}\n    name: ${id}\n    severity: low\n    match: { eventTypeName: GROUP_DELETED }\n    title: ${id}\n    runbook: ${'r'.repeat(10 * 2 ** 20)}\n`,
+      );
+    const options = {
+      paths: [heavy('heavy-a'), heavy('heavy-b'), heavy('heavy-c')],
+      projectRoot: PROJECT_ROOT,
+      outputDirectory: join(workspace.directory, 'heavy'),
+    };
+
+    const fits = await buildRulePackModule({
+      ...options,
+      memory: { memoryMiB: 512, setting: 'poller.memoryMiB' },
+    });
+    const build = buildRulePackModule({
+      ...options,
+      memory: { memoryMiB: 128, setting: 'fanOut.workerMemoryMiB' },
+    });
+
+    expect(fits.heapBytes).toBeGreaterThan(rulePackHeapBudget(128));
+    await expect(build).rejects.toThrow(RulePackTooLargeError);
+    await expect(build).rejects.toThrow(
+      /a 128 MiB function gives its rules at most 29\.0 MiB.*\(fanOut\.workerMemoryMiB\)\.$/,
     );
   });
 

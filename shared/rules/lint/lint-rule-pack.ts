@@ -213,7 +213,7 @@ export function lintRulePack(pack: RulePack, options: LintRulePackOptions): Rule
     allowedTypes = directives.get('UNKNOWN_EVENT_TYPE') ?? new Set();
     const types = requiredEventTypes(rule.spec.match, pack.lists);
     walkMatch(rule.spec.match, file, [...base, 'match'], undefined, true);
-    // Exceptions (the rule's own, and those layers added) use lists too.
+    // The rule's own exceptions use lists too; the layers' shared ones are collected below.
     collectListRefs(rule.spec.exceptions, usedLists);
     rule.spec.group_by?.forEach((field, position) => {
       checkPath(field, types, (message, hint) =>
@@ -245,6 +245,8 @@ export function lintRulePack(pack: RulePack, options: LintRulePackOptions): Rule
       }
     }
   }
+
+  for (const exception of pack.exceptions) collectListRefs(exception.match, usedLists);
 
   allowedTypes = new Set();
   allowedFields = new Set();
