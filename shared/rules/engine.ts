@@ -399,7 +399,7 @@ export function createRuleEngine(options: RuleEngineOptions): RuleEngine {
           try {
             if (!ruleMatches(rule, event)) continue;
             if (time === null) time = parseEventTime(event.created);
-            const eventId = eventIdOf(event);
+            const eventId = ruleEventId(event);
             const { threshold, suppressMs } = rule;
             if (rule.firstSeen !== undefined) {
               const value = rule.firstSeen.valueOf(event);
@@ -514,7 +514,7 @@ export function createRuleEngine(options: RuleEngineOptions): RuleEngine {
 function evaluationError(rule: CompiledRule, event: AtlasEvent, error: unknown): RuleEvaluationError {
   let eventId: string | undefined;
   try {
-    eventId = eventIdOf(event);
+    eventId = ruleEventId(event);
   } catch {
     eventId = undefined;
   }
@@ -573,8 +573,16 @@ function rememberWindowEvent(
   return window;
 }
 
-/** The event's id, or, for an event without one, a hash of its content. */
-function eventIdOf(event: AtlasEvent): string {
+/**
+ * The id the engine names an event by, in fingerprints and in {@link RuleEvaluationError.eventId}: its
+ * `id`, or, for an event without one, a hash of its content.
+ *
+ * @example
+ * ```ts
+ * ruleEventId({ id: '5f4e3d2c1b0a998877665544' }); // '5f4e3d2c1b0a998877665544'
+ * ```
+ */
+export function ruleEventId(event: AtlasEvent): string {
   const id = event.id;
   if (typeof id === 'string' && id !== '') return id;
   if (typeof id === 'number') return String(id);
