@@ -122,11 +122,12 @@ describe('buildRulePackModule', () => {
   });
 
   it('fails when the pack, loaded, would not fit the smallest function that loads it', async () => {
-    // Three rules whose runbooks are 10 MiB each: the bundle's text and the pack hold them all.
+    // Three rules whose runbooks are nearly 8 MiB each (the most a rule file may hold): the bundle's
+    // text and the pack hold them all.
     const heavy = (id: string) =>
       workspace.write(
         `${id}.yaml`,
-        `rules:\n  - id: ${id}\n    name: ${id}\n    severity: low\n    match: { eventTypeName: GROUP_DELETED }\n    title: ${id}\n    runbook: ${'r'.repeat(10 * 2 ** 20)}\n`,
+        `rules:\n  - id: ${id}\n    name: ${id}\n    severity: low\n    match: { eventTypeName: GROUP_DELETED }\n    title: ${id}\n    runbook: ${'r'.repeat(8 * 2 ** 20 - 1024)}\n`,
       );
     const options = {
       paths: [heavy('heavy-a'), heavy('heavy-b'), heavy('heavy-c')],

@@ -1,6 +1,6 @@
-import { readFile } from 'node:fs/promises';
 import { isMap, isSeq, LineCounter, parseDocument } from 'yaml';
 import type { RuleFileText } from '../loader.js';
+import { readRuleFile } from '../rule-file-reader.js';
 import { positionOf, type SourcePosition, type YamlSource } from '../source-position.js';
 
 /**
@@ -44,11 +44,10 @@ export class RuleSources {
   static async read(files: readonly string[]): Promise<RuleSources> {
     const texts: RuleFileText[] = [];
     for (const file of files) {
-      try {
-        texts.push({ file, text: await readFile(file, 'utf8') });
-      } catch {
-        // A file gone since it was loaded: its warnings keep their document paths, without lines.
-      }
+      // Read as the loader reads it: a file gone or changed into something else since it was loaded
+      // keeps its warnings' document paths, without lines.
+      const read = await readRuleFile(file);
+      if (read.ok) texts.push({ file, text: read.text });
     }
     return new RuleSources(texts);
   }
