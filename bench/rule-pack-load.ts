@@ -74,7 +74,12 @@ export async function runRulePackLoadBenchmark(
       runs: options.runs ?? 5,
       lambdaMemoryMiB,
     });
-    const imports = coldStart.imports;
+    // Judged against this scenario's target, not the default pack's cold-start one.
+    const imports = coldStart.imports.map((timing) => ({
+      ...timing,
+      target: IMPORT_TARGET_MS,
+      met: timing.medianCpuMs < IMPORT_TARGET_MS,
+    }));
     const heapBudgetBytes = rulePackHeapBudget(lambdaMemoryMiB);
     return {
       rules: pack.rules.length,
@@ -88,7 +93,7 @@ export async function runRulePackLoadBenchmark(
       met:
         validateCpuMs < VALIDATE_TARGET_CPU_MS &&
         footprint.heapBytes <= heapBudgetBytes &&
-        imports.every((timing) => timing.medianCpuMs < IMPORT_TARGET_MS),
+        imports.every((timing) => timing.met),
     };
   } finally {
     rmSync(directory, { recursive: true, force: true });
