@@ -12,6 +12,7 @@ import {
   pollerEnvironment,
   pollerEsbuildOptions,
 } from '../infra/index.js';
+import { lambdaHeapOptions } from '../shared/lambda-heap.js';
 import { currentNodeRuntime, type NodeRuntime } from './support/node-runtime.js';
 
 /**
@@ -31,6 +32,8 @@ export interface ColdStartBenchOptions {
    * so a busy moment of the machine falls on all of them alike. Default: the Node running this.
    */
   runtimes?: readonly NodeRuntime[];
+  /** Import with the V8 heap limits of a Lambda function of this much memory. Default: Node's own. */
+  lambdaMemoryMiB?: number;
 }
 
 export interface BundleSize {
@@ -62,6 +65,8 @@ export interface ColdStartBenchResult {
   size: BundleSize;
   imports: ImportTiming[];
   ruleCount: number;
+  /** The heap the loaded rule pack holds, as `cdk synth` measured it, in bytes. */
+  ruleHeapBytes: number;
 }
 
 const PROJECT_ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -100,16 +105,27 @@ export async function runColdStartBenchmark(
       met: bundleBytes < BUNDLE_TARGET_BYTES,
     };
     const environment = lambdaLikeEnvironment();
+    const heap = options.lambdaMemoryMiB === undefined ? [] : lambdaHeapOptions(options.lambdaMemoryMiB);
+    const heapNote =
+      options.lambdaMemoryMiB === undefined ? '' : `, heap of a ${options.lambdaMemoryMiB} MiB Lambda`;
+    const nodeOptions = (...flags: string[]): string =>
+      [...flags, ...heap].filter((flag) => flag !== '').join(' ');
     const imports = timeImports({
       bundlePath,
       runs,
       runtimes: options.runtimes ?? [currentNodeRuntime()],
       scenarios: [
-        { scenario: 'import, as deployed (--enable-source-maps)', environment },
-        { scenario: 'import without source maps', environment: { ...environment, NODE_OPTIONS: '' } },
+        {
+          scenario: `import, as deployed (--enable-source-maps${heapNote})`,
+          environment: { ...environment, NODE_OPTIONS: nodeOptions(environment.NODE_OPTIONS ?? '') },
+        },
+        {
+          scenario: `import without source maps${heapNote}`,
+          environment: { ...environment, NODE_OPTIONS: nodeOptions() },
+        },
       ],
     });
-    return { size, imports, ruleCount: rulePack.ruleCount };
+    return { size, imports, ruleCount: rulePack.ruleCount, ruleHeapBytes: rulePack.heapBytes };
   } finally {
     rmSync(workDirectory, { recursive: true, force: true });
   }

@@ -2,7 +2,10 @@ import { readFile } from 'node:fs/promises';
 import type { AtlasEvent } from '../shared/atlas/types.js';
 import { UsageError } from './errors.js';
 
-/** The events of a file, and a warning for each entry no rule can read. */
+/** Warnings named one by one; the rest are counted in one line. */
+const WARNINGS_NAMED = 10;
+
+/** The events of a file, and a warning for each entry no rule can read (the first ten, then a count). */
 export interface EventsFile {
   events: AtlasEvent[];
   warnings: string[];
@@ -12,7 +15,8 @@ export interface EventsFile {
  * Reads the events `rules eval` and `rules replay` take with `--events`: JSON Lines, a JSON array of
  * events, an Atlas events page (`{"results": [...]}`) or a single event object, from a file or from
  * stdin (`-`). Entries that are not objects are skipped with a warning; events without an
- * `eventTypeName` are kept, with a warning that only rules naming no event type can match them.
+ * `eventTypeName` are kept, with a warning that only rules naming no event type can match them. The
+ * first ten such entries are named; the others are counted in one last warning.
  *
  * @throws UsageError when the file cannot be read, or a line of JSON Lines is not JSON (naming the
  *   line).
@@ -72,23 +76,40 @@ function parseEvents(text: string, file: string): EventsFile {
   }
   const events: AtlasEvent[] = [];
   const warnings: string[] = [];
+  // A file of a million bad entries must not print a million lines: the first few are named.
+  const unnamed = { notObjects: 0, untyped: 0 };
+  const warn = (kind: keyof typeof unnamed, text: () => string): void => {
+    if (warnings.length < WARNINGS_NAMED) warnings.push(text());
+    else unnamed[kind] += 1;
+  };
   entries.forEach((entry, index) => {
     if (typeof entry !== 'object' || entry === null || Array.isArray(entry)) {
-      warnings.push(`${file} entry ${index + 1} is not an object: skipped`);
+      warn('notObjects', () => `${file} entry ${index + 1} is not an object: skipped`);
       return;
     }
     const event = entry as AtlasEvent;
     if (typeof event.eventTypeName !== 'string') {
-      const lowerCased = Object.keys(event).some((key) => key !== key.toLowerCase())
-        ? ''
-        : ' and its keys are all lower case (Atlas spells them camelCase, such as eventTypeName)';
-      warnings.push(
-        `${file} entry ${index + 1} (id ${String(event.id ?? 'none')}) has no eventTypeName${lowerCased}: only rules that name no event type can match it`,
-      );
+      warn('untyped', () => {
+        const lowerCased = Object.keys(event).some((key) => key !== key.toLowerCase())
+          ? ''
+          : ' and its keys are all lower case (Atlas spells them camelCase, such as eventTypeName)';
+        return `${file} entry ${index + 1} (id ${String(event.id ?? 'none')}) has no eventTypeName${lowerCased}: only rules that name no event type can match it`;
+      });
     }
     events.push(event);
   });
+  if (unnamed.notObjects + unnamed.untyped > 0) {
+    const parts = [
+      ...(unnamed.notObjects === 0 ? [] : [`${moreEntries(unnamed.notObjects)} not an object (skipped)`]),
+      ...(unnamed.untyped === 0 ? [] : [`${moreEntries(unnamed.untyped)} without an eventTypeName`]),
+    ];
+    warnings.push(`${file} has ${parts.join(' and ')} besides the ${WARNINGS_NAMED} named above`);
+  }
   return { events, warnings };
+}
+
+function moreEntries(value: number): string {
+  return `${value.toLocaleString('en-US')} more ${value === 1 ? 'entry' : 'entries'}`;
 }
 
 function hasResults(value: unknown): value is { results: unknown[] } {

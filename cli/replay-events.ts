@@ -27,10 +27,36 @@ export interface ReadReplayEventsOptions {
   to: number;
   /** Sources read at once. Default 4, as a poll tick. */
   concurrency?: number;
+  /**
+   * The most events read, all sources together: a replay holds them all in memory. Past it the reads
+   * stop and {@link ReplayTooLargeError} is thrown. Default {@link DEFAULT_MAX_REPLAY_EVENTS}.
+   */
+  maxEvents?: number;
+  /** Aborts every read (a deadline): the reads reject with the signal's reason. */
+  signal?: AbortSignal;
   /** After each page of a source: the pages and events read from it so far. */
   onPage?: (read: ReplaySourceRead) => void;
   /** After the last page of a source. */
   onSource?: (read: ReplaySourceRead) => void;
+}
+
+/** How many events a replay reads at most unless told otherwise: about a gigabyte of parsed events. */
+export const DEFAULT_MAX_REPLAY_EVENTS = 250_000;
+
+/** More events than a replay may hold: the reads stopped at the first page past the bound. */
+export class ReplayTooLargeError extends Error {
+  readonly code = 'REPLAY_TOO_LARGE';
+  /** Events read when the reads stopped. */
+  readonly events: number;
+  readonly maxEvents: number;
+  constructor(events: number, maxEvents: number) {
+    super(
+      `read ${events.toLocaleString('en-US')} events from Atlas, more than --max-events (${maxEvents.toLocaleString('en-US')}): a replay holds every event in memory, so it stopped. Replay a shorter --since or fewer sources, or raise --max-events`,
+    );
+    this.name = 'ReplayTooLargeError';
+    this.events = events;
+    this.maxEvents = maxEvents;
+  }
 }
 
 /** What {@link readReplayEvents} read. */
@@ -47,7 +73,8 @@ export interface ReplayEventsRead {
  * poll tick reads them (without `includeRaw`), so the rules see what the poller would.
  *
  * @throws The Atlas client's errors (AtlasAuthError, AtlasNotFoundError, AtlasRateLimitError after its
- *   retries...): a replay of part of the sources would count alerts wrongly, so it stops.
+ *   retries...): a replay of part of the sources would count alerts wrongly, so it stops. So does
+ *   {@link ReplayTooLargeError} past `maxEvents`, and the reason of `signal` once it aborts.
  * @example
  * ```ts
  * const { events } = await readReplayEvents({ atlas, selection: { orgIds: [org], projectIds: [],
@@ -56,6 +83,10 @@ export interface ReplayEventsRead {
  */
 export async function readReplayEvents(options: ReadReplayEventsOptions): Promise<ReplayEventsRead> {
   const { atlas, selection } = options;
+  const maxEvents = options.maxEvents ?? DEFAULT_MAX_REPLAY_EVENTS;
+  // The first failure, the deadline or the bound stops every read: the replay fails as a whole.
+  const stop = new AbortController();
+  const signal = options.signal === undefined ? stop.signal : AbortSignal.any([stop.signal, options.signal]);
   const sources = new Map<string, (signal: AbortSignal) => AtlasList<AtlasEvent>>();
   const window = { minDate: new Date(options.from), maxDate: new Date(options.to) };
   for (const orgId of selection.orgIds) {
@@ -64,7 +95,7 @@ export async function readReplayEvents(options: ReadReplayEventsOptions): Promis
   const projectIds = [...selection.projectIds];
   if (selection.allProjects) {
     for (const orgId of selection.orgIds) {
-      for await (const project of atlas.listOrgProjects(orgId)) projectIds.push(project.id);
+      for await (const project of atlas.listOrgProjects(orgId, { signal })) projectIds.push(project.id);
     }
   }
   for (const projectId of projectIds) {
@@ -73,8 +104,7 @@ export async function readReplayEvents(options: ReadReplayEventsOptions): Promis
       sources.set(name, (signal) => atlas.listProjectEvents(projectId, { ...window, signal }));
     }
   }
-  // The first failure stops the other sources' reads: the replay fails as a whole.
-  const stop = new AbortController();
+  let total = 0;
   const results = await mapWithConcurrency(
     [...sources],
     options.concurrency ?? 4,
@@ -82,9 +112,11 @@ export async function readReplayEvents(options: ReadReplayEventsOptions): Promis
       const read: ReplaySourceRead = { source, pages: 0, events: 0 };
       const events: AtlasEvent[] = [];
       try {
-        for await (const page of list(stop.signal).pages()) {
+        for await (const page of list(signal).pages()) {
           read.pages = page.pageNum;
           read.events += page.items.length;
+          total += page.items.length;
+          if (total > maxEvents) throw new ReplayTooLargeError(total, maxEvents);
           events.push(...page.items);
           options.onPage?.({ ...read });
         }

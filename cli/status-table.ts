@@ -1,4 +1,5 @@
 import type { SourceReport } from '../shared/state/index.js';
+import { cleanVisibleLine } from '../shared/text-cleaning.js';
 import { formatDuration } from './duration-option.js';
 
 const HEADERS = ['SOURCE', 'WATERMARK', 'LAG', 'LAST POLL', 'ALERTS 24H', 'LEASE', 'LAST ERROR'] as const;
@@ -75,8 +76,10 @@ function utc(ms: number): string {
   return new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
 }
 
-/** Control characters (a newline in a message) would break the row. */
+/**
+ * Control characters (a newline in a message) would break the row, and a bidi override or an invisible
+ * character kept in state (by a version that did not clean Atlas's words) would make it read wrong.
+ */
 function oneLine(text: string): string {
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: replacing them is the point
-  return text.replace(/[\u0000-\u001f\u007f]+/g, ' ');
+  return cleanVisibleLine(text).replace(/\uFFFD+/g, ' ');
 }

@@ -31,6 +31,7 @@ export interface AuditAlertsDeployment {
  * @throws {DeployConfigError | DeployConfigFileError} when the configuration is invalid or unreadable.
  * @throws {NothingToPollError} when it names no organization and no project without `sources.allowNone`.
  * @throws {RuleLoadError} when a rule file is invalid: the message lists file:line:column for each problem.
+ * @throws {RulePackTooLargeError} when the rules, loaded, would not fit the function's memory.
  * @throws {PollerEnvironmentTooLargeError} when the poller's configuration would not fit Lambda's limit.
  * @example
  * ```ts
@@ -55,6 +56,10 @@ export async function addAuditAlertsStack({
     projectRoot,
     outputDirectory: join(app.outdir, 'rule-pack'),
     strict: config.rules.strict,
+    memory:
+      config.fanOut.mode !== 'off' && config.fanOut.workerMemoryMiB < config.poller.memoryMiB
+        ? { memoryMiB: config.fanOut.workerMemoryMiB, setting: 'fanOut.workerMemoryMiB' }
+        : { memoryMiB: config.poller.memoryMiB, setting: 'poller.memoryMiB' },
   });
   const env = definedOnly({ ...defaultEnv, ...config.env });
   const stack = new AuditAlertsStack(app, config.stackName, {

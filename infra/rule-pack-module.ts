@@ -2,8 +2,9 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { isAbsolute, join, relative, resolve } from 'node:path';
 import {
   BUILTIN_LAYER,
-  deserializeRulePack,
+  checkRulePackFootprint,
   loadRulePack,
+  measureRulePackFootprint,
   RuleLoadError,
   serializeRulePack,
 } from '../shared/rules/index.js';
@@ -25,6 +26,11 @@ export interface BuildRulePackModuleOptions {
    * unknown event types and fields in user layers (see `splitWarnings`).
    */
   strict?: boolean | undefined;
+  /**
+   * The smallest memory of the functions that load the pack, and the setting that sets it: a pack that,
+   * loaded, holds more than a quarter of that function's heap fails the build. Default: 256 MiB.
+   */
+  memory?: { readonly memoryMiB: number; readonly setting: string } | undefined;
 }
 
 export interface RulePackModule {
@@ -34,6 +40,8 @@ export interface RulePackModule {
   ruleCount: number;
   /** The size of the serialized pack in bytes. */
   bytes: number;
+  /** The heap the pack holds once loaded, in bytes, as measured here. */
+  heapBytes: number;
   /** What `rules validate` warns about and does not fail on; empty with `strict: true`. */
   warnings: readonly RuleWarning[];
   /** The layers, in order, as `rules.directories` names them. */
@@ -45,11 +53,14 @@ export interface RulePackModule {
  * Lambda will read it, and writes it as a module exporting {@link RULE_PACK_GLOBAL}: esbuild injects it
  * into the poller bundle, so the Lambda reads no YAML and a broken rule never reaches AWS.
  *
- * The pack is also checked for warnings against the event catalog (the Lambda never loads it).
+ * The pack is also checked for warnings against the event catalog (the Lambda never loads it), and
+ * loaded as the function loads it, to measure the heap it holds against the function's memory.
  *
  * @throws {RuleLoadError} with every problem in the rule files as file:line:column, the line and a caret,
  *   and the warnings the strictness makes errors (by default unknown event types and fields of user
  *   layers), each with its hint.
+ * @throws {RulePackTooLargeError} when the loaded pack would hold more than a quarter of the heap of
+ *   the smallest function that loads it.
  * @example
  * ```ts
  * const module = await buildRulePackModule({ paths: ['builtin', 'my-rules'], projectRoot, outputDirectory: 'cdk.out/rule-pack' });
@@ -60,6 +71,7 @@ export async function buildRulePackModule({
   projectRoot,
   outputDirectory,
   strict,
+  memory = { memoryMiB: 256, setting: 'poller.memoryMiB' },
 }: BuildRulePackModuleOptions): Promise<RulePackModule> {
   const pack = await loadRulePack({
     paths: paths.map((path) => (path === BUILTIN_LAYER ? path : shownPath(resolve(projectRoot, path)))),
@@ -69,9 +81,10 @@ export async function buildRulePackModule({
   });
   const { errors, warnings } = splitWarnings({ pack, warnings: await rulePackWarnings(pack), strict });
   if (errors.length > 0) throw RuleLoadError.fromProblems(errors);
-  const serialized = serializeRulePack(pack);
-  const text = JSON.stringify(serialized);
-  deserializeRulePack(JSON.parse(text));
+  // Reads the serialized pack back and compiles it exactly as the function will.
+  const footprint = measureRulePackFootprint(pack);
+  checkRulePackFootprint(footprint, { memoryMiB: memory.memoryMiB, memorySetting: memory.setting });
+  const text = JSON.stringify(serializeRulePack(pack));
   const source = `export const ${RULE_PACK_GLOBAL} = ${JSON.stringify(text)};\n`;
   mkdirSync(outputDirectory, { recursive: true });
   const path = join(outputDirectory, 'rule-pack.mjs');
@@ -80,6 +93,7 @@ export async function buildRulePackModule({
     path,
     ruleCount: pack.rules.length,
     bytes: Buffer.byteLength(text),
+    heapBytes: footprint.heapBytes,
     warnings,
     layers: pack.layers.map((layer) => layer.name),
   };

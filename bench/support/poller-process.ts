@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { build } from 'esbuild';
 import { ESM_REQUIRE_BANNER } from '../../infra/index.js';
+import { lambdaHeapOptions } from '../../shared/lambda-heap.js';
 import type { PollerConfigInput, TickSummary } from '../../shared/poll/index.js';
 import { cpuProfileDirectory, forkRpcChild } from './child-rpc.js';
 
@@ -124,23 +125,4 @@ export async function startPollerProcess(options: PollerProcessOptions): Promise
     await close(child);
     throw error;
   }
-}
-
-/**
- * The V8 heap limits the AWS Lambda Node.js runtime starts a function with, from its memory size: a
- * tenth of the memory for the young generation (half of it per semi-space), the rest for the old one.
- * Node's own defaults size the heap from the machine's memory, so on a large machine the collector runs
- * late and the RSS grows far past what the poller holds; in Lambda it collects within these bounds.
- *
- * @example
- * ```ts
- * lambdaHeapOptions(256); // ['--max-semi-space-size=12', '--max-old-space-size=231']
- * ```
- */
-export function lambdaHeapOptions(memoryMiB: number): string[] {
-  const newSpace = Math.floor(memoryMiB / 10);
-  return [
-    `--max-semi-space-size=${Math.floor(newSpace / 2)}`,
-    `--max-old-space-size=${memoryMiB - newSpace}`,
-  ];
 }

@@ -12,6 +12,11 @@ export interface RuleMixOptions {
   count: number;
   /** The same seed gives the same rules. */
   seed?: number;
+  /**
+   * Layer-wide exceptions added after the rules, each for every rule: half a service account's name
+   * by regex, half a user or an address by value, as a team silences its automation. Default: none.
+   */
+  exceptions?: number;
 }
 
 const EVENT_TYPES = [
@@ -102,5 +107,15 @@ export function generateRuleMix(options: RuleMixOptions): string {
     lines.push(`    title: 'Generated ${index}: {{eventTypeName}} by {{username | publicKey | "?"}}'`);
     rules.push(lines.join('\n'));
   }
-  return `rules:\n${rules.join('\n')}\n`;
+  const exceptions = Array.from({ length: options.exceptions ?? 0 }, (_, index) => {
+    const match =
+      index % 2 === 0
+        ? `{ username: { regex: '^svc-[a-z]+${index}-[0-9]+@' } }`
+        : random.next() < 0.5
+          ? `{ username: automation${index}@example.com }`
+          : `{ remoteAddress: { cidr_in: [198.51.${index % 250}.0/24] } }`;
+    return `  - name: automation ${index}\n    match: ${match}`;
+  });
+  const exceptionSection = exceptions.length === 0 ? '' : `exceptions:\n${exceptions.join('\n')}\n`;
+  return `rules:\n${rules.join('\n')}\n${exceptionSection}`;
 }

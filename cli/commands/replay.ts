@@ -1,5 +1,5 @@
 import { isAbsolute, resolve } from 'node:path';
-import type { Command } from 'commander';
+import { type Command, InvalidArgumentError, Option } from 'commander';
 import { AtlasClient, type AtlasEvent } from '../../shared/atlas/index.js';
 import { systemClock } from '../../shared/clock.js';
 import { BUILTIN_LAYER, compareReplays, type RulePack, replayRules } from '../../shared/rules/index.js';
@@ -9,10 +9,16 @@ import {
   addAtlasOptions,
   resolveAtlasClientOptions,
 } from '../atlas-options.js';
-import { CommandFailed, UsageError } from '../errors.js';
+import { durationArgument, formatDuration } from '../duration-option.js';
+import { CommandFailed, ExitCode, UsageError } from '../errors.js';
 import { readEventsFile } from '../events-file.js';
 import { type PollCommandIo, processCommandIo } from '../poll-command-io.js';
-import { orderReplayEvents, readReplayEvents } from '../replay-events.js';
+import {
+  DEFAULT_MAX_REPLAY_EVENTS,
+  orderReplayEvents,
+  ReplayTooLargeError,
+  readReplayEvents,
+} from '../replay-events.js';
 import { createReplayProgress } from '../replay-progress.js';
 import { formatReplayTable, type ReplayInput, type ReplayReport, replayJsonLines } from '../replay-report.js';
 import { collectIds } from '../run-options.js';
@@ -27,6 +33,9 @@ interface ReplayOptions extends AtlasCommandOptions {
   allProjects?: boolean;
   since?: SinceValue;
   json?: boolean;
+  /** Milliseconds the reads from Atlas may take in all. */
+  timeout: number;
+  maxEvents: number;
 }
 
 /** Options of {@link registerReplayCommand}. */
@@ -43,6 +52,8 @@ export interface RegisterReplayCommandOptions {
 
 /** How far back a replay from Atlas reads when `--since` is not given. */
 const DEFAULT_SINCE: SinceValue = { kind: 'ago', ms: 7 * 86_400_000 };
+/** How long reading Atlas may take in all, unless `--timeout` says otherwise: as `fetch`. */
+const DEFAULT_READ_TIMEOUT_MS = 10 * 60_000;
 
 /** The Atlas flags (`addAtlasOptions`), by option name, as the command line spells them. */
 const ATLAS_FLAGS: Readonly<Record<string, string>> = {
@@ -50,6 +61,8 @@ const ATLAS_FLAGS: Readonly<Record<string, string>> = {
   flavor: '--flavor',
   allowInsecureHttp: '--allow-insecure-http',
   maxAttempts: '--max-attempts',
+  timeout: '--timeout',
+  maxEvents: '--max-events',
 };
 
 /**
@@ -93,7 +106,23 @@ export function registerReplayCommand(rules: Command, options: RegisterReplayCom
         'read events created since a duration ago (7d, 12h) or an ISO-8601 date or instant (default: 7d)',
         parseSince,
       )
-      .option('--json', 'print JSON Lines instead of a table'),
+      .option('--json', 'print JSON Lines instead of a table')
+      .addOption(
+        new Option(
+          '--timeout <duration>',
+          'give up reading Atlas when it took DURATION in all, however slowly it answers',
+        )
+          .argParser(durationArgument({ minMs: 1_000 }))
+          .default(DEFAULT_READ_TIMEOUT_MS, formatDuration(DEFAULT_READ_TIMEOUT_MS)),
+      )
+      .addOption(
+        new Option(
+          '--max-events <count>',
+          'stop reading Atlas past COUNT events, all sources together: a replay holds them all in memory',
+        )
+          .argParser(parseMaxEvents)
+          .default(DEFAULT_MAX_REPLAY_EVENTS, DEFAULT_MAX_REPLAY_EVENTS.toLocaleString('en-US')),
+      ),
   )
     .addHelpText(
       'after',
@@ -215,6 +244,8 @@ async function readFromAtlas(
     throw new UsageError('--since is not in the past: give an earlier instant or a duration such as 7d');
   }
   const client = new AtlasClient({ ...atlas, logger: progress.logger });
+  const deadline = new AbortController();
+  const timer = setTimeout(() => deadline.abort(new ReplayTimedOut()), flags.timeout);
   try {
     const { events, sources } = await readReplayEvents({
       atlas: client,
@@ -225,13 +256,39 @@ async function readFromAtlas(
       },
       from,
       to,
+      maxEvents: flags.maxEvents,
+      signal: deadline.signal,
       onPage: (read) => progress.page(read),
       onSource: (read) => progress.source(read),
     });
     return { events, input: { kind: 'atlas', sources: sources.map((read) => read.source), from, to } };
+  } catch (error) {
+    if (error instanceof ReplayTooLargeError) throw new CommandFailed(error.message);
+    if (!(error instanceof ReplayTimedOut)) throw error;
+    throw new CommandFailed(
+      `gave up after ${formatDuration(flags.timeout)} (--timeout): Atlas answered too slowly, or the sources hold more pages than that allows. Replay a shorter --since or fewer sources, or give a longer --timeout`,
+      ExitCode.network,
+    );
   } finally {
+    clearTimeout(timer);
     await client.close();
   }
+}
+
+/** The reason the deadline aborts the reads with. */
+class ReplayTimedOut extends Error {
+  constructor() {
+    super('rules replay reached its --timeout');
+    this.name = 'ReplayTimedOut';
+  }
+}
+
+function parseMaxEvents(value: string): number {
+  const count = Number(value);
+  if (!/^\d+$/.test(value) || count < 1 || count > 10_000_000) {
+    throw new InvalidArgumentError('use a whole number of events from 1 to 10000000.');
+  }
+  return count;
 }
 
 function labelOf(paths: readonly string[] | undefined): string {

@@ -1,10 +1,12 @@
 import { relative } from 'node:path';
-import { Argument, type Command } from 'commander';
+import { Argument, type Command, InvalidArgumentError } from 'commander';
 import {
+  checkRulePackFootprint,
   collectRuleTests,
   createRuleEngine,
   formatRuleProblems,
   MemoryCounterStore,
+  measureRulePackFootprint,
   RuleLoadError,
   type RulePack,
   type RuleProblem,
@@ -24,6 +26,9 @@ import { readEventsFile } from '../events-file.js';
 import type { PollCommandIo } from '../poll-command-io.js';
 import { loadRuleLayers } from '../rule-layers.js';
 import { registerReplayCommand } from './replay.js';
+
+/** The memory of the deployed poller unless `poller.memoryMiB` says otherwise. */
+const DEFAULT_FUNCTION_MEMORY_MIB = 256;
 
 const LAYERS_HELP =
   'rule layers in order: files or directories, builtin for the built-in pack (default: builtin)';
@@ -59,7 +64,12 @@ export function registerRulesCommand(program: Command, io?: PollCommandIo): void
       '--no-strict',
       'treat no warning as an error, unknown names in your own layers included, as rules.strict: false does',
     )
-    .action(async (paths: string[], options: { rules?: string[]; strict?: boolean }) => {
+    .option(
+      '--memory <MiB>',
+      `the memory of the function the pack is deployed to (poller.memoryMiB): a pack that, loaded, would hold more than a quarter of its heap fails (default: ${DEFAULT_FUNCTION_MEMORY_MIB})`,
+      parseMemory,
+    )
+    .action(async (paths: string[], options: { rules?: string[]; strict?: boolean; memory?: number }) => {
       const pack = await loadOrReport([...paths, ...(options.rules ?? [])]);
       const { errors, warnings } = splitWarnings({
         pack,
@@ -73,6 +83,10 @@ export function registerRulesCommand(program: Command, io?: PollCommandIo): void
       if (warnings.length > 0) {
         process.stderr.write(`${formatRuleWarnings(warnings.map(withDisplayPath))}\n`);
       }
+      checkRulePackFootprint(measureRulePackFootprint(pack), {
+        memoryMiB: options.memory ?? DEFAULT_FUNCTION_MEMORY_MIB,
+        memorySetting: 'poller.memoryMiB when deploying; check with rules validate --memory',
+      });
       const disabled = pack.rules.filter((rule) => rule.spec.enabled === false).length;
       const layers =
         pack.layers.length > 1 ? ` (layers: ${pack.layers.map((layer) => layer.name).join(', ')})` : '';
@@ -199,6 +213,14 @@ function withDisplayPath<T extends RuleProblem>(problem: T): T {
 function displayPath(file: string): string {
   const shown = relative(process.cwd(), file);
   return shown === '' || shown.startsWith('..') ? file : shown;
+}
+
+function parseMemory(value: string): number {
+  const memory = Number(value);
+  if (!/^\d+$/.test(value) || memory < 128 || memory > 10_240) {
+    throw new InvalidArgumentError('use a whole number of MiB from 128 to 10240, as Lambda takes.');
+  }
+  return memory;
 }
 
 function plural(count: number, noun: string): string {

@@ -46,6 +46,16 @@ function tickTimeoutMs(options: RunOptions, everyMs: number | undefined, marginM
 }
 
 /**
+ * Says so when a tick may run longer than the interval of `--every`: without `--tick-timeout`, a tick
+ * gets at least twice the deadline margin, however short the interval.
+ */
+function longerTick(everyMs: number, timeoutMs: number, given: boolean): string {
+  if (timeoutMs <= everyMs) return '';
+  const why = given ? '--tick-timeout' : 'at least twice timing.deadlineMarginSeconds';
+  return `; a tick may take up to ${formatDuration(timeoutMs)} (${why})`;
+}
+
+/**
  * Registers `run`: polls the configured sources with the same tick the Lambda runs, once (`--once`,
  * the default) or every DURATION until SIGINT or SIGTERM (`--every`), with a file or DynamoDB state
  * store and a console, outbox or SNS notifier. Alerts go to stdout (console notifier); each tick's
@@ -72,7 +82,7 @@ export function registerRunCommand(program: Command, io?: PollCommandIo): void {
     )
     .option(
       '--tick-timeout <duration>',
-      'stop starting sources, and cut calls short, so that a tick ends within DURATION (default: the --every interval, or 10m)',
+      'stop starting sources, and cut calls short, so that a tick ends within DURATION (default: the --every interval but at least twice timing.deadlineMarginSeconds, 40s by default; 10m for a single tick)',
       durationArgument({ minMs: 1_000 }),
     )
     .addHelpText(
@@ -117,7 +127,7 @@ Examples:
       let last: TickSummary | undefined;
       try {
         stderr.write(
-          `${describeRun(settings, poll.pack)}${everyMs === undefined ? '' : `; a tick every ${formatDuration(everyMs)} until Ctrl+C`}\n`,
+          `${describeRun(settings, poll.pack)}${everyMs === undefined ? '' : `; a tick every ${formatDuration(everyMs)} until Ctrl+C${longerTick(everyMs, timeoutMs, options.tickTimeout !== undefined)}`}\n`,
         );
         while (true) {
           const startedAt = systemClock.now();

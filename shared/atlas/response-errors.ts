@@ -3,6 +3,8 @@
  * which request, and what to do. Server-written text (`detail`) is shortened and scrubbed of every
  * known secret before it goes into a message.
  */
+
+import { cleanVisibleLine } from '../text-cleaning.js';
 import { parseAuthenticateHeader, selectDigestChallenge } from './digest-challenge.js';
 import {
   AtlasAuthError,
@@ -261,9 +263,11 @@ function tries(context: FailureContext): string {
 }
 
 function cleanDetail(detail: string, redactor: SecretRedactor): string {
-  const flat = redactor
-    .redact(detail)
-    .replace(/\p{Cc}+/gu, ' ')
+  // Atlas's words, shown in a terminal and kept in state: on one line, without bidi overrides or
+  // invisible characters that would make them read as something else.
+  const flat = cleanVisibleLine(redactor.redact(detail))
+    .replace(/\uFFFD+/g, ' ')
+    .replace(/ {2,}/g, ' ')
     .trim();
   return flat.length > MAX_DETAIL_LENGTH ? `${flat.slice(0, MAX_DETAIL_LENGTH - 1)}…` : flat;
 }

@@ -1,4 +1,4 @@
-import { cleanLineWithin } from './text-cleaning.js';
+import { cleanLineWithin, removeInvisible } from '../text-cleaning.js';
 
 /**
  * What the poller knows about an alert beyond its events: the names of its organization and project,
@@ -90,18 +90,18 @@ export function displayName(id: string, name: string | undefined): string {
 
 /**
  * Atlas-controlled text (a name, a key description) made safe to keep and show: control characters,
- * line breaks and bidi overrides removed, cut to {@link MAX_NAME_LENGTH} characters. `undefined` for
+ * line breaks, bidi overrides and invisible characters (zero-width spaces, the byte-order mark…) removed, cut to {@link MAX_NAME_LENGTH} characters. `undefined` for
  * anything that is not a non-blank string.
  *
  * @example
  * ```ts
- * cleanAtlasName('payments\u202Eprod\n'); // 'paymentsprod'
+ * cleanAtlasName('payments\u202Eprod\u200B\n'); // 'paymentsprod'
  * cleanAtlasName(42); // undefined
  * ```
  */
 export function cleanAtlasName(value: unknown): string | undefined {
   if (typeof value !== 'string') return undefined;
-  const cleaned = cleanLineWithin(value, MAX_NAME_LENGTH).trim();
+  const cleaned = removeInvisible(cleanLineWithin(value, MAX_NAME_LENGTH)).trim();
   return cleaned === '' ? undefined : cleaned;
 }
 

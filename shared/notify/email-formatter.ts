@@ -1,16 +1,16 @@
-import type { Alert } from './alert.js';
-import { type AlertFacts, describeAlert, type Fact, headerFacts } from './alert-facts.js';
-import { cutToJsonStringBytes } from './byte-size.js';
-import { eventLinks } from './event-links.js';
-import type { FormatContext } from './format-context.js';
-import { type BoundedJson, boundedPrettyJson } from './json-truncation.js';
 import {
   cleanLine,
   cleanLineWithin,
   cleanMultiline,
   sliceCodePoints,
   truncateText,
-} from './text-cleaning.js';
+} from '../text-cleaning.js';
+import type { Alert } from './alert.js';
+import { type AlertFacts, describeAlert, type Fact, headerFacts } from './alert-facts.js';
+import { cutToJsonStringBytes } from './byte-size.js';
+import { eventLinks } from './event-links.js';
+import type { FormatContext } from './format-context.js';
+import { type BoundedJson, boundedPrettyJson } from './json-truncation.js';
 
 /** Limits of the parts of an email that are not cut to fit the message size. */
 export const EMAIL_LIMITS = {

@@ -1,3 +1,4 @@
+export { cleanLine } from '../text-cleaning.js';
 export { type Alert, SEVERITIES, type Severity, severityRank } from './alert.js';
 export { chunkEntries, MAX_BATCH_ENTRIES } from './batch-chunks.js';
 export { type ChatbotFormatOptions, formatChatbotNotification } from './chatbot-formatter.js';
@@ -21,5 +22,4 @@ export { renderSlackPreview } from './slack-preview.js';
 export { buildSnsEntry, type SnsEntry, type SnsEntryOptions } from './sns-entry.js';
 export { SnsNotifier, type SnsNotifierOptions, type SnsRetryOptions } from './sns-notifier.js';
 export { formatSubject } from './subject.js';
-export { cleanLine } from './text-cleaning.js';
 export { assertValidSnsEntry, type SnsEntryValidation, validateSnsEntry } from './validate-sns-entry.js';

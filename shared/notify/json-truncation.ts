@@ -1,5 +1,5 @@
+import { sliceCodePoints, wellFormed } from '../text-cleaning.js';
 import { jsonStringBytes } from './byte-size.js';
-import { sliceCodePoints, wellFormed } from './text-cleaning.js';
 
 /**
  * Pretty-printed JSON of untrusted data that fits a byte budget. Values are cut before serialising

@@ -1,6 +1,6 @@
 import type { MessageAttributeValue } from '@aws-sdk/client-sns';
+import { cleanLine, truncateText } from '../text-cleaning.js';
 import { type Alert, severityRank } from './alert.js';
-import { cleanLine, truncateText } from './text-cleaning.js';
 
 /**
  * The SNS message attributes of an alert, which subscription filter policies (and so routes) match on:

@@ -1,4 +1,4 @@
-import { cleanLine, cleanMultiline, sliceCodePoints } from './text-cleaning.js';
+import { cleanLine, cleanMultiline, sliceCodePoints } from '../text-cleaning.js';
 
 /**
  * Escaping for Slack mrkdwn, as AWS Chatbot passes `client-markdown` text to Slack.

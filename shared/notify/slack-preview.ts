@@ -1,5 +1,5 @@
+import { cleanLine } from '../text-cleaning.js';
 import type { ChatbotNotification } from './chatbot-notification.js';
-import { cleanLine } from './text-cleaning.js';
 
 /**
  * A terminal rendering of how Slack shows a Chatbot notification: title, description, next steps and

@@ -4,15 +4,15 @@ import type { Clock } from '../clock.js';
 import { type Logger, silentLogger } from '../logger.js';
 import type { Alert, AlertRulePack } from '../notify/alert.js';
 import { type AlertContext, namedIds, templateValues } from '../notify/alert-context.js';
-import type { CompileProblem } from './conditions.js';
 import type { CounterIncrement, CounterStore } from './counter-store.js';
-import { type FirstSeenStateError, RuleEvaluationError, RuleLoadError, RuleStateError } from './errors.js';
+import { type FirstSeenStateError, RuleEvaluationError, RuleStateError } from './errors.js';
 import { parseEventTime } from './event-time.js';
 import { eventTypeWords } from './event-words.js';
 import type { FirstSeenStore } from './first-seen-store.js';
 import { createFirstSeenTracker, type FirstSeenCandidate } from './first-seen-tracker.js';
 import { MemoryFirstSeenStore } from './memory-first-seen-store.js';
-import { type CompiledRule, compileRule } from './rule-compiler.js';
+import { compileRulePack } from './pack-compiler.js';
+import type { CompiledRule } from './rule-compiler.js';
 import type { RulePack } from './rule-pack.js';
 import type { TemplateContext } from './template.js';
 
@@ -189,7 +189,7 @@ const WINDOW_MEMORY_PRUNE_AT = 1024;
  * hash of the group key with the window start (thresholds) or the first event's id or window
  * (suppression). An event without an `id` is identified by a hash of its content.
  *
- * @throws {RuleLoadError} when a rule of the pack does not compile (a pack built by hand).
+ * @throws {RuleLoadError} when a rule it evaluates does not compile (a pack built by hand).
  * @example
  * ```ts
  * const engine = createRuleEngine({ pack, counters: new MemoryCounterStore() });
@@ -199,10 +199,10 @@ const WINDOW_MEMORY_PRUNE_AT = 1024;
 export function createRuleEngine(options: RuleEngineOptions): RuleEngine {
   const { pack, counters } = options;
   const logger = options.logger ?? silentLogger;
-  const wanted = options.ruleIds === undefined ? undefined : new Set(options.ruleIds);
-  const rules = compilePack(pack).filter((rule) =>
-    wanted === undefined ? rule.enabled : wanted.has(rule.id),
+  const wanted = new Set(
+    options.ruleIds ?? pack.rules.filter(({ spec }) => spec.enabled !== false).map(({ spec }) => spec.id),
   );
+  const rules = compileRulePack({ pack, ruleIds: wanted });
 
   const anyType = rules.filter((rule) => rule.eventTypes === undefined);
   const byType = new Map<string, CompiledRule[]>();
@@ -463,7 +463,7 @@ export function createRuleEngine(options: RuleEngineOptions): RuleEngine {
           try {
             if (!ruleMatches(rule, event)) continue;
             if (time === null) time = parseEventTime(event.created);
-            const eventId = eventIdOf(event);
+            const eventId = ruleEventId(event);
             const { threshold, suppressMs } = rule;
             if (rule.firstSeen !== undefined) {
               const value = rule.firstSeen.valueOf(event);
@@ -576,7 +576,7 @@ export function createRuleEngine(options: RuleEngineOptions): RuleEngine {
 function evaluationError(rule: CompiledRule, event: AtlasEvent, error: unknown): RuleEvaluationError {
   let eventId: string | undefined;
   try {
-    eventId = eventIdOf(event);
+    eventId = ruleEventId(event);
   } catch {
     eventId = undefined;
   }
@@ -615,22 +615,6 @@ function ruleMatches(rule: CompiledRule, event: AtlasEvent): boolean {
   return rule.matches(event);
 }
 
-function compilePack(pack: RulePack): CompiledRule[] {
-  const problems: CompileProblem[] = [];
-  const rules = pack.rules.map(({ spec }) => compileRule(spec, { lists: pack.lists, problems }));
-  if (problems.length > 0) {
-    throw RuleLoadError.fromProblems(
-      problems.map((problem) => ({
-        code: problem.code,
-        file: '<rule pack>',
-        path: problem.path,
-        message: problem.message,
-      })),
-    );
-  }
-  return rules;
-}
-
 /** Keeps the events of a threshold window for its alert, oldest first; returns the window. */
 function rememberWindowEvent(
   windows: Map<string, WindowEvents>,
@@ -651,8 +635,16 @@ function rememberWindowEvent(
   return window;
 }
 
-/** The event's id, or, for an event without one, a hash of its content. */
-function eventIdOf(event: AtlasEvent): string {
+/**
+ * The id the engine names an event by, in fingerprints and in {@link RuleEvaluationError.eventId}: its
+ * `id`, or, for an event without one, a hash of its content.
+ *
+ * @example
+ * ```ts
+ * ruleEventId({ id: '5f4e3d2c1b0a998877665544' }); // '5f4e3d2c1b0a998877665544'
+ * ```
+ */
+export function ruleEventId(event: AtlasEvent): string {
   const id = event.id;
   if (typeof id === 'string' && id !== '') return id;
   if (typeof id === 'number') return String(id);

@@ -1,4 +1,5 @@
 import type { RuleWarning, RuleWarningCode } from './lint/rule-warning.js';
+import type { RulePackFootprint } from './pack-footprint.js';
 import { formatRuleProblems } from './problem-format.js';
 
 /** What kind of problem a rule file has: stable strings for logs, tests and tooling. */
@@ -100,6 +101,32 @@ export class RuleLoadError extends RuleError {
       `Rule files are invalid (${count}); fix them, then check with \`atlas-audit-alerts rules validate\`:\n${formatRuleProblems(problems)}`,
       { problems },
     );
+  }
+}
+
+/** The figures of a rule pack that would not fit its function. */
+export interface RulePackTooLargeErrorOptions extends ErrorOptions {
+  readonly footprint: RulePackFootprint;
+  /** The most heap the pack may hold in the function, in bytes. */
+  readonly budgetBytes: number;
+  readonly memoryMiB: number;
+}
+
+/**
+ * A rule pack that is valid but, loaded, holds more of the function's heap than a tick can spare:
+ * the function would run out of memory at its cold start or in its first ticks, on every invocation.
+ */
+export class RulePackTooLargeError extends RuleError {
+  override readonly code = 'RULE_PACK_TOO_LARGE';
+  readonly footprint: RulePackFootprint;
+  readonly budgetBytes: number;
+  readonly memoryMiB: number;
+  constructor(message: string, options: RulePackTooLargeErrorOptions) {
+    super(message, options);
+    this.name = 'RulePackTooLargeError';
+    this.footprint = options.footprint;
+    this.budgetBytes = options.budgetBytes;
+    this.memoryMiB = options.memoryMiB;
   }
 }
 

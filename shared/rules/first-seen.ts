@@ -3,9 +3,9 @@ import ipaddr from 'ipaddr.js';
 import type { AtlasEvent } from '../atlas/types.js';
 import type { CompileContext } from './conditions.js';
 import { parseDuration } from './duration.js';
+import { canonicalAddress, parseEventAddress } from './event-address.js';
 import { compileFieldPath, type PathReader, parseFieldPath } from './field-path.js';
 import type { FirstSeenRecord, SeenValue } from './first-seen-store.js';
-import { parseIpRangeCached } from './ip-range.js';
 import type { FirstSeenSpec } from './schema.js';
 
 /** A rule's `first_seen`, compiled. */
@@ -81,7 +81,7 @@ export function compileFirstSeen(
   }
   if (field === undefined || withinMs === undefined || learningMs === undefined) return undefined;
   if (context.problems.length > problems) return undefined;
-  const toValue = spec.network === undefined ? boundedValue : networkOf(spec.network);
+  const toValue = spec.network === undefined ? addressOrValue : networkOf(spec.network);
   const reader = field;
   return {
     valueOf: (event) => {
@@ -257,6 +257,15 @@ function isMissing(value: unknown): boolean {
 }
 
 /**
+ * The value as the rule compares it: an IP address in its one spelling (see `canonicalAddress`), so
+ * `2001:DB8::1`, `[2001:db8::1]` and `2001:db8::1` are one address and `::ffff:203.0.113.5` is
+ * `203.0.113.5`; any other value as {@link boundedValue} gives it.
+ */
+function addressOrValue(value: unknown): string | undefined {
+  return canonicalAddress(value) ?? boundedValue(value);
+}
+
+/**
  * The value as the rule compares it: text as is, other values as JSON; text longer than 128 characters
  * or starting with `#` as `#` and its SHA-256, so a hostile value cannot grow a record.
  */
@@ -269,16 +278,19 @@ function boundedValue(value: unknown): string | undefined {
 
 /** Networks remembered per rule: the same few addresses act again and again. */
 const NETWORK_CACHE_LIMIT = 4096;
+/** Longer values are not remembered: no address is spelt that long. */
+const CACHED_VALUE_LENGTH = 64;
 
 /**
- * The network of an IP address (or CIDR block) at the given widths: `203.0.113.0/24`, `2001:db8::/48`.
- * Results are kept in a small bounded cache, as `parseIpRangeCached` keeps ranges: parsing an address
- * and its network costs far more than the rest of a first-seen match.
+ * The network of an IP address (or CIDR block, bracketed or not, see `parseEventAddress`) at the given
+ * widths: `203.0.113.0/24`, `2001:db8::/48`. Results are kept in a small bounded cache: parsing an
+ * address and its network costs far more than the rest of a first-seen match.
  */
 function networkOf(widths: NonNullable<FirstSeenSpec['network']>): (value: unknown) => string | undefined {
   const cache = new Map<string, string | null>();
   return (value) => {
-    if (typeof value !== 'string' || value.length > 64) return undefined;
+    if (typeof value !== 'string') return undefined;
+    if (value.length > CACHED_VALUE_LENGTH) return computeNetwork(value, widths);
     const cached = cache.get(value);
     if (cached !== undefined) return cached ?? undefined;
     const network = computeNetwork(value, widths);
@@ -289,7 +301,7 @@ function networkOf(widths: NonNullable<FirstSeenSpec['network']>): (value: unkno
 }
 
 function computeNetwork(value: string, widths: NonNullable<FirstSeenSpec['network']>): string | undefined {
-  const range = parseIpRangeCached(value);
+  const range = parseEventAddress(value);
   if (range === undefined) return undefined;
   const wanted = range.kind === 'ipv4' ? (widths.ipv4 ?? 32) : (widths.ipv6 ?? 128);
   const prefix = Math.min(wanted, range.prefix);

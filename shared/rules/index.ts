@@ -6,6 +6,8 @@ export {
   RuleError,
   RuleLoadError,
   type RuleLoadErrorOptions,
+  RulePackTooLargeError,
+  type RulePackTooLargeErrorOptions,
   type RuleProblem,
   type RuleProblemCode,
   RuleStateError,
@@ -53,6 +55,13 @@ export {
 } from './loader.js';
 export { MemoryCounterStore } from './memory-counter-store.js';
 export { MemoryFirstSeenStore } from './memory-first-seen-store.js';
+export {
+  checkRulePackFootprint,
+  measureRulePackFootprint,
+  RULE_PACK_HEAP_SHARE,
+  type RulePackFootprint,
+  rulePackHeapBudget,
+} from './pack-footprint.js';
 export { formatRuleProblems } from './problem-format.js';
 export {
   emptySeverityCounts,
@@ -74,6 +83,7 @@ export {
 export {
   deserializeRulePack,
   type ExceptionOrigin,
+  type PackedException,
   type PackedRule,
   type PackTest,
   type RuleLayer,

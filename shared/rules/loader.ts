@@ -1,8 +1,14 @@
-import { readdir, readFile, realpath, stat } from 'node:fs/promises';
+import { readdir, realpath, stat } from 'node:fs/promises';
 import { extname, join } from 'node:path';
 import { isMap, isSeq, LineCounter, type Node, parseDocument } from 'yaml';
 import { RuleLoadError, type RuleProblem, type LayerWarning as RuleWarning } from './errors.js';
 import { layerOrderWarning } from './layer-order.js';
+import {
+  describeFsError,
+  MAX_RULE_TEXT_BYTES,
+  RULE_FILE_EXTENSIONS,
+  readRuleFile,
+} from './rule-file-reader.js';
 import { composeRuleLayers, type LayerSource, type PackSource } from './rule-layers.js';
 import type { RuleOrigin, RulePack } from './rule-pack.js';
 import {
@@ -15,6 +21,7 @@ import {
 } from './schema.js';
 import { describeSchemaIssues } from './schema-issues.js';
 import { positionAt, positionOf, type YamlSource } from './source-position.js';
+import { findAliasExpansion, MAX_ALIAS_EXPANSION } from './yaml-aliases.js';
 import { findExcessiveNesting, MAX_YAML_NESTING, type YamlNestingProblem } from './yaml-nesting.js';
 import { explainYamlSyntax } from './yaml-syntax.js';
 
@@ -67,9 +74,10 @@ export interface LoadRulePackOptions {
   readonly layersFlag?: string | undefined;
 }
 
-const RULE_FILE_EXTENSIONS = new Set(['.yaml', '.yml']);
-
-/** Bounds YAML alias expansion, so a hostile file cannot blow up into gigabytes ("billion laughs"). */
+/**
+ * Bounds the number of YAML aliases as the YAML library counts them; {@link findAliasExpansion} bounds
+ * what they expand to, which this count does not.
+ */
 const MAX_ALIAS_COUNT = 100;
 
 /**
@@ -90,6 +98,7 @@ export async function loadRulePack(options: LoadRulePackOptions): Promise<RulePa
   const problems: RuleProblem[] = [];
   const layers: RuleLayerText[] = [];
   const places = new Map<string, string>();
+  let textBytes = 0;
   for (const [index, given] of options.paths.entries()) {
     const builtin = given === BUILTIN_LAYER;
     const name = options.names?.[index] ?? (builtin ? BUILTIN_LAYER : layerNameOf(given));
@@ -106,7 +115,7 @@ export async function loadRulePack(options: LoadRulePackOptions): Promise<RulePa
       }
       path = options.builtinDirectory;
     }
-    const files: string[] = [];
+    const files: { path: string; inDirectory: boolean }[] = [];
     try {
       const place = await realpath(path);
       const earlier = places.get(place);
@@ -133,9 +142,9 @@ export async function loadRulePack(options: LoadRulePackOptions): Promise<RulePa
             message: 'this directory holds no .yaml or .yml rule file',
           });
         }
-        files.push(...names.map((entry) => join(path, entry)));
+        files.push(...names.map((entry) => ({ path: join(path, entry), inDirectory: true })));
       } else {
-        files.push(path);
+        files.push({ path, inDirectory: false });
       }
     } catch (error) {
       problems.push({
@@ -148,16 +157,23 @@ export async function loadRulePack(options: LoadRulePackOptions): Promise<RulePa
     }
     const sources: RuleFileText[] = [];
     for (const file of files) {
-      try {
-        sources.push({ file, text: await readFile(file, 'utf8') });
-      } catch (error) {
+      if (textBytes > MAX_RULE_TEXT_BYTES) break;
+      const read = await readRuleFile(file.path, { refuseLinks: file.inDirectory });
+      if (!read.ok) {
+        problems.push({ code: 'READ_FAILED', file: file.path, path: [], message: read.message });
+        continue;
+      }
+      textBytes += Buffer.byteLength(read.text);
+      if (textBytes > MAX_RULE_TEXT_BYTES) {
         problems.push({
           code: 'READ_FAILED',
-          file,
+          file: file.path,
           path: [],
-          message: `cannot read: ${describeFsError(error)}`,
+          message: `with this file the layers hold more than the ${MAX_RULE_TEXT_BYTES / 2 ** 20} MiB of rule text they may hold together: check that the layers are the ones you meant; no file after this one is read`,
         });
+        break;
       }
+      sources.push({ file: file.path, text: read.text });
     }
     layers.push({ name, builtin, sources });
   }
@@ -325,6 +341,17 @@ function parseLayerFiles(
       });
       continue;
     }
+    const aliasBomb = findAliasExpansion(document);
+    if (aliasBomb !== undefined) {
+      problems.push({
+        code: 'YAML_SYNTAX',
+        file,
+        path: [],
+        message: `the aliases of this file expand to more than ${MAX_ALIAS_EXPANSION.toLocaleString('en-US')} nodes (here *${aliasBomb.anchor}, ${Number.isFinite(aliasBomb.anchorNodes) ? `${aliasBomb.anchorNodes.toLocaleString('en-US')} nodes` : 'a node that holds itself'}): name a list once and refer to it with {list: name}, or write the values out`,
+        ...positionAt(source, aliasBomb.offset, aliasBomb.anchor.length + 1),
+      });
+      continue;
+    }
     let data: unknown;
     try {
       data = document.toJS({ maxAliasCount: MAX_ALIAS_COUNT }) ?? {};
@@ -454,13 +481,6 @@ function originOf(source: YamlSource, spec: RuleSpec | undefined, index: number)
 
 function firstLine(message: string): string {
   return message.split('\n')[0] ?? message;
-}
-
-function describeFsError(error: unknown): string {
-  const code = (error as { code?: unknown } | null)?.code;
-  if (code === 'ENOENT') return 'no such file or directory';
-  if (code === 'EACCES') return 'permission denied';
-  return error instanceof Error ? error.message : String(error);
 }
 
 /**

@@ -56,16 +56,19 @@ const emptyTemplate: CompiledTemplate = { source: '', render: () => '' };
  * ```
  */
 export function compileRule(spec: RuleSpec, context: CompileContext): CompiledRule {
-  const fullMatch = compileMatch(spec.match, ['match'], context);
   const eventTypes = requiredEventTypes(spec.match, context.lists);
-  // The engine hands the rule only events of `eventTypes`: a plain type condition is met already.
+  // The engine hands the rule only events of `eventTypes`: a plain type condition is met already, so
+  // it is compiled for its problems alone, and each other condition (a regex, say) is compiled once.
   const typeChecked = eventTypes !== undefined && isPlainEventTypeSet(spec.match.eventTypeName);
-  const { eventTypeName: _typeCondition, ...rest } = spec.match;
-  const ruleMatches = !typeChecked
-    ? fullMatch
-    : Object.values(rest).every((value) => value === undefined)
+  const { eventTypeName: typeCondition, ...rest } = spec.match;
+  let ruleMatches: Predicate;
+  if (!typeChecked) ruleMatches = compileMatch(spec.match, ['match'], context);
+  else {
+    compileMatch({ eventTypeName: typeCondition }, ['match'], context);
+    ruleMatches = Object.values(rest).every((value) => value === undefined)
       ? () => true
-      : compileMatch(rest, ['match'], { lists: context.lists, problems: [] });
+      : compileMatch(rest, ['match'], context);
+  }
   const exceptions = (spec.exceptions ?? []).map((exception, index) =>
     compileMatch(exception, ['exceptions', index], context),
   );

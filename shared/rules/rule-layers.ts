@@ -1,8 +1,8 @@
-import { type CompileProblem, compileMatch, requiredEventTypes } from './conditions.js';
+import { type CompileProblem, requiredEventTypes } from './conditions.js';
 import type { RuleWarningCode } from './lint/rule-warning.js';
 import { didYouMean } from './name-suggestion.js';
-import { compileRule } from './rule-compiler.js';
-import type { PackedRule, PackTest, RuleLayer, RuleOrigin, RulePack } from './rule-pack.js';
+import { compileExceptionOnce, compileRuleOnce } from './pack-compiler.js';
+import type { PackedException, PackedRule, PackTest, RuleLayer, RuleOrigin, RulePack } from './rule-pack.js';
 import {
   type ExceptionSpec,
   type ListEntrySpec,
@@ -89,6 +89,30 @@ interface ListState {
   readonly layerName: string;
 }
 
+/** A layer's exception, with what putting later layers together needs to know of it. */
+interface ExceptionState {
+  readonly packed: PackedException;
+  readonly file: string;
+  readonly path: DocumentPath;
+  readonly layerIndex: number;
+  /** The lists its match names. */
+  readonly lists: ReadonlySet<string>;
+  /** The rules in its scope. */
+  readonly rules: readonly RuleState[];
+}
+
+/** The rules an exception applies to, resolved once for every exception of a layer written alike. */
+interface ResolvedScope {
+  readonly ids: ReadonlySet<string>;
+  readonly rules: readonly RuleState[];
+  /** The event types the rules can match, all together; `undefined` when one may match any. */
+  readonly types: ReadonlySet<string> | undefined;
+  /** Positions in `rules:` and `tags:` of the ids and tags that name no rule. */
+  readonly unknownRules: readonly number[];
+  readonly unknownTags: readonly number[];
+  readonly allTags: ReadonlySet<string>;
+}
+
 /** A test waiting for the pack of its layer. */
 interface PendingTest {
   readonly ruleId: string;
@@ -133,6 +157,7 @@ export function composeRuleLayers(options: ComposeRuleLayersOptions): {
   const flag = options.layersFlag ?? '--rules';
   const lists = new Map<string, ListState>();
   const rules = new Map<string, RuleState>();
+  const exceptions: ExceptionState[] = [];
   const tests: PackTest[] = [];
   const layersSoFar: RuleLayer[] = [];
   const files: string[] = [];
@@ -258,23 +283,42 @@ export function composeRuleLayers(options: ComposeRuleLayersOptions): {
       });
     }
 
+    const scopes = new Map<string, Map<string, ResolvedScope>>();
     for (const source of layer.files) {
       (source.exceptions ?? []).forEach((exception, index) => {
         if (exception === undefined) return;
         const at: DocumentPath = ['exceptions', index];
         const context = { lists: stageLists, problems: [] as CompileProblem[] };
-        compileMatch(exception.match, [...at, 'match'], context);
+        compileExceptionOnce(exception.match, [...at, 'match'], context);
         for (const problem of context.problems) report({ ...problem, file: source.file });
-        const scoped = scopeOf(exception, at, source.file, rules, warnings);
-        for (const state of scoped) {
-          state.spec = { ...state.spec, exceptions: [...(state.spec.exceptions ?? []), exception.match] };
-          state.exceptionOrigins.push({ file: source.file, path: [...at, 'match'] });
-          addLayer(state, layer.name);
+        // Keyed by the texts of its ids and tags, each made once per array: a serialized pack's
+        // exceptions share their scope's array of (maybe thousands of) ids.
+        const byTags = scopes.get(scopeKey(exception.rules)) ?? new Map<string, ResolvedScope>();
+        scopes.set(scopeKey(exception.rules), byTags);
+        let scope = byTags.get(scopeKey(exception.tags));
+        if (scope === undefined) {
+          scope = resolveScope(exception, rules, stageLists);
+          byTags.set(scopeKey(exception.tags), scope);
+          for (const state of scope.rules) addLayer(state, layer.name);
         }
-        if (
-          scoped.length > 0 &&
-          scoped.every((state) => disjointTypes(state.spec.match, exception.match, stageLists))
-        ) {
+        warnAboutScope(exception, at, source.file, scope, rules, warnings);
+        if (scope.rules.length === 0) return;
+        exceptions.push({
+          packed: {
+            name: exception.name,
+            match: exception.match,
+            scope: scope.ids,
+            origin: { file: source.file, path: [...at, 'match'] },
+          },
+          file: source.file,
+          path: [...at, 'match'],
+          layerIndex,
+          lists: listsNamed(exception.match),
+          rules: scope.rules,
+        });
+        const types = scope.types;
+        const exceptionTypes = requiredEventTypes(exception.match, stageLists);
+        if (types !== undefined && exceptionTypes !== undefined && disjoint(types, exceptionTypes)) {
           warnings.push({
             code: 'EXCEPTION_NEVER_MATCHES',
             file: source.file,
@@ -285,8 +329,26 @@ export function composeRuleLayers(options: ComposeRuleLayersOptions): {
       });
     }
 
-    for (const name of changedLists) {
-      for (const state of rules.values()) if (usesList(state.spec, name)) addLayer(state, layer.name);
+    if (changedLists.size > 0) {
+      for (const state of rules.values()) {
+        const named = listsNamed([state.spec.match, state.spec.exceptions ?? []]);
+        for (const name of changedLists) {
+          if (named.has(name)) {
+            addLayer(state, layer.name);
+            break;
+          }
+        }
+      }
+      for (const exception of exceptions) {
+        if (![...changedLists].some((name) => exception.lists.has(name))) continue;
+        for (const state of exception.rules) addLayer(state, layer.name);
+        // A list changed under an earlier layer's exception: it must still compile with the new values.
+        if (exception.layerIndex < layerIndex) {
+          const context = { lists: stageLists, problems: [] as CompileProblem[] };
+          compileExceptionOnce(exception.packed.match, [...exception.path], context);
+          for (const problem of context.problems) report({ ...problem, file: exception.file });
+        }
+      }
     }
     for (const state of rules.values()) {
       compileInto(state.spec, stageLists, (path) => mapPath(state, path), report);
@@ -301,6 +363,7 @@ export function composeRuleLayers(options: ComposeRuleLayersOptions): {
         }),
       ),
       lists: new Map(Array.from(lists, ([name, state]) => [name, state.values] as const)),
+      exceptions: exceptions.map((exception) => exception.packed),
       files: [...files],
       layers: [...layersSoFar],
       version: options.version,
@@ -348,7 +411,16 @@ function builtinFirstAdvice(layers: readonly RuleLayer[], flag: string): string 
 }
 
 function emptyPack(version: string | undefined): RulePack {
-  return { rules: [], lists: new Map(), files: [], layers: [], version, tests: [], warnings: [] };
+  return {
+    rules: [],
+    lists: new Map(),
+    exceptions: [],
+    files: [],
+    layers: [],
+    version,
+    tests: [],
+    warnings: [],
+  };
 }
 
 function applyLists(
@@ -424,39 +496,92 @@ function applyOverride(state: RuleState, override: RuleOverrideSpec, at: Locatio
   addLayer(state, layerName);
 }
 
-/** The rules an exception applies to; warns about ids and tags that match no rule. */
-function scopeOf(
+/** Scope texts already made, by the array written: every exception of a serialized pack shares one. */
+const scopeKeys = new WeakMap<readonly string[], string>();
+
+/** A text that is the same for two exceptions exactly when they name the same rules (or tags). */
+function scopeKey(names: readonly string[] | undefined): string {
+  if (names === undefined) return '';
+  let key = scopeKeys.get(names);
+  if (key === undefined) {
+    key = JSON.stringify(names);
+    scopeKeys.set(names, key);
+  }
+  return key;
+}
+
+/** The rules an exception applies to, as the layers so far leave them. */
+function resolveScope(
+  exception: ExceptionSpec,
+  rules: ReadonlyMap<string, RuleState>,
+  lists: ReadonlyMap<string, readonly ScalarValue[]>,
+): ResolvedScope {
+  const allTags = new Set<string>();
+  if (exception.tags !== undefined)
+    for (const state of rules.values()) for (const tag of state.spec.tags ?? []) allTags.add(tag);
+  const unknownRules: number[] = [];
+  (exception.rules ?? []).forEach((id, index) => {
+    if (!rules.has(id)) unknownRules.push(index);
+  });
+  const unknownTags: number[] = [];
+  (exception.tags ?? []).forEach((tag, index) => {
+    if (!allTags.has(tag)) unknownTags.push(index);
+  });
+  let scoped: RuleState[];
+  if (exception.rules === undefined && exception.tags === undefined) scoped = [...rules.values()];
+  else {
+    const ids = new Set(exception.rules ?? []);
+    const tags = new Set(exception.tags ?? []);
+    scoped = [...rules.values()].filter(
+      (state) => ids.has(state.spec.id) || (state.spec.tags ?? []).some((tag) => tags.has(tag)),
+    );
+  }
+  let types: Set<string> | undefined = new Set<string>();
+  for (const state of scoped) {
+    const ruleTypes = requiredEventTypes(state.spec.match, lists);
+    if (ruleTypes === undefined) {
+      types = undefined;
+      break;
+    }
+    for (const type of ruleTypes) types.add(type);
+  }
+  return {
+    ids: new Set(scoped.map((state) => state.spec.id)),
+    rules: scoped,
+    types,
+    unknownRules,
+    unknownTags,
+    allTags,
+  };
+}
+
+/** Warns about the ids and tags of an exception's scope that name no rule. */
+function warnAboutScope(
   exception: ExceptionSpec,
   at: DocumentPath,
   file: string,
+  scope: ResolvedScope,
   rules: ReadonlyMap<string, RuleState>,
   warnings: PackWarning[],
-): RuleState[] {
-  if (exception.rules === undefined && exception.tags === undefined) return [...rules.values()];
-  const ids = new Set(exception.rules ?? []);
-  const tags = new Set(exception.tags ?? []);
-  (exception.rules ?? []).forEach((id, index) => {
-    if (rules.has(id)) return;
+): void {
+  for (const index of scope.unknownRules) {
+    const id = exception.rules?.[index] ?? '';
     warnings.push({
       code: 'EXCEPTION_NEVER_MATCHES',
       file,
       path: [...at, 'rules', index],
       message: `exception "${exception.name}" names rule "${id}", which no layer so far defines${didYouMean(id, rules.keys())}: it applies to no rule of that id`,
     });
-  });
-  const allTags = new Set([...rules.values()].flatMap((state) => state.spec.tags ?? []));
-  (exception.tags ?? []).forEach((tag, index) => {
-    if (allTags.has(tag)) return;
+  }
+  for (const index of scope.unknownTags) {
+    const tag = exception.tags?.[index] ?? '';
     warnings.push({
       code: 'EXCEPTION_NEVER_MATCHES',
       file,
       path: [...at, 'tags', index],
-      message: `exception "${exception.name}" names tag "${tag}", which no rule so far carries${didYouMean(tag, allTags)}: it applies to no rule through it`,
+      message: `exception "${exception.name}" names tag "${tag}", which no rule so far carries${didYouMean(tag, scope.allTags)}: it applies to no rule through it`,
     });
-  });
-  return [...rules.values()].filter(
-    (state) => ids.has(state.spec.id) || (state.spec.tags ?? []).some((tag) => tags.has(tag)),
-  );
+  }
 }
 
 /** Warns about per-rule exceptions that name only event types the rule never matches. */
@@ -487,20 +612,32 @@ function disjointTypes(
 ): boolean {
   const ruleTypes = requiredEventTypes(rule, lists);
   const exceptionTypes = requiredEventTypes(exception, lists);
-  if (ruleTypes === undefined || exceptionTypes === undefined) return false;
-  for (const type of exceptionTypes) if (ruleTypes.has(type)) return false;
-  return true;
+  return ruleTypes !== undefined && exceptionTypes !== undefined && disjoint(ruleTypes, exceptionTypes);
 }
 
 function addLayer(state: RuleState, name: string): void {
   if (!state.layers.includes(name)) state.layers.push(name);
 }
 
-function usesList(spec: RuleSpec, name: string): boolean {
-  const text = JSON.stringify([spec.match, spec.exceptions ?? []]);
-  const reference = JSON.stringify({ list: name });
-  const emptiness = JSON.stringify({ list_empty: name }).slice(1, -1);
-  return text.includes(reference) || text.includes(emptiness);
+function disjoint(a: ReadonlySet<string>, b: ReadonlySet<string>): boolean {
+  for (const value of b) if (a.has(value)) return false;
+  return true;
+}
+
+/**
+ * The names of the lists a match (or anything holding matches) refers to, as `{list: name}` or
+ * `list_empty: name`.
+ */
+function listsNamed(value: unknown, into: Set<string> = new Set()): Set<string> {
+  if (Array.isArray(value)) {
+    for (const item of value) listsNamed(item, into);
+  } else if (typeof value === 'object' && value !== null) {
+    const record = value as Record<string, unknown>;
+    if (typeof record.list === 'string' && Object.keys(record).length === 1) into.add(record.list);
+    if (typeof record.list_empty === 'string') into.add(record.list_empty);
+    for (const item of Object.values(record)) listsNamed(item, into);
+  }
+  return into;
 }
 
 /** Where a problem at a path of the effective rule was written. */
@@ -523,7 +660,7 @@ function compileInto(
   report: (problem: PackProblem) => void,
 ): void {
   const context = { lists, problems: [] as CompileProblem[] };
-  compileRule(spec, context);
+  compileRuleOnce(spec, context);
   for (const problem of context.problems) {
     const location = locate(problem.path);
     report({ ...problem, file: location.file, path: [...location.path] });

@@ -1,6 +1,8 @@
 import { RuleLoadError, type RuleProblem, type LayerWarning as RuleWarning } from './errors.js';
 import { composeRuleLayers } from './rule-layers.js';
 import {
+  type ExceptionSpec,
+  type MatchSpec,
   type RuleSpec,
   type RuleTestSpec,
   type ScalarValue,
@@ -41,6 +43,25 @@ export interface ExceptionOrigin {
   readonly path: readonly (string | number)[];
 }
 
+/**
+ * An exception of a layer's `exceptions:` section. It is kept, compiled and serialized once, and shared
+ * by every rule in its scope: a thousand exceptions over a thousand rules cost a thousand matches, not
+ * a million copies. A rule's own exceptions (and those its overrides add) stay in its spec.
+ */
+export interface PackedException {
+  /** What it is for, as written. */
+  readonly name: string;
+  readonly match: MatchSpec;
+  /**
+   * The ids of the rules it applies to, resolved when its layer was put together: the rules it names,
+   * those with a tag it names, or every rule of its layer and the earlier ones. The exceptions written
+   * with the same scope in one layer share one set.
+   */
+  readonly scope: ReadonlySet<string>;
+  /** Where its match is written, for the linter; a pack read back from the bundle has none. */
+  readonly origin?: { readonly file: string; readonly path: readonly (string | number)[] } | undefined;
+}
+
 /** One layer of a pack: `builtin` or the path as given, and its files. */
 export interface RuleLayer {
   readonly name: string;
@@ -71,6 +92,8 @@ export interface RulePack {
   /** In layer order, then file order, then order within each file: the order alerts come out in. */
   readonly rules: readonly PackedRule[];
   readonly lists: ReadonlyMap<string, readonly ScalarValue[]>;
+  /** The layers' `exceptions:`, in order, each shared by the rules in its scope. */
+  readonly exceptions: readonly PackedException[];
   readonly files: readonly string[];
   readonly layers: readonly RuleLayer[];
   /** The version of atlas-audit-alerts whose built-in pack it builds on, when known. */
@@ -91,13 +114,25 @@ export interface RulePack {
  * ```
  */
 export function serializeRulePack(pack: RulePack): SerializedRulePackSpec {
+  const scopeIndexes = new Map<ReadonlySet<string>, number>();
+  const exceptionScopes: string[][] = [];
+  const exceptions = pack.exceptions.map((exception) => {
+    let scope = scopeIndexes.get(exception.scope);
+    if (scope === undefined) {
+      scope = exceptionScopes.push([...exception.scope]) - 1;
+      scopeIndexes.set(exception.scope, scope);
+    }
+    return { name: exception.name, scope, match: structuredClone(exception.match) };
+  });
   return {
     format: SERIALIZED_PACK_FORMAT,
-    version: 2,
+    version: 3,
     ...(pack.version === undefined ? {} : { packVersion: pack.version }),
     lists: Object.fromEntries([...pack.lists].map(([name, values]) => [name, [...values]])),
     rules: pack.rules.map(({ spec }) => withoutTests(spec)),
     ruleLayers: Object.fromEntries(pack.rules.map(({ spec, layers }) => [spec.id, [...layers]])),
+    exceptions,
+    exceptionScopes,
   };
 }
 
@@ -130,12 +165,27 @@ export function deserializeRulePack(json: unknown): RulePack {
     );
   }
   const { data } = parsed;
+  const scopeProblems: RuleProblem[] = [];
+  const exceptions = data.exceptions.map((exception, index): ExceptionSpec => {
+    const rules = data.exceptionScopes[exception.scope];
+    if (rules === undefined) {
+      scopeProblems.push({
+        code: 'SCHEMA',
+        file: SERIALIZED_PACK_FILE,
+        path: ['exceptions', index, 'scope'],
+        message: `scope ${exception.scope} is not one of the ${data.exceptionScopes.length} exceptionScopes`,
+      });
+    }
+    // The scope's array itself, shared by its exceptions: the layers put it together once for all.
+    return { name: exception.name, rules: rules ?? [], match: exception.match };
+  });
+  if (scopeProblems.length > 0) throw RuleLoadError.fromProblems(scopeProblems);
   const { pack, problems } = composeRuleLayers({
     layers: [
       {
         name: SERIALIZED_PACK_FILE,
         builtin: true,
-        files: [{ file: SERIALIZED_PACK_FILE, lists: data.lists, rules: data.rules }],
+        files: [{ file: SERIALIZED_PACK_FILE, lists: data.lists, rules: data.rules, exceptions }],
       },
     ],
     version: data.packVersion,

@@ -500,25 +500,39 @@ export const ruleFileSchema: z.ZodType<RuleFileSpec> = z
 /** Identifies a serialized rule pack; `version` changes when the format does. */
 export const SERIALIZED_PACK_FORMAT = 'atlas-audit-alerts.rule-pack';
 
+/** An exception of a serialized pack: its scope is an index into the pack's `exceptionScopes`. */
+export interface SerializedExceptionSpec {
+  name: string;
+  scope: number;
+  match: MatchSpec;
+}
+
 export interface SerializedRulePackSpec {
   format: typeof SERIALIZED_PACK_FORMAT;
-  version: 2;
+  version: 3;
   /** The version of atlas-audit-alerts whose built-in pack this is built on. */
   packVersion?: string | undefined;
   lists: Record<string, ScalarValue[]>;
+  /** The rules, each with its own exceptions (its file's and its overrides'), not the layers' shared ones. */
   rules: RuleSpec[];
   /** For each rule id, the layers that defined or changed the rule, in order. */
   ruleLayers: Record<string, string[]>;
+  /** The layers' `exceptions:`, in order, each written once whatever the number of rules it scopes. */
+  exceptions: SerializedExceptionSpec[];
+  /** The rule ids each scope holds; the exceptions written with the same scope in a layer share one. */
+  exceptionScopes: string[][];
 }
 
 /** The schema of a serialized rule pack (what the Lambda bundle carries). */
 export const serializedRulePackSchema: z.ZodType<SerializedRulePackSpec> = z.strictObject({
   format: z.literal(SERIALIZED_PACK_FORMAT),
-  version: z.literal(2),
+  version: z.literal(3),
   packVersion: z.string().min(1).max(64).optional(),
   lists: listsShape,
   rules: z.array(rule),
   ruleLayers: z.record(ruleId, z.array(z.string().min(1).max(256)).max(64)),
+  exceptions: z.array(z.strictObject({ name: z.string().min(1), scope: z.int().min(0), match })),
+  exceptionScopes: z.array(z.array(ruleId).min(1)),
 });
 
 /** Every key the format knows, for "did you mean" hints on misspelt keys. */

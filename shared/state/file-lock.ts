@@ -138,8 +138,11 @@ function holdLock(lockPath: string, token: string, heartbeatMs: number): FileLoc
 }
 
 function lockedError(guardedPath: string, lockPath: string, holder: LockContent): StateFileLockedError {
-  const who = holder.pid === process.pid ? `this process (pid ${holder.pid})` : `process ${holder.pid}`;
-  const where = holder.hostname === hostname() ? '' : ` on host ${holder.hostname}`;
+  // A pid names a process on its own host only: another host's pid 1 is not this process's pid 1.
+  const sameHost = holder.hostname === hostname();
+  const who =
+    sameHost && holder.pid === process.pid ? `this process (pid ${holder.pid})` : `process ${holder.pid}`;
+  const where = sameHost ? '' : ` on host ${holder.hostname}`;
   return new StateFileLockedError(
     `state file ${guardedPath} is in use by ${who}${where}: two runs cannot share a state file. Wait for ` +
       `it to finish, or give this run another state file; if that process is gone, delete ${lockPath}`,

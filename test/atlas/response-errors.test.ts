@@ -62,6 +62,18 @@ describe('errorFromResponse', () => {
     expect(error.message.length).toBeLessThan(400);
   });
 
+  it('removes bidi overrides, line separators and invisible characters from a detail', () => {
+    const detail = 'No group\u2028\u2029named \u202Eorp-tset\u202C here\u200B\uFEFF\u2060.';
+
+    const error = errorFromResponse(
+      { status: 404, headers: {}, body: JSON.stringify({ errorCode: 'GROUP_NOT_FOUND', detail }) },
+      context,
+    );
+
+    expect(error.message).toContain('(No group named orp-tset here.)');
+    expect(error.message).not.toMatch(/[\u2028\u2029\u202A-\u202E\u200B\uFEFF\u2060]/);
+  });
+
   it('carries Retry-After on a 429', () => {
     const error = errorFromResponse(
       { status: 429, headers: { 'retry-after': '42' }, body: '' },

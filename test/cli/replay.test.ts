@@ -7,11 +7,13 @@ import { registerRulesCommand } from '../../cli/commands/rules.js';
 import { AtlasClient, type AtlasEvent } from '../../shared/atlas/index.js';
 import { createRuleEngine, loadRulePack, MemoryCounterStore } from '../../shared/rules/index.js';
 import { type AtlasSimulator, startSimulator } from '../../simulator/index.js';
+import { type DigestServer, listPage, startDigestServer } from '../support/digest-server.js';
 import { runCli } from './cli-runner.js';
 import { CapturedOutput, runPollCommand } from './poll-command-harness.js';
 
 const BUILT_IN_RULES = fileURLToPath(new URL('../../rules/', import.meta.url));
 const CREDENTIALS = { publicKey: 'replaytests', privateKey: 'fake-private-key-for-replay-tests' } as const;
+const CREDENTIALS_AS_USER = { username: CREDENTIALS.publicKey, password: CREDENTIALS.privateKey };
 const ENV = {
   MONGODB_ATLAS_PUBLIC_API_KEY: CREDENTIALS.publicKey,
   MONGODB_ATLAS_PRIVATE_API_KEY: CREDENTIALS.privateKey,
@@ -265,7 +267,108 @@ describe('rules replay from Atlas', () => {
   });
 });
 
+describe('rules replay from an Atlas that never stops', () => {
+  const servers: DigestServer[] = [];
+  afterAll(async () => {
+    await Promise.all(servers.map((server) => server.close()));
+  });
+
+  /** An organization whose events list has no end: 500 events a page, each with a next link. */
+  async function endless(options: { delayMs?: number } = {}): Promise<DigestServer> {
+    let origin = '';
+    const server = await startDigestServer({
+      ...CREDENTIALS_AS_USER,
+      route: async (request) => {
+        if (options.delayMs !== undefined) await new Promise((done) => setTimeout(done, options.delayMs));
+        const page = Number(request.url.searchParams.get('pageNum') ?? '1');
+        const next = new URLSearchParams(request.url.searchParams);
+        next.set('pageNum', String(page + 1));
+        const results = Array.from({ length: 500 }, (_, index) => ({
+          id: `${page}-${index}`,
+          created: '2024-05-01T12:00:00Z',
+          eventTypeName: 'GROUP_DELETED',
+        }));
+        return {
+          body: listPage(results, {
+            self: request.target,
+            next: `${origin}${request.url.pathname}?${next}`,
+          }),
+        };
+      },
+    });
+    origin = server.baseUrl;
+    servers.push(server);
+    return server;
+  }
+
+  const readingFrom = (server: DigestServer, ...flags: string[]) =>
+    replay([
+      '--org',
+      ORG,
+      '--since',
+      '7d',
+      '--base-url',
+      server.baseUrl,
+      '--flavor',
+      'ops-manager',
+      ...flags,
+    ]);
+
+  it('stops past --max-events and says what to do, with exit 1', async () => {
+    const server = await endless();
+
+    const result = await readingFrom(server, '--max-events', '1200');
+
+    expect(result.code).toBe(1);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toContain(
+      'atlas-audit-alerts: read 1,500 events from Atlas, more than --max-events (1,200): a replay holds every event in memory, so it stopped. Replay a shorter --since or fewer sources, or raise --max-events\n',
+    );
+    expect(server.requests.filter((request) => request.status === 200)).toHaveLength(3);
+  });
+
+  it('gives up after --timeout, with exit 5', async () => {
+    const server = await endless({ delayMs: 400 });
+
+    const result = await readingFrom(server, '--timeout', '1s');
+
+    expect(result.code).toBe(5);
+    expect(result.stderr).toContain(
+      'atlas-audit-alerts: gave up after 1s (--timeout): Atlas answered too slowly, or the sources hold more pages than that allows.',
+    );
+  });
+
+  it('refuses --timeout and --max-events with --events, which reads no Atlas', async () => {
+    const result = await replay(['--events', 'events.jsonl', '--timeout', '1m', '--max-events', '10']);
+
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('and --timeout, --max-events are for reading Atlas');
+  });
+});
+
 describe('rules replay --events', () => {
+  it('names the first ten entries no rule can read and counts the others in one line', async () => {
+    const noisy = join(directory, 'noisy.jsonl');
+    const lines = [
+      ...Array.from({ length: 3_000 }, () => '42'),
+      ...Array.from({ length: 2_000 }, (_, index) =>
+        JSON.stringify({ id: `u${index}`, created: '2024-05-01T12:00:00Z' }),
+      ),
+      JSON.stringify({ id: 'ok', created: '2024-05-01T12:00:00Z', eventTypeName: 'GROUP_DELETED' }),
+    ];
+    await writeFile(noisy, `${lines.join('\n')}\n`);
+
+    const result = await replay(['--events', noisy]);
+    const warnings = result.stderr.split('\n').filter((line) => line.startsWith('atlas-audit-alerts: '));
+
+    expect(result.code).toBe(0);
+    expect(warnings).toHaveLength(11);
+    expect(warnings[0]).toBe(`atlas-audit-alerts: ${noisy} entry 1 is not an object: skipped`);
+    expect(warnings[10]).toBe(
+      `atlas-audit-alerts: ${noisy} has 2,990 more entries not an object (skipped) and 2,000 more entries without an eventTypeName besides the 10 named above`,
+    );
+  });
+
   it('replays a file in (created, id) order, each id once, whatever order the file has', async () => {
     const shuffled = join(directory, 'shuffled.json');
     const reversed = [...orgEvents].reverse();

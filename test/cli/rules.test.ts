@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -89,6 +89,35 @@ describe('atlas-audit-alerts rules', () => {
       `${file}:4:5: unknown key "severty" (did you mean "severity"?) [SCHEMA]\n 4 |     severty: high\n   |     ^^^^^^^\n`,
     );
     expect(stderr).toContain('2 problems in 1 file');
+  });
+
+  it('refuses rule layers that would not fit the function, with the figures, and exits 1', async () => {
+    // Three rules whose runbooks are nearly 8 MiB each (the most a rule file may hold): the bundle's
+    // text and the pack hold them all.
+    const runbook = (id: string) =>
+      `rules:\n  - id: ${id}\n    name: ${id}\n    severity: low\n    match: { eventTypeName: GROUP_DELETED }\n    title: ${id}\n    runbook: ${'r'.repeat(8 * 2 ** 20 - 1024)}\n`;
+    const layer = join(directory, 'heavy');
+    await mkdir(layer, { recursive: true });
+    await writeFile(join(layer, 'a.yaml'), runbook('heavy-a'));
+    await writeFile(join(layer, 'b.yaml'), runbook('heavy-b'));
+    await writeFile(join(layer, 'c.yaml'), runbook('heavy-c'));
+
+    const small = await run('rules', 'validate', layer, '--memory', '128');
+    const large = await run('rules', 'validate', layer, '--memory', '1024');
+
+    expect(small.code).toBe(1);
+    expect(small.stdout).toBe('');
+    expect(small.stderr.split('\n').at(-2)).toMatch(
+      /^atlas-audit-alerts: The rule pack would not fit the function: loaded, its 3 rules and 0 exceptions \(24\.0 MiB serialized\) hold \d+\.\d MiB of heap \(compiled in \d+\.\d s here\), and a 128 MiB function gives its rules at most 29\.0 MiB, a quarter of its 116 MiB heap: the rest holds the events of a tick\. .*\(poller\.memoryMiB when deploying; check with rules validate --memory\)\.$/,
+    );
+    expect(large.code).toBe(0);
+  });
+
+  it('exits 2 on a memory Lambda cannot give', async () => {
+    const { code, stderr } = await run('rules', 'validate', '--memory', '64');
+
+    expect(code).toBe(2);
+    expect(stderr).toContain('use a whole number of MiB from 128 to 10240');
   });
 
   it('runs inline tests, one line each, and exits 1 when one fails', async () => {

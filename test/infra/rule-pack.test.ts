@@ -10,6 +10,8 @@ import {
   MemoryCounterStore,
   RuleLoadError,
   type RulePack,
+  RulePackTooLargeError,
+  rulePackHeapBudget,
 } from '../../shared/rules/index.js';
 import { CDK_APP_TIMEOUT_MS, runCdkApp } from './support/cdk-app.js';
 import { synthesizeDeployment } from './support/deployment.js';
@@ -137,6 +139,36 @@ describe('buildRulePackModule', () => {
     expect(module.layers).toEqual([rules]);
     expect(module.warnings.find((warning) => warning.code === 'LAYER_ORDER')?.message).toMatch(
       /^builtin is not among the rule layers \(.*alone\.yaml\), so the \d+ rules of the built-in pack are off and only the 1 rule of .*alone\.yaml runs; to tune the built-in pack, give builtin first: --rules builtin .*alone\.yaml, or rules\.directories: \[builtin, .*alone\.yaml\]$/,
+    );
+  });
+
+  it('fails when the pack, loaded, would not fit the smallest function that loads it', async () => {
+    // Three rules whose runbooks are nearly 8 MiB each (the most a rule file may hold): the bundle's
+    // text and the pack hold them all.
+    const heavy = (id: string) =>
+      workspace.write(
+        `${id}.yaml`,
+        `rules:\n  - id: ${id}\n    name: ${id}\n    severity: low\n    match: { eventTypeName: GROUP_DELETED }\n    title: ${id}\n    runbook: ${'r'.repeat(8 * 2 ** 20 - 1024)}\n`,
+      );
+    const options = {
+      paths: [heavy('heavy-a'), heavy('heavy-b'), heavy('heavy-c')],
+      projectRoot: PROJECT_ROOT,
+      outputDirectory: join(workspace.directory, 'heavy'),
+    };
+
+    const fits = await buildRulePackModule({
+      ...options,
+      memory: { memoryMiB: 512, setting: 'poller.memoryMiB' },
+    });
+    const build = buildRulePackModule({
+      ...options,
+      memory: { memoryMiB: 128, setting: 'fanOut.workerMemoryMiB' },
+    });
+
+    expect(fits.heapBytes).toBeGreaterThan(rulePackHeapBudget(128));
+    await expect(build).rejects.toThrow(RulePackTooLargeError);
+    await expect(build).rejects.toThrow(
+      /a 128 MiB function gives its rules at most 29\.0 MiB.*\(fanOut\.workerMemoryMiB\)\.$/,
     );
   });
 

@@ -250,4 +250,35 @@ describe('hostile names', () => {
     expect(slack?.content.title).toContain('&lt;!channel&gt;');
     expect(JSON.stringify(slack)).not.toContain('<!channel>');
   });
+
+  it('removes zero-width and invisible characters from a name, in the Slack title, keywords and email', async () => {
+    // Prepare: a name that reads as payments-prod but is not it.
+    const seed = pollSeed();
+    const invisible = '\uFEFFpay\u200Bments\u200D-\u2060prod\u00AD\u{E0041}';
+    seed.projects = (seed.projects ?? []).map((project) =>
+      project.id === ids.project ? { ...project, name: invisible } : project,
+    );
+    fixture = await startPollFixture({
+      store: fileStoreFactory(),
+      seed,
+      config: { sources: { projectIds: [ids.project] } },
+    });
+    const current = fixture;
+    current.sim.addEvent({ groupId: ids.project }, snapshotDeleted(current.clock.now() - 2 * MINUTE));
+
+    // Act
+    await current.tick();
+
+    // Assess
+    const alert = current.notifier.delivered[0];
+    const slack = alert && formatChatbotNotification(alert, { context: { now: current.clock.now() } });
+    const email = alert && formatEmailText(alert, { context: { now: current.clock.now() } });
+    expect(alert?.context?.projectName).toBe('payments-prod');
+    expect(slack?.content.title).toContain('payments-prod');
+    expect(email).toMatch(/^Project: +payments-prod \(/m);
+    // U+2060 is left out: Slack escaping puts one after every @ on purpose.
+    for (const text of [JSON.stringify(slack), email ?? '']) {
+      expect(text).not.toMatch(/\u00AD|\u200B|\u200D|\uFEFF|\u{E0041}/u);
+    }
+  });
 });

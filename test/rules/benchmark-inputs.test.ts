@@ -24,4 +24,12 @@ describe('generateRuleMix', () => {
     expect(pack.rules.some((rule) => rule.spec.threshold !== undefined)).toBe(true);
     expect(pack.rules.some((rule) => rule.spec.match.eventTypeName === undefined)).toBe(true);
   });
+
+  it('adds exceptions for every rule when asked, by regex and by value', () => {
+    const pack = packOf(generateRuleMix({ count: 20, exceptions: 10, seed: 29 }), 'generated.yaml');
+
+    expect(pack.exceptions).toHaveLength(10);
+    expect(pack.exceptions.every((exception) => exception.scope.size === 20)).toBe(true);
+    expect(pack.exceptions.filter((exception) => 'username' in exception.match)).not.toHaveLength(0);
+  });
 });

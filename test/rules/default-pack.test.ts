@@ -111,6 +111,60 @@ describe('default rule pack', () => {
   });
 });
 
+describe('default rule pack first-seen address rules', () => {
+  const firstSeenAlerts = async (events: readonly AtlasEvent[], ruleId: string): Promise<unknown[]> => {
+    const engine = createRuleEngine({
+      pack,
+      counters: new MemoryCounterStore(),
+      ruleIds: [ruleId],
+      firstSeenLearning: false,
+    });
+    return (await engine.evaluate(events)).map((alert) => alert.events[0]?.remoteAddress);
+  };
+  const at = (minute: number): string => new Date(Date.UTC(2026, 2, 1, 10, minute)).toISOString();
+
+  it('api-key-new-address knows an address however its events spell it', async () => {
+    const key = (minute: number, remoteAddress: string): AtlasEvent => ({
+      id: `k${minute}`,
+      eventTypeName: 'CLUSTER_UPDATED',
+      created: at(minute),
+      publicKey: 'qkzvbgyt',
+      remoteAddress,
+    });
+
+    const alerts = await firstSeenAlerts(
+      [
+        key(0, '2001:DB8::1'),
+        key(1, '2001:db8::1'),
+        key(2, '203.0.113.5'),
+        key(3, '::ffff:203.0.113.5'),
+        key(4, '203.0.113.6'),
+      ],
+      'api-key-new-address',
+    );
+
+    expect(alerts).toEqual(['2001:DB8::1', '203.0.113.5', '203.0.113.6']);
+  });
+
+  it('user-new-network-org reads bracketed IPv6 addresses', async () => {
+    const org = (minute: number, remoteAddress: string): AtlasEvent => ({
+      id: `o${minute}`,
+      eventTypeName: 'JOINED_ORG',
+      created: at(minute),
+      orgId: '5e4d3c2b1a09887766554433',
+      username: 'alice@example.com',
+      remoteAddress,
+    });
+
+    const alerts = await firstSeenAlerts(
+      [org(0, '[2001:db8:1:1::5]'), org(1, '2001:db8:1:ff::9'), org(2, '[2001:db8:2::1]:443')],
+      'user-new-network-org',
+    );
+
+    expect(alerts).toEqual(['[2001:db8:1:1::5]', '[2001:db8:2::1]:443']);
+  });
+});
+
 describe('default rule pack over the example events', () => {
   const examples = JSON.parse(readFileSync(examplesFile, 'utf8')) as AtlasEvent[];
 

@@ -89,6 +89,50 @@ describe('first-seen rules in the engine', () => {
     expect(alerts).toEqual([]);
   });
 
+  it('compares an address in its one spelling: case, zeros, brackets, a port and IPv4 mapping aside', async () => {
+    // Prepare
+    const pack = packOf(ruleText('{ field: remoteAddress, within: 30d, learning: 0s }'));
+    const engine = createRuleEngine({ pack, counters: new MemoryCounterStore() });
+    const first = [use(T0, 'ana', '2001:DB8::1'), use(T0, 'ana', '203.0.113.5')];
+    const again = [
+      use(T0 + 1, 'ana', '2001:db8::1'),
+      use(T0 + 2, 'ana', '2001:0db8:0:0::0001'),
+      use(T0 + 3, 'ana', '[2001:db8::1]'),
+      use(T0 + 4, 'ana', '[2001:db8::1]:443'),
+      use(T0 + 5, 'ana', '::ffff:203.0.113.5'),
+      use(T0 + 6, 'ana', '::FFFF:cb00:7105'),
+    ];
+
+    // Act
+    const firstAlerts = await engine.evaluate(first);
+    const againAlerts = await engine.evaluate(again);
+
+    // Assess
+    expect(firstAlerts).toHaveLength(2);
+    expect(againAlerts).toEqual([]);
+  });
+
+  it('reads a bracketed IPv6 address, with or without a port, when comparing networks', async () => {
+    // Prepare
+    const pack = packOf(
+      ruleText('{ field: remoteAddress, network: { ipv4: 24, ipv6: 48 }, within: 30d, learning: 0s }'),
+    );
+    const engine = createRuleEngine({ pack, counters: new MemoryCounterStore() });
+
+    // Act
+    const alerts = await engine.evaluate([
+      use(T0, 'ana', '[2001:db8:1:1::5]'),
+      use(T0 + 1, 'ana', '[2001:db8:1:ff::9]:8443'),
+      use(T0 + 2, 'ana', '[2001:db8:2::1]'),
+    ]);
+
+    // Assess
+    expect(alerts.map((alert) => alert.events[0]?.remoteAddress)).toEqual([
+      '[2001:db8:1:1::5]',
+      '[2001:db8:2::1]',
+    ]);
+  });
+
   it('keeps a hostile long value as a short hash, and a group at its bound', async () => {
     // Prepare
     const store = new MemoryFirstSeenStore();

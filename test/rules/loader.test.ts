@@ -1,4 +1,5 @@
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { execFileSync } from 'node:child_process';
+import { mkdir, mkdtemp, rm, symlink, truncate, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -437,6 +438,29 @@ describe('parseRulePack', () => {
   });
 });
 
+describe('parseRulePack aliases', () => {
+  it('refuses aliases that expand past the bound however few they are, at the alias', () => {
+    const items = Array.from({ length: 2_000 }, (_, index) => `v${index}`).join(', ');
+    const text = `lists:\n  big: &big [${items}]\n  copies: [${Array(99).fill('*big').join(', ')}]\nrules: []\n`;
+
+    const [problem] = problemsOf({ file: 'bomb.yaml', text });
+
+    // The fiftieth alias is the one past the bound: 50 copies of 2,001 nodes.
+    expect(problem).toMatchObject({ code: 'YAML_SYNTAX', line: 3, column: 12 + 49 * 6 });
+    expect(problem?.message).toBe(
+      'the aliases of this file expand to more than 100,000 nodes (here *big, 2,001 nodes): name a list once and refer to it with {list: name}, or write the values out',
+    );
+  });
+
+  it('accepts aliases that stay within it', () => {
+    const text = `lists:\n  admins: &admins [root, admin]\n  also: *admins\n${ruleFile({ match: '      username: { in: *admins }' })}`;
+
+    const pack = packOf(text);
+
+    expect(pack.lists.get('also')).toEqual(['root', 'admin']);
+  });
+});
+
 describe('loadRulePack', () => {
   let directory = '';
 
@@ -458,6 +482,69 @@ describe('loadRulePack', () => {
 
     expect(pack.rules.map((rule) => rule.spec.id)).toEqual(['from-a', 'from-b']);
     expect(pack.rules[0]?.origin.file).toBe(join(directory, 'pack', 'a.yml'));
+  });
+
+  const readFailure = async (paths: string[]): Promise<string[]> => {
+    const error = await loadRulePack({ paths }).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(RuleLoadError);
+    return (error as RuleLoadError).problems.map((problem) => `${problem.file}: ${problem.message}`);
+  };
+
+  it('refuses a FIFO at once instead of waiting for a writer', async () => {
+    const fifo = join(directory, 'pipe.yaml');
+    execFileSync('mkfifo', [fifo]);
+
+    const problems = await readFailure([fifo]);
+
+    expect(problems).toEqual([
+      `${fifo}: this is a FIFO (named pipe), not a regular file: give rule files, or directories of them`,
+    ]);
+  });
+
+  it('refuses a device and a file not named .yaml or .yml, reading neither', async () => {
+    const notes = join(directory, 'pack', 'notes.txt');
+
+    const problems = await readFailure(['/dev/urandom', notes]);
+
+    expect(problems).toEqual([
+      '/dev/urandom: this is not a .yaml or .yml file: give rule files, or directories of them',
+      `${notes}: this is not a .yaml or .yml file: give rule files, or directories of them`,
+    ]);
+  });
+
+  it('refuses a link in a layer directory without reading or quoting what it points at', async () => {
+    const secret = join(directory, 'secret.txt');
+    await writeFile(secret, 'aws_secret_access_key = fake-secret-for-a-test\n');
+    const layer = join(directory, 'linked');
+    await mkdir(layer);
+    await writeFile(join(layer, 'a.yaml'), ruleFile({ id: 'from-a' }));
+    await symlink(secret, join(layer, 'b.yaml'));
+    await symlink(secret, join(directory, 'direct.yaml'));
+
+    const problems = await readFailure([layer, join(directory, 'direct.yaml')]);
+
+    expect(problems).toEqual([
+      `${join(layer, 'b.yaml')}: this is a symbolic link to ${secret}: the rule files of a layer directory must be in it; copy the file there, or give it as a layer of its own`,
+      `${join(directory, 'direct.yaml')}: this is a symbolic link to ${secret}, which is not a .yaml or .yml file: give rule files, or directories of them`,
+    ]);
+    expect(problems.join('\n')).not.toContain('fake-secret');
+  });
+
+  it('refuses a file over the size bound unread, and layers over the bound together', async () => {
+    const huge = join(directory, 'huge.yaml');
+    await writeFile(huge, '');
+    await truncate(huge, 9 * 2 ** 20);
+    const many = join(directory, 'many');
+    await mkdir(many);
+    const comment = `# ${'x'.repeat(7 * 2 ** 20)}\n`;
+    for (const name of ['a', 'b', 'c', 'd', 'e']) await writeFile(join(many, `${name}.yaml`), comment);
+
+    const problems = await readFailure([huge, many]);
+
+    expect(problems).toEqual([
+      `${huge}: this file is larger than the 8.0 MiB a rule file may hold (9.0 MiB): check that it is the file you meant, or split it`,
+      `${join(many, 'e.yaml')}: with this file the layers hold more than the 32 MiB of rule text they may hold together: check that the layers are the ones you meant; no file after this one is read`,
+    ]);
   });
 
   it('reports paths that cannot be read and directories without rule files, together', async () => {

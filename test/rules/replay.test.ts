@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { AtlasEvent } from '../../shared/atlas/types.js';
+import { MemoryFirstSeenStore } from '../../shared/rules/memory-first-seen-store.js';
 import { replayRules } from '../../shared/rules/replay.js';
 import { compareReplays } from '../../shared/rules/replay-comparison.js';
 import { packOf } from './rule-files.js';
@@ -153,6 +154,52 @@ describe('replayRules', () => {
     expect(replay.failures).toEqual([{ index: 0, message: 'field cannot be read' }]);
     expect(replay.alertsByEvent.has(0)).toBe(false);
     expect(replay.alertsByEvent.get(1)?.map((alert) => alert.title)).toEqual(['dan joined']);
+  });
+
+  it('evaluates a page of events at a time: a first-seen rule reads and writes its state once a page', async () => {
+    const pack = packOf(`
+rules:
+  - id: new-address
+    name: New address
+    severity: low
+    match: { publicKey: { exists: true } }
+    group_by: [publicKey]
+    first_seen: { field: remoteAddress, within: 30d, learning: 0s }
+    title: '{{publicKey}} from {{remoteAddress}}'
+`);
+    const events = Array.from({ length: 1_200 }, (_, index) =>
+      event(`f${String(index).padStart(4, '0')}`, index, {
+        eventTypeName: 'CLUSTER_UPDATED',
+        publicKey: 'qkzvbgyt',
+        remoteAddress: `198.51.100.${index % 50}`,
+      }),
+    );
+    const store = new MemoryFirstSeenStore();
+
+    const replay = await replayRules({ pack, events, firstSeen: store });
+
+    expect(replay.alerts).toBe(50);
+    // A read a page, and one more on the first: the groups it does not find are looked for where an
+    // older version kept them.
+    expect(store.calls).toEqual({ reads: 4, writes: 1 });
+  });
+
+  it('gives a failure to its own event, on any page', async () => {
+    const events = Array.from({ length: 800 }, (_, index) =>
+      event(`p${String(index).padStart(3, '0')}`, index, { eventTypeName: 'JOINED_ORG', username: 'dan' }),
+    );
+    Object.defineProperty(events[700], 'username', {
+      enumerable: true,
+      get: () => {
+        throw new Error('field cannot be read');
+      },
+    });
+
+    const replay = await replayRules({ pack: packOf(BASE), events });
+
+    expect(replay.failures).toEqual([{ index: 700, message: 'field cannot be read' }]);
+    expect(replay.alertsByEvent.size).toBe(799);
+    expect(replay.alertsByEvent.has(700)).toBe(false);
   });
 
   it('replays no events into zero counts', async () => {

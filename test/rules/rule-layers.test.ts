@@ -655,6 +655,87 @@ describe('warnings about user layers', () => {
   });
 });
 
+describe('shared exceptions', () => {
+  /** A layer of `rules` rules and `exceptions` exceptions that name no scope (so apply to every rule). */
+  const wideLayer = (rules: number, exceptions: number): string =>
+    [
+      'rules:',
+      ...Array.from({ length: rules }, (_, index) => [
+        `  - id: mine-${index}`,
+        `    name: Mine ${index}`,
+        '    severity: low',
+        '    match: { eventTypeName: MONGODB_USER_DELETED }',
+        `    title: mine ${index}`,
+        '    tests:',
+        '      - name: any',
+        '        event: { eventTypeName: MONGODB_USER_DELETED, username: ana }',
+        '        expect: { alert: true }',
+      ]).flat(),
+      'exceptions:',
+      ...Array.from({ length: exceptions }, (_, index) => [
+        `  - name: svc ${index}`,
+        `    match: { username: { regex: '^svc-[a-z]+${index}-[0-9]+@' } }`,
+      ]).flat(),
+      '',
+    ].join('\n');
+
+  it('keeps each exception once, sharing its scope with the others written alike, not a copy per rule', () => {
+    const pack = layered(wideLayer(50, 40));
+
+    expect(pack.rules.every((rule) => rule.spec.exceptions === undefined)).toBe(true);
+    expect(pack.exceptions).toHaveLength(40);
+    expect(new Set(pack.exceptions.map((exception) => exception.scope)).size).toBe(1);
+    expect(pack.exceptions[0]?.scope.size).toBe(52);
+  });
+
+  it('serializes each exception and each scope once', () => {
+    const serialized = serializeRulePack(layered(wideLayer(50, 40)));
+
+    expect(serialized.exceptions).toHaveLength(40);
+    expect(serialized.exceptionScopes).toHaveLength(1);
+    expect(serialized.rules.every((rule) => rule.exceptions === undefined)).toBe(true);
+  });
+
+  it('applies to every rule in its scope after a round trip through the serialized pack', async () => {
+    const pack = layered(wideLayer(3, 2));
+    const restored = deserializeRulePack(JSON.parse(JSON.stringify(serializeRulePack(pack))));
+    const events: AtlasEvent[] = [
+      deleted('svc', { username: 'svc-deploy1-7@example.com' }),
+      deleted('ana', { username: 'ana' }),
+    ];
+
+    const alerts = await alertsOf(restored, events);
+
+    expect(alerts.map((alert) => `${alert.ruleId}:${alert.events[0]?.id}`)).toEqual([
+      'user-deleted:ana',
+      'mine-0:ana',
+      'mine-1:ana',
+      'mine-2:ana',
+    ]);
+    expect(restored.exceptions.map((exception) => exception.scope.size)).toEqual([5, 5]);
+  });
+
+  it('leaves out the rules of later layers, which it never applied to', async () => {
+    const pack = layered(
+      'exceptions:\n  - name: ci\n    match: { username: ci-bot }\n',
+      [
+        'rules:',
+        '  - id: later',
+        '    name: Later',
+        '    severity: low',
+        '    match: { eventTypeName: MONGODB_USER_DELETED }',
+        '    title: later',
+        '',
+      ].join('\n'),
+    );
+
+    const alerts = await alertsOf(pack, [deleted('d1', { username: 'ci-bot' })]);
+
+    expect(alerts.map((alert) => alert.ruleId)).toEqual(['later']);
+    expect([...(pack.exceptions[0]?.scope ?? [])]).toEqual(['user-deleted', 'admin-login']);
+  });
+});
+
 describe('the serialized pack', () => {
   it('carries the effective rules, their exceptions, the layers that shaped them and the version', async () => {
     const pack = layered(

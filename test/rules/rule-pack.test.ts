@@ -18,7 +18,7 @@ describe('serializeRulePack', () => {
     const serialized = serializeRulePack(packOf(text));
 
     expect(JSON.parse(JSON.stringify(serialized))).toEqual(serialized);
-    expect(serialized).toMatchObject({ format: 'atlas-audit-alerts.rule-pack', version: 2 });
+    expect(serialized).toMatchObject({ format: 'atlas-audit-alerts.rule-pack', version: 3 });
     expect(serialized.lists).toEqual({ destructive_ops: ['deleteDocument'] });
     expect(serialized.rules[0]).not.toHaveProperty('tests');
   });
@@ -56,6 +56,18 @@ describe('deserializeRulePack', () => {
       },
     ]);
     expect((error as Error).message).toContain('<serialized rule pack> rules[0].match.opType.regex:');
+  });
+
+  it('refuses an exception whose scope is not in the pack, naming it', () => {
+    const serialized = serializeRulePack(packOf(text));
+    const edited = {
+      ...JSON.parse(JSON.stringify(serialized)),
+      exceptions: [{ name: 'ci', scope: 2, match: { username: 'ci-bot' } }],
+    };
+
+    expect(() => deserializeRulePack(edited)).toThrow(
+      '<serialized rule pack> exceptions[0].scope: scope 2 is not one of the 0 exceptionScopes',
+    );
   });
 
   it('refuses something that is not a serialized pack', () => {

@@ -213,6 +213,26 @@ describe('FileStateStore', () => {
     expect(store.path).toBe(path);
   });
 
+  it("names another host's process by its pid, never as this process, even when the pids are equal", async () => {
+    // Prepare: another host's run with this process's pid (both pid 1 in containers, say).
+    const path = statePath();
+    await mkdir(join(path, '..'), { recursive: true });
+    await writeFile(
+      `${path}.lock`,
+      JSON.stringify({ pid: process.pid, hostname: 'other-host.invalid', token: 'remote-same-pid' }),
+    );
+
+    // Act
+    const refused = await FileStateStore.open({ path }).catch((error: unknown) => error);
+
+    // Assess
+    expect(refused).toBeInstanceOf(StateFileLockedError);
+    expect((refused as Error).message).toContain(
+      `is in use by process ${process.pid} on host other-host.invalid: two runs cannot share a state file`,
+    );
+    expect((refused as Error).message).not.toContain('this process');
+  });
+
   it('frees at open the leases of runs that are gone, keeping their cursors', async () => {
     // Prepare: a run that took a lease and was killed before freeing it.
     const path = statePath();

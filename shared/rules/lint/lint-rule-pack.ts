@@ -214,7 +214,7 @@ export function lintRulePack(pack: RulePack, options: LintRulePackOptions): Rule
     allowedTypes = directives.get('UNKNOWN_EVENT_TYPE') ?? new Set();
     const types = requiredEventTypes(rule.spec.match, pack.lists);
     walkMatch(rule.spec.match, file, [...base, 'match'], undefined, true);
-    // Exceptions (the rule's own, and those layers added) use lists too.
+    // The rule's own exceptions use lists too; the layers' shared ones are collected below.
     collectListRefs(rule.spec.exceptions, usedLists);
     rule.spec.group_by?.forEach((field, position) => {
       checkPath(field, types, (message, hint) =>
@@ -260,6 +260,8 @@ export function lintRulePack(pack: RulePack, options: LintRulePackOptions): Rule
     allowedTypes = directives.get('UNKNOWN_EVENT_TYPE') ?? new Set();
     walkMatch(exception.match, exception.file, [...exception.path], exception.types, true);
   }
+
+  for (const exception of pack.exceptions) collectListRefs(exception.match, usedLists);
 
   allowedTypes = new Set();
   allowedFields = new Set();
@@ -325,6 +327,38 @@ function exceptionsOf(pack: RulePack): WrittenException[] {
         if (ruleTypes === undefined) known.types = undefined;
         else for (const type of ruleTypes) known.types.add(type);
       }
+    });
+  }
+  // A layer's exceptions, shared by the rules in their scope: judged against all of those rules' types.
+  // Exceptions written alike share their scope's set: its types are worked out once.
+  const typesOfScope = new Map<ReadonlySet<string>, Set<string> | undefined>();
+  const typesOfRule = new Map<string, ReadonlySet<string> | undefined>();
+  const scopeTypes = (scope: ReadonlySet<string>): Set<string> | undefined => {
+    if (typesOfScope.has(scope)) return typesOfScope.get(scope);
+    let types: Set<string> | undefined = new Set();
+    for (const rule of pack.rules) {
+      if (!scope.has(rule.spec.id)) continue;
+      if (!typesOfRule.has(rule.spec.id)) {
+        const found = requiredEventTypes(rule.spec.match, pack.lists);
+        typesOfRule.set(rule.spec.id, found === undefined ? undefined : new Set(found));
+      }
+      const ruleTypes = typesOfRule.get(rule.spec.id);
+      if (ruleTypes === undefined) {
+        types = undefined;
+        break;
+      }
+      for (const type of ruleTypes) types.add(type);
+    }
+    typesOfScope.set(scope, types);
+    return types;
+  };
+  for (const exception of pack.exceptions) {
+    if (exception.origin === undefined) continue;
+    const types = scopeTypes(exception.scope);
+    found.set(`${exception.origin.file}\u0000${JSON.stringify(exception.origin.path)}`, {
+      ...exception.origin,
+      match: exception.match,
+      types,
     });
   }
   return [...found.values()];

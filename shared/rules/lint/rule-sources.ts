@@ -1,6 +1,6 @@
-import { readFile } from 'node:fs/promises';
 import { isMap, isSeq, LineCounter, parseDocument } from 'yaml';
 import type { RuleFileText } from '../loader.js';
+import { readRuleFile } from '../rule-file-reader.js';
 import { positionOf, type SourcePosition, type YamlSource } from '../source-position.js';
 
 /**
@@ -11,6 +11,10 @@ import { positionOf, type SourcePosition, type YamlSource } from '../source-posi
 export class RuleSources {
   private readonly texts = new Map<string, string>();
   private readonly parsed = new Map<string, YamlSource | undefined>();
+  /** Whether each file holds a `lint-allow` comment, looked for once per file. */
+  private readonly allowing = new Map<string, boolean>();
+  /** The names each file's `lists:` defines, read once per file. */
+  private readonly listNames = new Map<string, ReadonlySet<string>>();
 
   constructor(texts: readonly RuleFileText[]) {
     for (const { file, text } of texts) this.texts.set(file, text);
@@ -40,11 +44,10 @@ export class RuleSources {
   static async read(files: readonly string[]): Promise<RuleSources> {
     const texts: RuleFileText[] = [];
     for (const file of files) {
-      try {
-        texts.push({ file, text: await readFile(file, 'utf8') });
-      } catch {
-        // A file gone since it was loaded: its warnings keep their document paths, without lines.
-      }
+      // Read as the loader reads it: a file gone or changed into something else since it was loaded
+      // keeps its warnings' document paths, without lines.
+      const read = await readRuleFile(file);
+      if (read.ok) texts.push({ file, text: read.text });
     }
     return new RuleSources(texts);
   }
@@ -72,7 +75,12 @@ export class RuleSources {
    * `exceptions`), comments included; only for files that hold a `lint-allow` comment.
    */
   itemText(file: string, section: string, index: number): string | undefined {
-    if (!this.texts.get(file)?.includes('lint-allow')) return undefined;
+    let allowing = this.allowing.get(file);
+    if (allowing === undefined) {
+      allowing = this.texts.get(file)?.includes('lint-allow') === true;
+      this.allowing.set(file, allowing);
+    }
+    if (!allowing) return undefined;
     const source = this.source(file);
     const items = source?.document.get(section, true);
     const range = isSeq(items)
@@ -83,10 +91,22 @@ export class RuleSources {
 
   /** The first file, in the order given, that defines a named list. */
   listFile(name: string, files: readonly string[]): string | undefined {
-    return files.find((file) => {
-      if (!this.texts.get(file)?.includes(name)) return false;
-      const lists = this.source(file)?.document.get('lists', true);
-      return isMap(lists) && lists.has(name);
-    });
+    return files.find((file) => this.listsOf(file).has(name));
+  }
+
+  private listsOf(file: string): ReadonlySet<string> {
+    let names = this.listNames.get(file);
+    if (names === undefined) {
+      const lists = this.texts.get(file)?.includes('lists')
+        ? this.source(file)?.document.get('lists', true)
+        : undefined;
+      names = new Set(
+        isMap(lists)
+          ? lists.items.map((pair) => String((pair.key as { value?: unknown } | null)?.value ?? pair.key))
+          : [],
+      );
+      this.listNames.set(file, names);
+    }
+    return names;
   }
 }

@@ -9,8 +9,8 @@ import { buildMessageAttributes } from '../../../shared/notify/message-attribute
 import { escapeSlackText } from '../../../shared/notify/slack-escape.js';
 import { buildSnsEntry, type SnsEntry } from '../../../shared/notify/sns-entry.js';
 import { formatSubject } from '../../../shared/notify/subject.js';
-import { cleanLine, cleanLineWithin, cleanMultiline } from '../../../shared/notify/text-cleaning.js';
 import { validateSnsEntry } from '../../../shared/notify/validate-sns-entry.js';
+import { cleanLine, cleanLineWithin, cleanMultiline } from '../../../shared/text-cleaning.js';
 import { NOW } from './alerts.js';
 import { hostileText, variedAlerts } from './varied-alerts.js';
 

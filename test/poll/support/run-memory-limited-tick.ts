@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { lambdaHeapOptions } from '../../../bench/support/poller-process.js';
+import { lambdaHeapOptions } from '../../../shared/lambda-heap.js';
 import type { MemoryLimitedTickOptions, MemoryLimitedTickReport } from './memory-limited-tick.js';
 
 const CHILD = fileURLToPath(new URL('./memory-limited-tick.ts', import.meta.url));

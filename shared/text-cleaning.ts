@@ -87,6 +87,42 @@ export function cleanMultiline(text: string): string {
 }
 
 /**
+ * Characters that show nothing and change nothing a reader can see: zero-width spaces and joiners,
+ * the word joiner and invisible operators, the byte-order mark, the soft hyphen, the Mongolian vowel
+ * separator, the Hangul fillers and the tag characters. A name that holds one reads the same as a
+ * name that does not, so `prod\u200B` could pass for `prod`.
+ */
+const INVISIBLE =
+  /[\u00AD\u115F\u1160\u180E\u200B-\u200D\u2060-\u2064\u3164\uFEFF\uFFA0]|\uDB40[\uDC00-\uDC7F]/g;
+
+/**
+ * One line of text a person reads as a name or a message: {@link cleanLine}, and the invisible
+ * characters (zero-width spaces and joiners, the byte-order mark, tag characters and the like) removed,
+ * so that nothing in it is there without showing. For names and messages, not for event values shown
+ * for inspection (those keep their characters, escaped where they show).
+ *
+ * @example
+ * ```ts
+ * cleanVisibleLine('pay\u200Bments\u202Eprod\u2028x'); // 'paymentsprod x'
+ * ```
+ */
+export function cleanVisibleLine(text: string): string {
+  return removeInvisible(cleanLine(text));
+}
+
+/**
+ * Removes the invisible characters (see {@link cleanVisibleLine}) and nothing else.
+ *
+ * @example
+ * ```ts
+ * removeInvisible('\uFEFFprod\u200B'); // 'prod'
+ * ```
+ */
+export function removeInvisible(text: string): string {
+  return text.replace(INVISIBLE, '');
+}
+
+/**
  * {@link cleanLine} and {@link truncateText} in one, without cleaning more of a huge text than can show.
  *
  * @example

@@ -2,10 +2,11 @@ import { describe, expect, it } from 'vitest';
 import {
   cleanLine,
   cleanMultiline,
+  cleanVisibleLine,
   REPLACEMENT_CHARACTER as FFFD,
   needsCleaning,
   wellFormed,
-} from '../../shared/notify/text-cleaning.js';
+} from '../shared/text-cleaning.js';
 
 /**
  * Text that needs no cleaning is returned without running the patterns: these cases sit on both sides
@@ -82,5 +83,19 @@ describe('cleanLine and cleanMultiline', () => {
 
     // Assess
     expect(cleaned).toBe(`${FFFD}\uD83D\uDE00${FFFD}`);
+  });
+});
+
+describe('cleanVisibleLine', () => {
+  it.each([
+    ['pay\u200Bments', 'payments'],
+    ['\uFEFFprod\u2060', 'prod'],
+    ['a\u200C\u200Db\u00ADc\u180Ed', 'abcd'],
+    ['\u3164\u115F\u1160\uFFA0x', 'x'],
+    ['tag\u{E0041}\u{E007F}s', 'tags'],
+    ['one\u2028two\u202Ethree', 'one twothree'],
+    ['caf\u00E9 \u{1F600}', 'caf\u00E9 \u{1F600}'],
+  ])('cleans %j to %j', (text, expected) => {
+    expect(cleanVisibleLine(text)).toBe(expected);
   });
 });
