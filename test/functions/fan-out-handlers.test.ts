@@ -440,8 +440,10 @@ describe('the fan-out dispatcher and worker', () => {
     const items = await dynamoDb.send(new ScanCommand({ TableName: options.config.tableName }));
     const keys = (items.Items ?? []).map((item) => item.pk?.S ?? '');
     expect(keys).toContain(`SOURCE#org:${polled}`);
+    // Names are a cache of what alerts show, not a source's state: the polled organization's API keys
+    // also hold roles in the other one, whose name the inventory's findings show.
     for (const id of [other, otherProject]) {
-      expect(keys.filter((key) => key.includes(id))).toEqual([]);
+      expect(keys.filter((key) => key.includes(id) && !key.startsWith('NAME#'))).toEqual([]);
     }
   });
 
