@@ -1,4 +1,4 @@
-import { type IpRange, parseIpRange } from './ip-range.js';
+import { type IpRange, parseIpRangeCached } from './ip-range.js';
 
 /** Longer values are not addresses: `[` + the longest IPv6 text with an IPv4 tail + `]:65535`. */
 const MAX_ADDRESS_LENGTH = 64;
@@ -19,7 +19,9 @@ export function parseEventAddress(value: unknown): IpRange | undefined {
   if (typeof value !== 'string' || value.length > MAX_ADDRESS_LENGTH) return undefined;
   const text = value.trim();
   const bracketed = BRACKETED.exec(text);
-  return parseIpRange(bracketed === null ? text : (bracketed[1] ?? ''));
+  // Cached: most values a first-seen rule compares are not addresses, and telling so costs the
+  // address parser an exception each time.
+  return parseIpRangeCached(bracketed === null ? text : (bracketed[1] ?? ''));
 }
 
 /**

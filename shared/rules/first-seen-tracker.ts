@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import type { AtlasEvent } from '../atlas/types.js';
 import type { Clock } from '../clock.js';
 import { parseDuration } from './duration.js';
@@ -123,7 +123,7 @@ export function learningEndingAt(pack: RulePack, at: number): Map<string, FirstS
  * ```
  */
 export function seenSetKey(ruleId: string, groupKey: string): string {
-  return `first-seen|${ruleId}|group-sha256|${createHash('sha256').update(groupKey, 'utf8').digest('hex')}`;
+  return `first-seen|${ruleId}|group-sha256|${hash('sha256', groupKey, 'hex')}`;
 }
 
 /**
@@ -144,6 +144,9 @@ export function legacySeenSetKey(ruleId: string, groupKey: string): string | und
   return `first-seen|${ruleId}|group|${groupKey}`;
 }
 
+/** Group keys whose hashed form a tracker keeps; past it, it starts over. */
+const GROUP_KEY_CACHE_LIMIT = 4_096;
+
 /**
  * Tracks first-seen state for one engine: learning starts are remembered once read (they never
  * change), so a rule past learning costs no read for them; seen sets are read fresh for each batch
@@ -163,6 +166,19 @@ export function createFirstSeenTracker(options: FirstSeenTrackerOptions): FirstS
   const maxRecordBytes = options.maxRecordBytes ?? MAX_SEEN_VALUES_BYTES;
   const learningStarts = new Map<string, number>();
 
+  // The same groups come back batch after batch: their keys are hashed once while they do.
+  const groupKeys = new Map<string, string>();
+  const keyOfGroup = (ruleId: string, groupKey: string): string => {
+    const id = `${ruleId}\u0000${groupKey}`;
+    let key = groupKeys.get(id);
+    if (key === undefined) {
+      key = seenSetKey(ruleId, groupKey);
+      if (groupKeys.size >= GROUP_KEY_CACHE_LIMIT) groupKeys.clear();
+      groupKeys.set(id, key);
+    }
+    return key;
+  };
+
   const read = async (keys: readonly string[]): Promise<Map<string, FirstSeenRecord>> => {
     try {
       return await store.readFirstSeen(keys);
@@ -178,7 +194,7 @@ export function createFirstSeenTracker(options: FirstSeenTrackerOptions): FirstS
       const firstTimes = new Map<string, number>();
       const keyOf = new Map<FirstSeenCandidate, string>();
       for (const candidate of candidates) {
-        const key = seenSetKey(candidate.rule.id, candidate.groupKey);
+        const key = keyOfGroup(candidate.rule.id, candidate.groupKey);
         keyOf.set(candidate, key);
         keys.add(key);
         const ruleId = candidate.rule.id;
