@@ -1,4 +1,15 @@
 export {
+  CONNECTION_NAME,
+  type ConnectionInput,
+  type ConnectionProblem,
+  type ConnectionSettings,
+  connectionProblems,
+  connectionSchema,
+  DEFAULT_CONNECTION,
+  type EffectiveConnection,
+  effectiveConnections,
+} from './connections.js';
+export {
   AlertDeliveryError,
   EventBudgetExceededError,
   InventoryBudgetExceededError,
