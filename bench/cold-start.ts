@@ -92,6 +92,8 @@ export async function runColdStartBenchmark(
       paths: options.rules ?? ['rules'],
       projectRoot: PROJECT_ROOT,
       outputDirectory: join(workDirectory, 'rule-pack'),
+      // Generated layers name fields the catalog does not know: what is timed is the load, not the lint.
+      strict: false,
     });
     const outdir = join(workDirectory, 'bundle');
     await build(pollerEsbuildOptions({ projectRoot: PROJECT_ROOT, rulePackModule: rulePack.path, outdir }));
