@@ -1,5 +1,6 @@
 import { EVENT_SCOPES } from '../shared/rules/catalog/openapi-events.js';
 import type { RuleCoverage } from '../shared/rules/lint/index.js';
+import { counted } from './plural.js';
 
 /** How many event types a rule's row names before it says "+N more". */
 const TYPES_SHOWN = 3;
@@ -38,8 +39,8 @@ export function formatCoverageTable(coverage: RuleCoverage): string {
       .trimEnd();
   const lines = [line(header), ...body.map(line), ''];
   const disabled =
-    coverage.disabledRules > 0 ? ` (${plural(coverage.disabledRules, 'disabled rule')} left out)` : '';
-  lines.push(`${plural(coverage.rules.length, 'enabled rule')}${disabled}`);
+    coverage.disabledRules > 0 ? ` (${counted(coverage.disabledRules, 'disabled rule')} left out)` : '';
+  lines.push(`${counted(coverage.rules.length, 'enabled rule')}${disabled}`);
   for (const scope of EVENT_SCOPES) {
     const { known, covered } = coverage.scopes[scope];
     lines.push(`${scope} event types: ${covered} of ${known} covered`);
@@ -58,8 +59,4 @@ export function formatCoverageTable(coverage: RuleCoverage): string {
     for (const type of uncovered) lines.push(`  ${type}`);
   }
   return `${lines.join('\n')}\n`;
-}
-
-function plural(count: number, noun: string): string {
-  return `${count} ${noun}${count === 1 ? '' : 's'}`;
 }

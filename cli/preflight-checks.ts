@@ -14,6 +14,7 @@ import type { PollerConfig } from '../shared/poll/index.js';
 import { isOpenToInternet } from '../shared/poll/inventory-findings.js';
 import { OWNER_ROLE_NAMES } from '../shared/rules/index.js';
 import { ATLAS_ROLE_REQUIREMENTS, type AtlasCallName } from './atlas-role-requirements.js';
+import { counted } from './plural.js';
 
 /** How a check came out. `warn` never fails the command; `skip` is a check an earlier failure made moot. */
 export type CheckStatus = 'ok' | 'warn' | 'fail' | 'skip';
@@ -204,7 +205,7 @@ async function privilegeResults(options: RunPreflightOptions): Promise<CheckResu
       results.push({
         ...base,
         status: 'ok',
-        message: `no owner role, and ${own.entries === 0 ? 'no access list' : `an access list of ${plural(own.entries, 'entry')}, none open to the internet`}`,
+        message: `no owner role, and ${own.entries === 0 ? 'no access list' : `an access list of ${counted(own.entries, 'entry')}, none open to the internet`}`,
       });
     }
   }
@@ -323,7 +324,7 @@ function initialProbes(client: AtlasClient, config: PollerConfig): Probe[] {
                     ),
                 },
               ];
-        return { note: countNote(page?.totalCount ?? 0, 'API key'), next };
+        return { note: counted(page?.totalCount ?? 0, 'API key'), next };
       },
     });
     // Ops Manager and the v1.0 API have no service accounts: the inventory skips them there.
@@ -343,7 +344,7 @@ function initialProbes(client: AtlasClient, config: PollerConfig): Probe[] {
           const projects = await client.listOrgProjects(orgId, { signal }).toArray();
           const fresh = projects.map((project) => project.id).filter((id) => !configured.has(id));
           for (const id of fresh) configured.add(id);
-          return { note: countNote(projects.length, 'project'), next: fresh.map(projectProbe) };
+          return { note: counted(projects.length, 'project'), next: fresh.map(projectProbe) };
         },
       });
     }
@@ -362,23 +363,13 @@ async function firstPageNote(
   noun: string,
 ): Promise<{ note: string }> {
   const page = await firstPage(list);
-  return { note: countNote(page?.totalCount ?? 0, noun) };
+  return { note: counted(page?.totalCount ?? 0, noun) };
 }
 
 /** What a name probe found: the name as alerts show it, cleaned. */
 function nameNote(resource: { name?: unknown }): { note: string } {
   const name = cleanAtlasName(resource.name);
   return { note: name === undefined ? 'no name given: alerts show the id' : `named ${name}` };
-}
-
-function countNote(count: number, noun: string): string {
-  return plural(count, noun);
-}
-
-/** `1 entry`, `2 entries`, `2 API keys`, `2 service accounts`. */
-function plural(count: number, noun: string): string {
-  if (count === 1) return `${count} ${noun}`;
-  return `${count} ${/[^aeiou]y$/.test(noun) ? `${noun.slice(0, -1)}ies` : `${noun}s`}`;
 }
 
 /**

@@ -8,6 +8,7 @@ import type {
   RuleReplayCount,
   SeverityCounts,
 } from '../shared/rules/index.js';
+import { nounFor } from './plural.js';
 
 /** Where the replayed events came from. */
 export type ReplayInput =
@@ -182,7 +183,7 @@ export function replayJsonLines(report: ReplayReport): Record<string, unknown>[]
 
 function headerLines(report: ReplayReport): string[] {
   const { input, events, rules, compare } = report;
-  const count = `${events.length} ${plural(events.length, 'event')}`;
+  const count = `${events.length} ${nounFor(events.length, 'event')}`;
   const origin =
     input.kind === 'file'
       ? `from ${cleanLine(input.path)}`
@@ -197,8 +198,8 @@ function sourcesPhrase(sources: readonly string[]): string {
   const orgs = sources.filter((source) => source.startsWith('org:')).length;
   const projects = sources.length - orgs;
   const parts = [
-    ...(orgs > 0 ? [`${orgs} ${plural(orgs, 'organization')}`] : []),
-    ...(projects > 0 ? [`${projects} ${plural(projects, 'project')}`] : []),
+    ...(orgs > 0 ? [`${orgs} ${nounFor(orgs, 'organization')}`] : []),
+    ...(projects > 0 ? [`${projects} ${nounFor(projects, 'project')}`] : []),
   ];
   return parts.length === 0 ? 'no source' : parts.join(' and ');
 }
@@ -219,7 +220,7 @@ function ruleChange(before: RuleReplayCount | undefined, after: RuleReplayCount 
   if (before.enabled && before.severity !== after.severity)
     words.push(`${before.severity} → ${after.severity}`);
   const alerts = after.alerts - before.alerts;
-  if (alerts !== 0) words.push(`${signed(alerts)} ${plural(Math.abs(alerts), 'alert')}`);
+  if (alerts !== 0) words.push(`${signed(alerts)} ${nounFor(Math.abs(alerts), 'alert')}`);
   return words.join(', ');
 }
 
@@ -235,7 +236,7 @@ function changeLines(report: ReplayReport, comparison: ReplayComparison): string
   const { eventsChanged, changes } = comparison;
   if (eventsChanged === 0) return ['No event raises different alerts with --compare.'];
   const lines = [
-    `${eventsChanged} of ${report.events.length} ${plural(report.events.length, 'event')} raise different alerts with --compare (- only with --rules, + only with --compare, ~ changed):`,
+    `${eventsChanged} of ${report.events.length} ${nounFor(report.events.length, 'event')} raise different alerts with --compare (- only with --rules, + only with --compare, ~ changed):`,
   ];
   const width = Math.max(...changes.map((change) => change.ruleId.length));
   let index: number | undefined;
@@ -279,7 +280,7 @@ function failureLines(report: ReplayReport): string[] {
     const { failures } = set.replay;
     if (failures.length === 0) continue;
     lines.push(
-      `${failures.length} ${plural(failures.length, 'event')} could not be evaluated with ${side === 'rules' ? '--rules' : '--compare'}:`,
+      `${failures.length} ${nounFor(failures.length, 'event')} could not be evaluated with ${side === 'rules' ? '--rules' : '--compare'}:`,
     );
     for (const failure of failures) {
       lines.push(`  ${eventLine(report.events[failure.index])}: ${cleanLine(failure.message)}`);
@@ -352,8 +353,4 @@ function isoMinute(ms: number): string {
 
 function signed(count: number): string {
   return count > 0 ? `+${count}` : String(count);
-}
-
-function plural(count: number, noun: string): string {
-  return count === 1 ? noun : `${noun}s`;
 }

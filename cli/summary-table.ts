@@ -1,5 +1,6 @@
 import { SEVERITIES, type Severity } from '../shared/notify/index.js';
 import type { AlertCounts, SourceOutcome, TickSummary } from '../shared/poll/index.js';
+import { nounFor } from './plural.js';
 
 /**
  * The short report of one tick for stderr: one line of totals, then one line per source that did not
@@ -15,18 +16,18 @@ export function formatTickReport(summary: TickSummary): string {
   const { totals } = summary;
   const parts = [
     sourcesPhrase(summary),
-    `${totals.eventsFetched} ${plural(totals.eventsFetched, 'event')} (${totals.eventsNew} new)`,
-    ...(totals.ruleErrors > 0 ? [`${totals.ruleErrors} ${plural(totals.ruleErrors, 'rule error')}`] : []),
+    `${totals.eventsFetched} ${nounFor(totals.eventsFetched, 'event')} (${totals.eventsNew} new)`,
+    ...(totals.ruleErrors > 0 ? [`${totals.ruleErrors} ${nounFor(totals.ruleErrors, 'rule error')}`] : []),
     ...(totals.firstSeenStateErrors > 0
       ? [
-          `${totals.firstSeenStateErrors} first-seen ${plural(totals.firstSeenStateErrors, 'record')} not kept`,
+          `${totals.firstSeenStateErrors} first-seen ${nounFor(totals.firstSeenStateErrors, 'record')} not kept`,
         ]
       : []),
     alertsPhrase(totals.alerts),
-    `Atlas ${totals.atlasRequests} ${plural(totals.atlasRequests, 'request')}${
+    `Atlas ${totals.atlasRequests} ${nounFor(totals.atlasRequests, 'request')}${
       totals.atlasRateLimited > 0 ? ` (${totals.atlasRateLimited} rate limited)` : ''
     }`,
-    `state ${totals.stateRequests} ${plural(totals.stateRequests, 'request')}`,
+    `state ${totals.stateRequests} ${nounFor(totals.stateRequests, 'request')}`,
     `${(summary.durationMs / 1000).toFixed(1)} s`,
   ];
   const lines = [`tick ${clockTime(summary.startedAt)}: ${parts.join(' · ')}`];
@@ -115,7 +116,7 @@ function sourcesPhrase(summary: TickSummary): string {
     ...(totals.sourcesCutShort > 0 ? [`${totals.sourcesCutShort} cut short`] : []),
     ...(totals.sourcesSkipped > 0 ? [`${totals.sourcesSkipped} skipped`] : []),
   ];
-  return `${totals.sources} ${plural(totals.sources, 'source')} (${counts.join(', ')})`;
+  return `${totals.sources} ${nounFor(totals.sources, 'source')} (${counts.join(', ')})`;
 }
 
 function alertsPhrase(alerts: AlertCounts): string {
@@ -125,7 +126,7 @@ function alertsPhrase(alerts: AlertCounts): string {
     .map((severity) => `${alerts.published[severity]} ${severity}`);
   const failed = SEVERITIES.reduce((total, severity) => total + alerts.failed[severity], 0);
   return [
-    `${published} ${plural(published, 'alert')}${bySeverity.length > 0 ? `: ${bySeverity.join(', ')}` : ''}`,
+    `${published} ${nounFor(published, 'alert')}${bySeverity.length > 0 ? `: ${bySeverity.join(', ')}` : ''}`,
     ...(alerts.alreadySent > 0 ? [`${alerts.alreadySent} already sent`] : []),
     ...(failed > 0 ? [`${failed} NOT DELIVERED`] : []),
   ].join(', ');
@@ -159,12 +160,12 @@ function sourceLines(outcome: SourceOutcome): string[] {
   }
   if (outcome.ruleErrors > 0) {
     lines.push(
-      `  ! ${outcome.source}: ${outcome.ruleErrors} ${plural(outcome.ruleErrors, 'rule')} failed on an event (logged with the rule and event ids); each event was skipped for that rule only and the walk went on`,
+      `  ! ${outcome.source}: ${outcome.ruleErrors} ${nounFor(outcome.ruleErrors, 'rule')} failed on an event (logged with the rule and event ids); each event was skipped for that rule only and the walk went on`,
     );
   }
   if (outcome.firstSeenStateErrors > 0) {
     lines.push(
-      `  ! ${outcome.source}: ${outcome.firstSeenStateErrors} first-seen ${plural(outcome.firstSeenStateErrors, 'record')} not kept by the state store (logged with the rule and event ids); those groups' events were not judged first-seen, and everything else went on`,
+      `  ! ${outcome.source}: ${outcome.firstSeenStateErrors} first-seen ${nounFor(outcome.firstSeenStateErrors, 'record')} not kept by the state store (logged with the rule and event ids); those groups' events were not judged first-seen, and everything else went on`,
     );
   }
   const inventory = outcome.inventory;
@@ -184,8 +185,4 @@ function sourceLines(outcome: SourceOutcome): string[] {
 
 function clockTime(ms: number): string {
   return `${new Date(ms).toISOString().slice(11, 19)}Z`;
-}
-
-function plural(count: number, noun: string): string {
-  return count === 1 ? noun : `${noun}s`;
 }

@@ -23,6 +23,7 @@ import { formatRuleWarnings } from '../../shared/rules/problem-format.js';
 import { formatCoverageTable } from '../coverage-table.js';
 import { CommandFailed } from '../errors.js';
 import { readEventsFile } from '../events-file.js';
+import { counted } from '../plural.js';
 import type { PollCommandIo } from '../poll-command-io.js';
 import { loadRuleLayers } from '../rule-layers.js';
 import { registerReplayCommand } from './replay.js';
@@ -90,9 +91,9 @@ export function registerRulesCommand(program: Command, io?: PollCommandIo): void
       const disabled = pack.rules.filter((rule) => rule.spec.enabled === false).length;
       const layers =
         pack.layers.length > 1 ? ` (layers: ${pack.layers.map((layer) => layer.name).join(', ')})` : '';
-      const warned = warnings.length === 0 ? '' : ` (${plural(warnings.length, 'warning')})`;
+      const warned = warnings.length === 0 ? '' : ` (${counted(warnings.length, 'warning')})`;
       write(
-        `${plural(pack.rules.length, 'rule')} (${disabled} disabled), ${plural(pack.lists.size, 'list')} and ${plural(pack.tests.length, 'inline test')} in ${plural(pack.files.length, 'file')}${layers}: valid${warned}\n`,
+        `${counted(pack.rules.length, 'rule')} (${disabled} disabled), ${counted(pack.lists.size, 'list')} and ${counted(pack.tests.length, 'inline test')} in ${counted(pack.files.length, 'file')}${layers}: valid${warned}\n`,
       );
     });
 
@@ -160,7 +161,7 @@ export function registerRulesCommand(program: Command, io?: PollCommandIo): void
         };
         write(`${JSON.stringify(line)}\n`);
       }
-      process.stderr.write(`${plural(alerts.length, 'alert')} from ${plural(events.length, 'event')}\n`);
+      process.stderr.write(`${counted(alerts.length, 'alert')} from ${counted(events.length, 'event')}\n`);
     });
 
   registerReplayCommand(rules, { loadPack: loadOrReport, ...(io === undefined ? {} : { io }) });
@@ -202,7 +203,7 @@ function reportProblems(found: readonly RuleProblem[], count = found.length): vo
       (a.column ?? 0) - (b.column ?? 0),
   );
   process.stderr.write(
-    `${formatRuleProblems(shown)}\n${plural(count, 'problem')} in ${plural(files, 'file')}\n`,
+    `${formatRuleProblems(shown)}\n${counted(count, 'problem')} in ${counted(files, 'file')}\n`,
   );
 }
 
@@ -221,10 +222,6 @@ function parseMemory(value: string): number {
     throw new InvalidArgumentError('use a whole number of MiB from 128 to 10240, as Lambda takes.');
   }
   return memory;
-}
-
-function plural(count: number, noun: string): string {
-  return `${count} ${noun}${count === 1 ? '' : 's'}`;
 }
 
 function write(text: string): void {
