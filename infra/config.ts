@@ -7,6 +7,7 @@ import {
   timingSchema,
 } from '../shared/poll/poller-config.js';
 import { describeSettingIssue } from '../shared/poll/setting-issues.js';
+import { slackChannelShape } from '../shared/routes/route-settings.js';
 import { DeployConfigError, type DeployConfigProblem } from './errors.js';
 import { fanOutSettingsSchema } from './fan-out-settings.js';
 import { NETWORK_CHECKS, networkSettingsSchema } from './network-settings.js';
@@ -43,20 +44,7 @@ const kmsKeyArnSchema = z
 const emailListSchema = z.array(z.email('must be an email address')).default([]);
 
 const slackSchema = z.strictObject({
-  /** The Slack workspace (team) id AWS Chatbot shows once the workspace is authorised, such as T012AB3CD. */
-  workspaceId: z
-    .string()
-    .regex(
-      /^[0-9A-Z]{1,255}$/,
-      'must be a Slack workspace id such as T012AB3CD (the AWS Chatbot console shows it)',
-    ),
-  /** The channel id, such as C0123ABCDEF (Slack shows it under the channel's details). */
-  channelId: z
-    .string()
-    .regex(
-      /^[A-Za-z0-9]{1,255}$/,
-      'must be a Slack channel id such as C0123ABCDEF (see the channel details)',
-    ),
+  ...slackChannelShape,
   /** Alerts below this severity do not reach the channel. */
   minSeverity: severitySchema.default('low'),
 });

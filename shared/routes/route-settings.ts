@@ -55,7 +55,11 @@ const emailDestinationSchema = z.strictObject({
   minSeverity: severitySchema.optional(),
 });
 
-const slackDestinationSchema = z.strictObject({
+/**
+ * Where AWS Chatbot posts: the Slack workspace and channel. What every Slack setting (a route's, the
+ * deployment's `alerts.slack`) holds, with a severity floor of its own beside.
+ */
+export const slackChannelShape = {
   /** The Slack workspace (team) id AWS Chatbot shows once the workspace is authorised, such as T012AB3CD. */
   workspaceId: z
     .string()
@@ -70,6 +74,10 @@ const slackDestinationSchema = z.strictObject({
       /^[A-Za-z0-9]{1,255}$/,
       'must be a Slack channel id such as C0123ABCDEF (see the channel details)',
     ),
+};
+
+const slackDestinationSchema = z.strictObject({
+  ...slackChannelShape,
   /** A floor of this destination's own, above the route's. */
   minSeverity: severitySchema.optional(),
 });
