@@ -1,4 +1,4 @@
-import { deserializeRulePack, type RulePack } from '../../shared/rules/index.js';
+import { deserializeRulePack, type RulePack } from '../../shared/rules/rule-pack.js';
 import { BundledRulePackMissingError } from './errors.js';
 
 /**

@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { describeSchemaIssues, type SchemaProblem } from '../rules/index.js';
+import { describeSchemaIssues, type SchemaProblem } from '../rules/schema-issues.js';
 
 /** How zod's own English messages begin; every other message is the schema's own. */
 const ZOD_DEFAULT_MESSAGE = /^(Invalid input|Invalid option|Too small|Too big)\b/;

@@ -102,6 +102,15 @@ describe('the poller bundle', () => {
     expect(existsSync(join(deployedBundle, '..', 'node_modules'))).toBe(false);
   });
 
+  it('leaves out what only reading rule files needs: the YAML parser and the rule linter', () => {
+    const map = JSON.parse(readFileSync(`${deployedBundle}.map`, 'utf8')) as { sources: string[] };
+
+    // The pack arrives validated and serialized; parsing YAML in the function costs bundle and cold start.
+    expect(map.sources.filter((source) => source.includes('node_modules/yaml/'))).toEqual([]);
+    expect(map.sources.filter((source) => /shared\/rules\/(loader|lint\/)/.test(source))).toEqual([]);
+    expect(map.sources.some((source) => source.endsWith('shared/rules/engine.ts'))).toBe(true);
+  });
+
   it('imports in a fresh Node process with the configuration the stack gives it', () => {
     const run = runFreshNode(
       `const poller = await import(${JSON.stringify(pathToFileURL(deployedBundle).href)});
