@@ -445,6 +445,8 @@ export function createRuleEngine(options: RuleEngineOptions): RuleEngine {
       const raised: Array<Alert | StatefulMatch | FirstSeenCandidate> = [];
       const stateful: StatefulMatch[] = [];
       const firstSeenCandidates: FirstSeenCandidate[] = [];
+      // By suppressed rule without a threshold, the groups whose matches the store decides this batch.
+      const askedSuppressions = new Map<CompiledRule, Set<string>>();
       let latest = Number.NEGATIVE_INFINITY;
       for (const event of events) {
         if (typeof event !== 'object' || event === null) {
@@ -503,17 +505,33 @@ export function createRuleEngine(options: RuleEngineOptions): RuleEngine {
               continue;
             }
             if (time > latest) latest = time;
+            const groupKey = rule.groupKey(event);
+            const occurrence = `event:${eventId}`;
+            // A suppressed rule's match this engine already knows the answer for is decided here,
+            // as decideSuppressions would decide it: most matches of a noisy group end here.
+            let alerts: boolean | undefined;
+            if (threshold === undefined) {
+              const asked = askedSuppressions.get(rule);
+              const known =
+                asked?.has(groupKey) === true ? undefined : knownFirst(rule, groupKey, occurrence, time);
+              if (known === false) continue;
+              if (known === undefined) {
+                if (asked === undefined) askedSuppressions.set(rule, new Set([groupKey]));
+                else asked.add(groupKey);
+              }
+              alerts = known;
+            }
             const match: StatefulMatch = {
               rule,
               event,
               eventId,
               time,
-              groupKey: rule.groupKey(event),
-              occurrence: `event:${eventId}`,
+              groupKey,
+              occurrence,
               events: [event],
               // A window's trigger time may differ between readings, but lies within the window.
               createdAt: time,
-              alerts: undefined,
+              alerts,
             };
             stateful.push(match);
             raised.push(match);

@@ -167,15 +167,25 @@ export function createFirstSeenTracker(options: FirstSeenTrackerOptions): FirstS
   const learningStarts = new Map<string, number>();
 
   // The same groups come back batch after batch: their keys are hashed once while they do.
-  const groupKeys = new Map<string, string>();
+  // By rule id, then group key: no key joined from the two per candidate.
+  const groupKeys = new Map<string, Map<string, string>>();
+  let cachedKeys = 0;
   const keyOfGroup = (ruleId: string, groupKey: string): string => {
-    const id = `${ruleId}\u0000${groupKey}`;
-    let key = groupKeys.get(id);
-    if (key === undefined) {
-      key = seenSetKey(ruleId, groupKey);
-      if (groupKeys.size >= GROUP_KEY_CACHE_LIMIT) groupKeys.clear();
-      groupKeys.set(id, key);
+    let ofRule = groupKeys.get(ruleId);
+    let key = ofRule?.get(groupKey);
+    if (key !== undefined) return key;
+    key = seenSetKey(ruleId, groupKey);
+    if (cachedKeys >= GROUP_KEY_CACHE_LIMIT) {
+      groupKeys.clear();
+      cachedKeys = 0;
+      ofRule = undefined;
     }
+    if (ofRule === undefined) {
+      ofRule = new Map();
+      groupKeys.set(ruleId, ofRule);
+    }
+    ofRule.set(groupKey, key);
+    cachedKeys += 1;
     return key;
   };
 
