@@ -18,14 +18,15 @@ import { renderTable } from './support/table.js';
  * Rule engine throughput: events per second through the default pack, through the pack plus
  * generated rules, and through the pack plus regexes on user names that a backtracking engine would
  * take exponential time on (with one event in fifty carrying a hostile user name), on one thread, over
- * a realistic event mix handed over in poller-sized batches. Targets: 500,000 events/s with the
- * default pack, 100,000 events/s with 200 extra rules, 100,000 events/s with the hostile regexes.
+ * a realistic event mix handed over in poller-sized batches. Targets: 100,000 events/s with 200 extra
+ * rules, 100,000 events/s with the hostile regexes.
  *
- * Throughput depends on how many events of the mix alert, so the default pack's figure is also split
- * in two costs that do not: the mix's events that no rule matches, evaluated alone (CPU per event;
- * target at most 1 µs), and the others, evaluated alone (their CPU per alert raised, all the matching
- * that raised none included; target at most 6 µs, which with the first at half its target makes the
- * 500,000 events/s of this mix).
+ * The default pack's throughput depends on how many events of the mix alert (more than a quarter of
+ * this one do, and the share changes with the pack), so it is printed without a target, and the pack
+ * is held to two costs that do not depend on the mix: the mix's events that no rule matches, evaluated
+ * alone (CPU per event; target at most 1 µs), and the others, evaluated alone (their CPU per alert
+ * raised, all the matching that raised none included; target at most 6 µs). With the first at half
+ * its target, the two make about 500,000 events/s of this mix, the throughput target they replace.
  *
  * The headline figure divides the events by the CPU time the process spent evaluating them (all its
  * threads, garbage collection included): on a shared machine, wall time also counts other
@@ -39,6 +40,11 @@ export interface RulesBenchOptions {
   runs?: number;
   /** Generated rules added in the second scenario. */
   extraRules?: number;
+  /**
+   * Events the untimed runs before each timed series evaluate, at the least (two runs at the least).
+   * Default 100,000: a small run then measures the engine as warm as a large one does.
+   */
+  warmupEvents?: number;
 }
 
 export interface RulesBenchResult {
@@ -52,8 +58,9 @@ export interface RulesBenchResult {
   eventsPerSecond: number;
   /** Events per second of wall-clock time. */
   eventsPerWallSecond: number;
-  target: number;
-  met: boolean;
+  /** Events per second of CPU time the scenario must reach; none for the default pack (see above). */
+  target?: number;
+  met?: boolean;
   /** The default pack's result only: its cost per event no rule matches, and per alert. */
   costs?: RulesCosts;
 }
@@ -85,6 +92,7 @@ export interface RulesCosts {
 const NO_MATCH_TARGET_MICROS = 1;
 /** CPU microseconds per alert, with the default pack, all its matching included. */
 const PER_ALERT_TARGET_MICROS = 6;
+const DEFAULT_WARMUP_EVENTS = 100_000;
 
 const RULES_DIRECTORY = fileURLToPath(new URL('../rules/', import.meta.url));
 /** Events per evaluate call: a page of the Atlas events API. */
@@ -104,10 +112,13 @@ export async function runRulesBenchmark(options: RulesBenchOptions = {}): Promis
   const eventCount = options.events ?? 200_000;
   const runs = options.runs ?? 5;
   const extraRules = options.extraRules ?? 200;
+  const timing: TimingOptions = { runs, warmupEvents: options.warmupEvents ?? DEFAULT_WARMUP_EVENTS };
   const mix = generateEventMix({ count: eventCount, seed: 7 });
   const defaultSources = await readRuleFiles(RULES_DIRECTORY);
   const scenarios = [
-    { scenario: 'default pack', sources: defaultSources, events: mix, target: 500_000 },
+    // Its throughput is printed without a target: it follows the mix's share of alerting events,
+    // so the pack is held to its costs per event no rule matches and per alert instead.
+    { scenario: 'default pack', sources: defaultSources, events: mix, target: undefined },
     {
       scenario: `default pack + ${extraRules} generated rules`,
       sources: [
@@ -127,7 +138,7 @@ export async function runRulesBenchmark(options: RulesBenchOptions = {}): Promis
   const results: RulesBenchResult[] = [];
   for (const { scenario, sources, events, target } of scenarios) {
     const pack = parseRulePack({ sources });
-    const timed = await timeRuns(pack, events, runs);
+    const timed = await timeRuns(pack, events, timing);
     const eventsPerSecond = Math.round((eventCount / timed.medianCpuMs) * 1000);
     results.push({
       scenario,
@@ -137,28 +148,33 @@ export async function runRulesBenchmark(options: RulesBenchOptions = {}): Promis
       medianCpuMs: round1(timed.medianCpuMs),
       eventsPerSecond,
       eventsPerWallSecond: Math.round((eventCount / timed.medianWallMs) * 1000),
-      target,
-      met: eventsPerSecond >= target,
-      ...(scenario === 'default pack' ? { costs: await costsOf(pack, events, runs) } : {}),
+      ...(target === undefined ? {} : { target, met: eventsPerSecond >= target }),
+      ...(scenario === 'default pack' ? { costs: await costsOf(pack, events, timing) } : {}),
     });
   }
   return results;
 }
 
-/** Evaluates `events` `runs` times (after one untimed run), each with a fresh engine: medians. */
+interface TimingOptions {
+  runs: number;
+  warmupEvents: number;
+}
+
+/** Evaluates `events` `runs` times (after untimed warm-up runs), each with a fresh engine: medians. */
 async function timeRuns(
   pack: RulePack,
   events: readonly AtlasEvent[],
-  runs: number,
+  { runs, warmupEvents }: TimingOptions,
 ): Promise<{ medianCpuMs: number; medianWallMs: number; alerts: number }> {
   const cpuTimes: number[] = [];
   const wallTimes: number[] = [];
   let alertsPerRun = 0;
-  // The first run warms the JIT up and is not counted.
-  for (let run = 0; run <= runs; run++) {
+  // The first runs warm the JIT up and are not counted.
+  const warmups = Math.max(2, Math.ceil(warmupEvents / Math.max(1, events.length)));
+  for (let run = 0; run < warmups + runs; run++) {
     const engine = createRuleEngine({ pack, counters: new MemoryCounterStore() });
     const { cpuMs, wallMs, alerts } = await timeEvaluation(engine.evaluate, events);
-    if (run > 0) {
+    if (run >= warmups) {
       cpuTimes.push(cpuMs);
       wallTimes.push(wallMs);
     }
@@ -171,12 +187,16 @@ async function timeRuns(
  * The pack's cost per event no rule matches and per alert: the mix split by the engine's own
  * `mayAlert` (false: no rule's event types and conditions hold), each part timed alone.
  */
-async function costsOf(pack: RulePack, events: readonly AtlasEvent[], runs: number): Promise<RulesCosts> {
+async function costsOf(
+  pack: RulePack,
+  events: readonly AtlasEvent[],
+  timing: TimingOptions,
+): Promise<RulesCosts> {
   const probe = createRuleEngine({ pack, counters: new MemoryCounterStore() });
   const unmatched = events.filter((event) => !probe.mayAlert(event));
   const matched = events.filter((event) => probe.mayAlert(event));
-  const none = await timeRuns(pack, unmatched, runs);
-  const some = await timeRuns(pack, matched, runs);
+  const none = await timeRuns(pack, unmatched, timing);
+  const some = await timeRuns(pack, matched, timing);
   const noMatchMicros = (none.medianCpuMs * 1000) / Math.max(1, unmatched.length);
   const perAlertMicros = (some.medianCpuMs * 1000) / Math.max(1, some.alerts);
   return {
@@ -286,8 +306,8 @@ function printTable(results: readonly RulesBenchResult[]): void {
     result.medianCpuMs.toFixed(1),
     result.eventsPerSecond.toLocaleString('en-US'),
     result.eventsPerWallSecond.toLocaleString('en-US'),
-    result.target.toLocaleString('en-US'),
-    result.met ? 'yes' : 'NO',
+    result.target === undefined ? '-' : result.target.toLocaleString('en-US'),
+    result.met === undefined ? '-' : result.met ? 'yes' : 'NO',
   ]);
   const widths = header.map((title, column) =>
     Math.max(title.length, ...rows.map((row) => (row[column] ?? '').length)),
@@ -345,6 +365,7 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   process.stdout.write(`${JSON.stringify({ benchmark: 'rules', results })}\n`);
   const costs = results.flatMap((result) => (result.costs === undefined ? [] : [result.costs]));
   const missed =
-    results.some((result) => !result.met) || costs.some((cost) => !cost.noMatch.met || !cost.perAlert.met);
+    results.some((result) => result.met === false) ||
+    costs.some((cost) => !cost.noMatch.met || !cost.perAlert.met);
   if (missed) process.exitCode = 1;
 }

@@ -108,8 +108,8 @@ describe('the bench command', () => {
       expect(code).toBe(0);
       expect(written).toMatchObject({ scale: 'quick', scenarios: ['rules'], errors: {} });
       expect(written.results.rules).toHaveLength(3);
-      // Three throughputs, and the default pack's costs per unmatched event and per alert.
-      expect(written.targets).toHaveLength(5);
+      // Two throughputs, and the default pack's costs per unmatched event and per alert.
+      expect(written.targets).toHaveLength(4);
       expect(written.durations.rules?.limitSeconds).toBe(300);
       expect(stdout.text()).toContain('4. Rules');
       expect(stdout.text()).toContain(`Figures written to ${out}`);
