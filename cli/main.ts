@@ -4,6 +4,7 @@ import { registerBackfillCommand } from './commands/backfill.js';
 import { registerCheckCommand } from './commands/check.js';
 import { registerDemoCommand } from './commands/demo.js';
 import { registerFetchCommand } from './commands/fetch.js';
+import { registerRoutesCommand } from './commands/routes.js';
 import { registerRulesCommand } from './commands/rules.js';
 import { registerRunCommand } from './commands/run.js';
 import { registerSendTestAlertCommand } from './commands/send-test-alert.js';
@@ -29,6 +30,7 @@ export function buildProgram(): Command {
   registerFetchCommand(program);
   registerSimulateCommand(program);
   registerRulesCommand(program);
+  registerRoutesCommand(program);
   registerRunCommand(program);
   registerBackfillCommand(program);
   registerDemoCommand(program);

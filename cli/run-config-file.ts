@@ -193,7 +193,7 @@ function readDeployConfig(path: string, value: Record<string, unknown>, cwd: str
 }
 
 /** The `atlasAuditAlerts` context of the `cdk.json` in `directory`, which a deploy file is laid over. */
-function cdkJsonContext(directory: string): unknown {
+export function cdkJsonContext(directory: string): unknown {
   let text: string;
   try {
     text = readFileSync(join(directory, 'cdk.json'), 'utf8');

@@ -2,6 +2,7 @@ import { CfnOutput, Duration, Fn, RemovalPolicy, Stack, type StackProps } from '
 import { Key } from 'aws-cdk-lib/aws-kms';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import type { Construct } from 'constructs';
+import { planRoutes } from '../shared/routes/route-plan.js';
 import type { PollerBundleOptions } from './bundling.js';
 import type { DeployConfig } from './config.js';
 import { AlertTopic } from './constructs/alert-topic.js';
@@ -18,6 +19,7 @@ import { grantQueueSend } from './constructs/queue-send-grant.js';
 import { SlackDelivery } from './constructs/slack-delivery.js';
 import { StateTable } from './constructs/state-table.js';
 import { SubscriptionDeadLetters } from './constructs/subscription-dead-letters.js';
+import { DEFAULT_ROUTE, deliveryRoutes } from './delivery-routes.js';
 import { fanOutEnvironment } from './fan-out-environment.js';
 import { resolveNetworkPlan } from './network-plan.js';
 
@@ -53,23 +55,35 @@ export class AuditAlertsStack extends Stack {
       deletionProtection: config.table.deletionProtection ?? config.table.removalPolicy === 'retain',
     });
     const deadLetters = new SubscriptionDeadLetters(this, 'SubscriptionDeadLetters');
+    // One subscription per destination, whose filter policy is its routes' together.
+    const plan = planRoutes(deliveryRoutes(config));
     const alerts = new AlertTopic(this, 'Alerts', {
       key,
-      emails: config.alerts.emails,
-      emailMinSeverity: config.alerts.emailMinSeverity,
+      emails: plan.destinations.flatMap(({ destination, filterPolicy }) =>
+        destination.kind === 'email' ? [{ address: destination.address, filterPolicy }] : [],
+      ),
       deadLetters,
     });
-    const slack =
-      config.alerts.slack === undefined
-        ? undefined
-        : new SlackDelivery(this, 'Slack', {
+    const slackDeliveries = plan.destinations.flatMap(({ destination, filterPolicy, routes }) => {
+      if (destination.kind !== 'slack') return [];
+      // The default route's channel keeps the names it has always had; another is named by its first route.
+      const route = routes[0] ?? DEFAULT_ROUTE;
+      const id = route === DEFAULT_ROUTE ? 'Slack' : `Slack${pascalCase(route)}`;
+      return [
+        {
+          id,
+          delivery: new SlackDelivery(this, id, {
             alertTopic: alerts.topic,
-            configurationName: `${config.stackName}-alerts`,
-            workspaceId: config.alerts.slack.workspaceId,
-            channelId: config.alerts.slack.channelId,
-            minSeverity: config.alerts.slack.minSeverity,
+            configurationName: `${config.stackName}-${route === DEFAULT_ROUTE ? 'alerts' : route}`,
+            workspaceId: destination.workspaceId,
+            channelId: destination.channelId,
+            filterPolicy,
             deadLetters,
-          });
+            deadLetterId: `${id}SubscriptionDeadLetters`,
+          }),
+        },
+      ];
+    });
 
     const networkPlan = resolveNetworkPlan({ network: config.network, atlasBaseUrl: config.atlas.baseUrl });
     const network =
@@ -106,12 +120,12 @@ export class AuditAlertsStack extends Stack {
       topic: operations.topic,
       schedulePeriod,
       watermarkLagThreshold: Duration.minutes(config.operations.watermarkLagAlarmMinutes),
-      slackDeadLetterQueue: slack?.deadLetterQueue,
-      notificationTopics: {
-        alerts: alerts.topic,
-        operations: operations.topic,
-        ...(slack === undefined ? {} : { slack: slack.topic }),
-      },
+      slack: slackDeliveries.map(({ id, delivery }) => ({
+        id,
+        deadLetterQueue: delivery.deadLetterQueue,
+        topic: delivery.topic,
+      })),
+      notificationTopics: { alerts: alerts.topic, operations: operations.topic },
       subscriptionDeadLetters: deadLetters.queues,
     });
     const dashboard = new OperationsDashboard(this, 'Dashboard', {
@@ -212,4 +226,12 @@ export class AuditAlertsStack extends Stack {
   override get availabilityZones(): string[] {
     return [Fn.select(0, Fn.getAzs()), Fn.select(1, Fn.getAzs())];
   }
+}
+
+/** `payments-team` as a construct id part: `PaymentsTeam`. */
+function pascalCase(name: string): string {
+  return name
+    .split('-')
+    .map((part) => part.charAt(0).toUpperCase() + part.slice(1))
+    .join('');
 }

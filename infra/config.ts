@@ -7,7 +7,9 @@ import {
   timingSchema,
 } from '../shared/poll/poller-config.js';
 import { describeSettingIssue } from '../shared/poll/setting-issues.js';
-import { slackChannelShape } from '../shared/routes/route-settings.js';
+import { planRoutes } from '../shared/routes/route-plan.js';
+import { routesSchema, slackChannelShape } from '../shared/routes/route-settings.js';
+import { DEFAULT_ROUTE, deliveryRoutePath, deliveryRoutes } from './delivery-routes.js';
 import { DeployConfigError, type DeployConfigProblem } from './errors.js';
 import { fanOutSettingsSchema } from './fan-out-settings.js';
 import { NETWORK_CHECKS, networkSettingsSchema } from './network-settings.js';
@@ -125,6 +127,12 @@ export const deploySettingsSchema = z.strictObject({
       slack: slackSchema.optional(),
     })
     .prefault({}),
+  /**
+   * More routes for alerts, beside the one `alerts` makes: each takes the alerts its match holds
+   * for (connections, organizations, projects, rules, tags, a severity floor) to its own email
+   * addresses or Slack channel. See docs/deploy.md.
+   */
+  routes: routesSchema.default([]),
   operations: z
     .strictObject({
       /** Addresses that receive the stack's own alarms (failed ticks, Atlas refusing the key). */
@@ -285,6 +293,29 @@ const CROSS_CHECKS: readonly CrossCheck[] = [
           ['credentials', 'kmsKeyArn'],
           'only applies to an existing secret: set credentials.secretArn too',
         );
+      }
+    },
+  },
+  {
+    inputs: [['routes'], ['alerts']],
+    check(config, fail) {
+      const hasDefault = config.alerts.emails.length > 0 || config.alerts.slack !== undefined;
+      config.routes.forEach((route, index) => {
+        if (hasDefault && route.name === DEFAULT_ROUTE) {
+          fail(
+            ['routes', index, 'name'],
+            `${DEFAULT_ROUTE} is the route alerts.emails and alerts.slack make: give this route another name`,
+          );
+        }
+        if (route.match.connections !== undefined) {
+          fail(
+            ['routes', index, 'match', 'connections'],
+            'this deployment polls Atlas through a single connection, so every alert comes through it: leave connections out',
+          );
+        }
+      });
+      for (const problem of planRoutes(deliveryRoutes(config)).problems) {
+        fail(deliveryRoutePath(config, problem.path), problem.message);
       }
     },
   },

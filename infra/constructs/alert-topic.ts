@@ -1,26 +1,26 @@
 import type { IKey } from 'aws-cdk-lib/aws-kms';
-import { type ITopic, Topic } from 'aws-cdk-lib/aws-sns';
+import { type CfnSubscription, type ITopic, type Subscription, Topic } from 'aws-cdk-lib/aws-sns';
 import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
 import { Construct } from 'constructs';
-import type { Severity } from '../../shared/notify/alert.js';
-import { severityAtLeast } from './severity-filter.js';
+import type { SnsFilterPolicy } from '../../shared/routes/filter-policy.js';
 import type { SubscriptionDeadLetters } from './subscription-dead-letters.js';
 
 export interface AlertTopicProps {
   /** The customer managed key the topic is encrypted with. */
   key: IKey;
-  /** Addresses that receive alerts by email. */
-  emails: readonly string[];
-  /** The lowest severity that is emailed. */
-  emailMinSeverity: Severity;
+  /**
+   * Addresses that receive alerts by email, each with the filter policy of its subscription (the
+   * routes that name it, together); none takes every alert.
+   */
+  emails: readonly { address: string; filterPolicy: SnsFilterPolicy | undefined }[];
   /** Where the email subscriptions' dead-letter queue is made. */
   deadLetters: SubscriptionDeadLetters;
 }
 
 /**
  * The topic the poller publishes alerts to: encrypted, TLS only, with one email subscription per
- * address that lets through only alerts at or above the email severity floor, and an alert SNS could
- * not email lands in their dead-letter queue. Anything else (HTTPS, SQS, Lambda) can subscribe to it too.
+ * address that lets through only the alerts of its routes, and an alert SNS could not email lands in
+ * their dead-letter queue. Anything else (HTTPS, SQS, Lambda) can subscribe to it too.
  */
 export class AlertTopic extends Construct {
   readonly topic: ITopic;
@@ -39,16 +39,23 @@ export class AlertTopic extends Construct {
             id: 'AlertEmailDeadLetters',
             topic,
             description:
-              'SNS could not deliver an alert to one of the alert email addresses (alerts.emails) and it waits in this dead-letter queue for 14 days. Check that the address still exists and confirmed its subscription; read the alert from the queue in the SQS console.',
+              'SNS could not deliver an alert to one of the alert email addresses (alerts.emails, routes) and it waits in this dead-letter queue for 14 days. Check that the address still exists and confirmed its subscription; read the alert from the queue in the SQS console.',
           });
-    for (const email of props.emails) {
-      topic.addSubscription(
-        new EmailSubscription(email, {
-          filterPolicy: severityAtLeast(props.emailMinSeverity),
-          ...(deadLetterQueue === undefined ? {} : { deadLetterQueue }),
-        }),
+    for (const { address, filterPolicy } of props.emails) {
+      const subscription = topic.addSubscription(
+        new EmailSubscription(address, deadLetterQueue === undefined ? {} : { deadLetterQueue }),
       );
+      setFilterPolicy(subscription, filterPolicy);
     }
     this.topic = topic;
   }
+}
+
+/**
+ * Gives a subscription its filter policy as SNS takes it: the policy of routes may hold `$or`, which
+ * the construct's typed filters cannot say.
+ */
+export function setFilterPolicy(subscription: Subscription, policy: SnsFilterPolicy | undefined): void {
+  if (policy === undefined) return;
+  (subscription.node.defaultChild as CfnSubscription).filterPolicy = policy;
 }

@@ -17,10 +17,13 @@ export interface OperationsAlarmsProps {
   schedulePeriod: Duration;
   /** The watermark lag above which the lag alarm fires. */
   watermarkLagThreshold: Duration;
-  /** The dead-letter queue of the Slack delivery, when Slack is configured. */
-  slackDeadLetterQueue?: IQueue | undefined;
-  /** The topics whose failed notifications raise an alarm; `slack` is the one AWS Chatbot reads. */
-  notificationTopics: { alerts: ITopic; operations: ITopic; slack?: ITopic };
+  /**
+   * The Slack deliveries, one per channel: the dead-letter queue of its pipe, and the topic AWS
+   * Chatbot reads. Their alarms are named after `id` (`SlackDeliveryFailed`, `SlackNotificationsFailed`).
+   */
+  slack?: readonly { id: string; deadLetterQueue: IQueue; topic: ITopic }[];
+  /** The topics whose failed notifications raise an alarm. */
+  notificationTopics: { alerts: ITopic; operations: ITopic };
   /** The dead-letter queues of the stack's subscriptions, each with its alarm. */
   subscriptionDeadLetters: readonly SubscriptionDeadLetterQueue[];
 }
@@ -119,10 +122,10 @@ export class OperationsAlarms extends Construct {
           'Alerts could not be published to the alert topic; they are retried on the next tick. Check the poller log group and the topic key policy.',
       },
     ];
-    if (props.slackDeadLetterQueue !== undefined) {
+    for (const slack of props.slack ?? []) {
       specs.push({
-        id: 'SlackDeliveryFailed',
-        metric: props.slackDeadLetterQueue.metricApproximateNumberOfMessagesVisible({
+        id: `${slack.id}DeliveryFailed`,
+        metric: slack.deadLetterQueue.metricApproximateNumberOfMessagesVisible({
           period: Duration.minutes(5),
           statistic: 'Maximum',
         }),
@@ -153,10 +156,10 @@ export class OperationsAlarms extends Construct {
           'SNS could not deliver an alarm to a subscription of the operations topic: an address of operations.emails may be gone (the OperationsEmailDeadLetters queue holds what it missed). The alarms are in the CloudWatch console.',
       },
     );
-    if (topics.slack !== undefined) {
+    for (const slack of props.slack ?? []) {
       specs.push({
-        id: 'SlackNotificationsFailed',
-        metric: topics.slack.metricNumberOfNotificationsFailed({ period: deliveryPeriod, statistic: 'Sum' }),
+        id: `${slack.id}NotificationsFailed`,
+        metric: slack.topic.metricNumberOfNotificationsFailed({ period: deliveryPeriod, statistic: 'Sum' }),
         ...atLeastOnce,
         description:
           'AWS Chatbot did not take alerts from the Slack topic, so they are not in the Slack channel; they still went to email. Check the Chatbot channel configuration (the workspace still authorised, the channel id, the AWS app invited to a private channel) and its log group in us-east-1.',

@@ -7,8 +7,8 @@ import { type ITopic, Topic } from 'aws-cdk-lib/aws-sns';
 import { SqsSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
 import { type IQueue, Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import type { Severity } from '../../shared/notify/alert.js';
-import { severityAtLeast } from './severity-filter.js';
+import type { SnsFilterPolicy } from '../../shared/routes/filter-policy.js';
+import { setFilterPolicy } from './alert-topic.js';
 import type { SubscriptionDeadLetters } from './subscription-dead-letters.js';
 import { grantTopicPublish } from './topic-publish-grant.js';
 
@@ -19,18 +19,20 @@ export interface SlackDeliveryProps {
   configurationName: string;
   workspaceId: string;
   channelId: string;
-  /** The lowest severity that reaches the channel. */
-  minSeverity: Severity;
+  /** The filter policy of the channel's subscription (its routes' together); none takes every alert. */
+  filterPolicy: SnsFilterPolicy | undefined;
   /** Where the dead-letter queue of the alert topic's subscription to the Slack queue is made. */
   deadLetters: SubscriptionDeadLetters;
+  /** The id of that dead-letter queue and of its alarm: one per Slack channel. */
+  deadLetterId: string;
 }
 
 /**
- * Delivers alerts at or above a severity floor to a Slack channel through AWS Chatbot.
+ * Delivers the alerts of its routes (the subscription's filter policy) to a Slack channel through AWS Chatbot.
  *
  * AWS Chatbot subscribes itself to the topics of a channel configuration, and CloudFormation cannot set
- * a filter policy on that subscription. So the floor sits on a subscription we own: the alert topic
- * feeds a queue through a severity filter, an EventBridge pipe forwards each message body unchanged to a
+ * a filter policy on that subscription. So the filter sits on a subscription we own: the alert topic
+ * feeds a queue through its routes' filter, an EventBridge pipe forwards each message body unchanged to a
  * topic of its own, and Chatbot reads that topic. Messages the pipe cannot forward land in a dead-letter
  * queue that the operations alarms watch, and so do those SNS could not put into the Slack queue.
  */
@@ -63,18 +65,18 @@ export class SlackDelivery extends Construct {
       retentionPeriod: Duration.days(1),
       deadLetterQueue: { queue: deadLetterQueue, maxReceiveCount: 5 },
     });
-    props.alertTopic.addSubscription(
+    const subscription = props.alertTopic.addSubscription(
       new SqsSubscription(queue, {
         rawMessageDelivery: true,
-        filterPolicy: severityAtLeast(props.minSeverity),
         deadLetterQueue: props.deadLetters.queueFor({
-          id: 'SlackSubscriptionDeadLetters',
+          id: props.deadLetterId,
           topic: props.alertTopic,
           description:
             'SNS could not put an alert into the Slack queue (its key policy or queue policy refuses the alert topic) and it waits in this dead-letter queue for 14 days; it still went to email. Check the Slack queue, its policy and its key in the SQS console.',
         }),
       }),
     );
+    setFilterPolicy(subscription, props.filterPolicy);
 
     const topic = new Topic(this, 'Topic', {
       displayName: 'Atlas audit alerts: Slack',
@@ -86,12 +88,12 @@ export class SlackDelivery extends Construct {
       assumedBy: new ServicePrincipal('pipes.amazonaws.com', {
         conditions: { StringEquals: { 'aws:SourceAccount': Aws.ACCOUNT_ID } },
       }),
-      description: 'Forwards alerts at or above the Slack severity floor to the Slack topic',
+      description: 'Forwards the alerts of its routes to the Slack topic',
     });
     queue.grantConsumeMessages(role);
     grantTopicPublish({ grantee: role, topic, key });
     const pipe = new CfnPipe(this, 'Pipe', {
-      description: 'Forwards alerts at or above the Slack severity floor to the Slack topic',
+      description: 'Forwards the alerts of its routes to the Slack topic',
       roleArn: role.roleArn,
       source: queue.queueArn,
       sourceParameters: { sqsQueueParameters: { batchSize: 1 } },

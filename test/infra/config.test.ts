@@ -2,6 +2,7 @@ import { relative } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { type DeployConfigInput, parseDeployConfig } from '../../infra/config.js';
 import { mergeSettings, resolveDeployConfig } from '../../infra/config-source.js';
+import { deliveryRoutes } from '../../infra/delivery-routes.js';
 import { DeployConfigError, DeployConfigFileError } from '../../infra/errors.js';
 import { cdkJsonContext, createTestWorkspace, PROJECT_ROOT } from './support/workspace.js';
 
@@ -36,6 +37,7 @@ describe('parseDeployConfig', () => {
       inventory: { baselineFindings: true },
       concurrency: 4,
       alerts: { emails: [], emailMinSeverity: 'medium' },
+      routes: [],
       operations: { emails: [], watermarkLagAlarmMinutes: 60 },
       rules: { directories: ['builtin'] },
       credentials: {},
@@ -183,6 +185,67 @@ describe('parseDeployConfig', () => {
     ]);
   });
 
+  it('refuses routes SNS could not deliver, or that could never match, at their path', () => {
+    const input = {
+      sources: { orgIds: [ORG_ID] },
+      alerts: { emails: ['secops@example.com'] },
+      routes: [
+        { name: 'default', email: { to: ['a@example.com'] } },
+        { name: 'elsewhere', match: { connections: ['other'] }, email: { to: ['b@example.com'] } },
+        {
+          name: 'too-wide',
+          match: {
+            rules: Array.from({ length: 16 }, (_, index) => `rule-${index}`),
+            tags: Array.from({ length: 10 }, (_, index) => `tag-${index}`),
+          },
+          email: { to: ['c@example.com'] },
+        },
+        { name: 'nowhere', match: { minSeverity: 'high' } },
+      ],
+    };
+
+    expect(problemsOf(input)).toEqual([
+      {
+        path: 'routes[3]',
+        message: 'names no destination: give it email (to: [addresses]) or slack (workspaceId, channelId)',
+      },
+    ]);
+    expect(problemsOf({ ...input, routes: input.routes.slice(0, 3) })).toEqual([
+      {
+        path: 'routes[0].name',
+        message: 'default is the route alerts.emails and alerts.slack make: give this route another name',
+      },
+      {
+        path: 'routes[1].match.connections',
+        message:
+          'this deployment polls Atlas through a single connection, so every alert comes through it: leave connections out',
+      },
+      {
+        path: 'routes[2].match',
+        message: expect.stringContaining('multiply to 160 combinations where SNS allows 150'),
+      },
+    ]);
+  });
+
+  it('takes the alerts settings as the default route beside the routes', () => {
+    const config = parseDeployConfig({
+      input: {
+        sources: { orgIds: [ORG_ID] },
+        alerts: { emails: ['secops@example.com'], emailMinSeverity: 'high' },
+        routes: [{ name: 'default-two', email: { to: ['b@example.com'] } }],
+      },
+      origin: 'test',
+    });
+
+    expect(deliveryRoutes(config)).toEqual([
+      { name: 'default', match: {}, email: { to: ['secops@example.com'], minSeverity: 'high' } },
+      { name: 'default-two', match: {}, email: { to: ['b@example.com'] } },
+    ]);
+    expect(deliveryRoutes({ ...config, alerts: { emails: [], emailMinSeverity: 'high' } })).toEqual([
+      { name: 'default-two', match: {}, email: { to: ['b@example.com'] } },
+    ]);
+  });
+
   it('caps the schedule so three periods of heartbeat fit in a day', () => {
     const problems = problemsOf({ timing: { scheduleMinutes: 481 } });
 
@@ -301,6 +364,16 @@ describe('resolveDeployConfig', () => {
     });
 
     expect(config.rules.directories).toEqual(['builtin']);
+  });
+
+  it('accepts the routes example laid over the project cdk.json', () => {
+    const config = resolveDeployConfig({
+      context: cdkJsonContext().atlasAuditAlerts,
+      configFile: 'infra/examples/routes.yaml',
+      projectRoot: PROJECT_ROOT,
+    });
+
+    expect(config.routes.map((route) => route.name)).toEqual(['payments', 'data-team']);
   });
 
   it('accepts the example configuration file, whose Slack block waits commented out for step 7', () => {

@@ -1,0 +1,40 @@
+import type { RouteSettings } from '../shared/routes/route-settings.js';
+import type { DeployConfig } from './config.js';
+
+/** The name of the route the deployment's `alerts` settings make: every alert, at their floors. */
+export const DEFAULT_ROUTE = 'default';
+
+/**
+ * The routes alerts are delivered by: the one `alerts.emails` and `alerts.slack` make (named
+ * `default`, matching every alert, with their severity floors), when they name a destination, then
+ * the `routes` list in its order.
+ *
+ * @example
+ * ```ts
+ * deliveryRoutes({ alerts: { emails: ['secops@example.com'], emailMinSeverity: 'medium' }, routes: [] });
+ * // [{ name: 'default', match: {}, email: { to: ['secops@example.com'], minSeverity: 'medium' } }]
+ * ```
+ */
+export function deliveryRoutes(config: Pick<DeployConfig, 'alerts' | 'routes'>): RouteSettings[] {
+  const { emails, emailMinSeverity, slack } = config.alerts;
+  if (emails.length === 0 && slack === undefined) return [...config.routes];
+  const route: RouteSettings = { name: DEFAULT_ROUTE, match: {} };
+  if (emails.length > 0) route.email = { to: [...emails], minSeverity: emailMinSeverity };
+  if (slack !== undefined) route.slack = { ...slack };
+  return [route, ...config.routes];
+}
+
+/**
+ * Where a path below the list {@link deliveryRoutes} returns is set: under `alerts` for the default
+ * route, else under `routes`.
+ */
+export function deliveryRoutePath(
+  config: Pick<DeployConfig, 'alerts' | 'routes'>,
+  path: readonly (string | number)[],
+): (string | number)[] {
+  const [index, ...rest] = path;
+  const hasDefault = config.alerts.emails.length > 0 || config.alerts.slack !== undefined;
+  if (typeof index !== 'number') return ['routes', ...path];
+  if (!hasDefault) return ['routes', index, ...rest];
+  return index === 0 ? ['alerts'] : ['routes', index - 1, ...rest];
+}
