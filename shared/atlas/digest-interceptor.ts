@@ -69,11 +69,11 @@ export function createDigestAuthInterceptor(
         state = { nc: 0 };
         origins.set(origin, state);
       }
-      const { query: _query, ...rest } = opts;
+      // The signed uri must be the request-target exactly as sent, so the query is folded in here.
+      const request = opts.query === undefined ? { ...opts, headers } : foldQuery(opts, headers);
       const digestHandler = new DigestAuthHandler({
         dispatch,
-        // The signed uri must be the request-target exactly as sent, so the query is folded in here.
-        opts: { ...rest, path: withQuery(opts.path, opts.query), headers },
+        opts: request,
         handler,
         origin,
         state,
@@ -88,44 +88,57 @@ export function createDigestAuthInterceptor(
 
 function toHeaderRecord(headers: Dispatcher.DispatchOptions['headers']): Headers {
   const record: Headers = {};
-  const add = (name: unknown, value: unknown): void => {
-    if (value === undefined || value === null) {
-      return;
-    }
-    const key = String(name).toLowerCase();
-    const values = Array.isArray(value) ? value.map(String) : [String(value)];
-    const existing = record[key];
-    if (existing === undefined) {
-      record[key] = values.length === 1 ? (values[0] as string) : values;
-    } else {
-      record[key] = [...(Array.isArray(existing) ? existing : [existing]), ...values];
-    }
-  };
   if (headers === undefined || headers === null) {
     return record;
   }
   if (Array.isArray(headers)) {
     if (headers.length > 0 && Array.isArray(headers[0])) {
       for (const [name, value] of headers as unknown as Array<[string, unknown]>) {
-        add(name, value);
+        addHeader(record, name, value);
       }
     } else {
       for (let index = 0; index + 1 < headers.length; index += 2) {
-        add(headers[index], headers[index + 1]);
+        addHeader(record, headers[index], headers[index + 1]);
       }
     }
     return record;
   }
   if (Symbol.iterator in headers) {
     for (const [name, value] of headers as Iterable<[string, unknown]>) {
-      add(name, value);
+      addHeader(record, name, value);
     }
     return record;
   }
-  for (const [name, value] of Object.entries(headers)) {
-    add(name, value);
+  for (const name of Object.keys(headers)) {
+    addHeader(record, name, (headers as Record<string, unknown>)[name]);
   }
   return record;
+}
+
+function addHeader(record: Headers, name: unknown, value: unknown): void {
+  if (value === undefined || value === null) {
+    return;
+  }
+  const key = String(name).toLowerCase();
+  const existing = record[key];
+  if (existing === undefined && typeof value === 'string') {
+    record[key] = value;
+    return;
+  }
+  const values = Array.isArray(value) ? value.map(String) : [String(value)];
+  if (existing === undefined) {
+    record[key] = values.length === 1 ? (values[0] as string) : values;
+  } else {
+    record[key] = [...(Array.isArray(existing) ? existing : [existing]), ...values];
+  }
+}
+
+function foldQuery(
+  opts: Dispatcher.DispatchOptions,
+  headers: Headers,
+): Dispatcher.DispatchOptions & { headers: Headers } {
+  const { query, ...rest } = opts;
+  return { ...rest, path: withQuery(opts.path, query), headers };
 }
 
 function withQuery(path: string, query: Record<string, unknown> | undefined): string {

@@ -111,6 +111,18 @@ describe('createDigestAuthInterceptor', () => {
     expect(challenges.map((event) => event.reason)).toEqual(['first', 'rejected']);
   });
 
+  it('signs for the new realm when the server moves to another one', async () => {
+    const { server, get, challenges } = await harness();
+    await get('/a');
+    server.changeRealm('Another Realm');
+
+    const response = await get('/b');
+
+    expect(response.status).toBe(200);
+    expect(challenges.map((event) => event.reason)).toEqual(['first', 'rejected']);
+    expect(server.requests.at(-1)?.digest?.realm).toBe('Another Realm');
+  });
+
   it('hands a 401 to fresh credentials to the caller, and starts over on the next call', async () => {
     const { server, get } = await harness({}, { password: 'fake-wrong-private-key' });
 
