@@ -72,13 +72,14 @@ export class AtlasList<T> implements AsyncIterable<T> {
     const seen = new Set<string>();
     let request: PageRequest | undefined = first;
     for (let pageNum = 1; request; pageNum += 1) {
-      seen.add(keyOf(request));
       const page = await this.#init.fetchPage(request);
       const hasNext = page.next !== undefined && page.items.length > 0;
       yield { items: page.items, pageNum, totalCount: page.totalCount, hasNext, dropped: page.dropped ?? 0 };
       if (!hasNext || !page.next) {
         return;
       }
+      // Recorded once a next page is asked for: a list read in one page needs no record.
+      seen.add(keyOf(request));
       const next = withFirstQuery(page.next, first);
       if (next.path !== first.path) {
         throw new AtlasResponseError(
