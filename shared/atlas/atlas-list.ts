@@ -19,11 +19,20 @@ export interface PageRequest {
   query: URLSearchParams;
 }
 
+/**
+ * The resource a `next` link names: its path below the API prefix, and its query as the link wrote it
+ * (read into parameters only when the next page is asked for).
+ */
+export interface LinkedResource {
+  path: string;
+  search: string;
+}
+
 /** What fetching one page gives: its items, and the resource of its `next` link if it had one. */
 export interface FetchedPage<T> {
   items: T[];
   totalCount: number | undefined;
-  next: PageRequest | undefined;
+  next: LinkedResource | undefined;
   /** Entries left out, and parts of entries left out, because they could not be read. */
   dropped?: number;
 }
@@ -118,8 +127,8 @@ export class AtlasList<T> implements AsyncIterable<T> {
   }
 }
 
-function withFirstQuery(next: PageRequest, first: PageRequest): PageRequest {
-  const query = new URLSearchParams(next.query);
+function withFirstQuery(next: LinkedResource, first: PageRequest): PageRequest {
+  const query = new URLSearchParams(next.search);
   for (const key of new Set(first.query.keys())) {
     if (!query.has(key)) {
       for (const value of first.query.getAll(key)) {
