@@ -32,7 +32,10 @@ export interface DigestChallengeEvent {
 /** Everything one {@link DigestAuthHandler} needs; built by the interceptor for each request. */
 export interface DigestAuthHandlerOptions {
   dispatch: Dispatcher.Dispatch;
-  /** The request, its query already folded into `path` and its headers a plain record. */
+  /**
+   * The request, its query already folded into `path` and its headers a plain record of its own:
+   * the handler sets `authorization` on that record before each signed dispatch.
+   */
   opts: Dispatcher.DispatchOptions & { headers: Record<string, string | string[]> };
   handler: Dispatcher.DispatchHandler;
   origin: string;
@@ -204,7 +207,9 @@ export class DigestAuthHandler implements Dispatcher.DispatchHandler {
       cnonce: this.#options.cnonce(),
       ...(typeof opts.body === 'string' || opts.body instanceof Uint8Array ? { entityBody: opts.body } : {}),
     });
-    return this.#options.dispatch({ ...opts, headers: { ...opts.headers, authorization } }, this);
+    // The record is this request's own, and undici reads it during dispatch: set, not copied.
+    opts.headers.authorization = authorization;
+    return this.#options.dispatch(opts, this);
   }
 
   /** The origin's `H(username:realm:password)`, hashed again only when the realm or algorithm changes. */
