@@ -32,26 +32,32 @@ export function pathId(name: string, value: string): string {
  * `next` link can never send credentials to another host, and an Ops Manager whose central URL differs
  * from the address the client uses still paginates.
  *
- * @returns The resource path and query, or `undefined` when the link is not a URL with a known prefix.
+ * @returns The resource path and the query as written (`?` and all, or empty), or `undefined` when
+ *   the link is not a URL with a known prefix.
  *
  * @example
  * ```ts
  * resourceOfLink('https://cloud.mongodb.com/api/atlas/v2/groups/x/events?pageNum=2&itemsPerPage=500');
- * // { path: '/groups/x/events', query: URLSearchParams { pageNum: '2', itemsPerPage: '500' } }
+ * // { path: '/groups/x/events', search: '?pageNum=2&itemsPerPage=500' }
  * ```
  */
-export function resourceOfLink(href: string): { path: string; query: URLSearchParams } | undefined {
+export function resourceOfLink(href: string): { path: string; search: string } | undefined {
   let url: URL;
   try {
     url = new URL(href, 'https://link.invalid');
   } catch {
     return undefined;
   }
-  for (const prefix of Object.values(FLAVOR_PREFIXES)) {
-    const index = url.pathname.indexOf(`${prefix}/`);
+  const { pathname } = url;
+  for (const prefix of LINK_PREFIXES) {
+    const index = pathname.indexOf(prefix);
     if (index !== -1) {
-      return { path: url.pathname.slice(index + prefix.length), query: url.searchParams };
+      // The path keeps the prefix's closing slash.
+      return { path: pathname.slice(index + prefix.length - 1), search: url.search };
     }
   }
   return undefined;
 }
+
+/** Each flavour's API prefix as a link's path holds it, a slash after it. */
+const LINK_PREFIXES = Object.values(FLAVOR_PREFIXES).map((prefix) => `${prefix}/`);

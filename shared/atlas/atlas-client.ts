@@ -413,74 +413,85 @@ export class AtlasClient {
     accept: string = this.#config.accept,
     onBadItem: 'refuse-page' | { skip: string } = 'refuse-page',
   ): AtlasList<T> {
-    const readPage = (body: unknown, request: PageRequest): Shape<FetchedPage<T>> => {
-      const page = readListPage(body);
-      if (!page.ok) {
-        return page;
-      }
-      // Atlas sends 500 at most: more is a server to refuse, never an array to take in whole.
-      if (page.value.results.length > MAX_ITEMS_PER_PAGE) {
-        return {
-          ok: false,
-          problem: `a page of ${page.value.results.length} items, more than the ${MAX_ITEMS_PER_PAGE} Atlas sends at most`,
-        };
-      }
-      const items: T[] = [];
-      const skipped: number[] = [];
-      const trimmed: number[] = [];
-      let droppedParts = 0;
-      for (const [index, result] of page.value.results.entries()) {
-        const item = readItem(result);
-        if (item.ok) {
-          items.push(item.value);
-          if (item.dropped !== undefined && item.dropped > 0) {
-            trimmed.push(index);
-            droppedParts += item.dropped;
-          }
-        } else if (onBadItem !== 'refuse-page') {
-          skipped.push(index);
-        } else {
-          return item;
-        }
-      }
-      // Positions only: the entries themselves are Atlas's text, and may echo anything.
-      const where = {
-        path: `${this.#config.apiPrefix}${request.path}`,
-        pageNum: request.query.get('pageNum') ?? '1',
-      };
-      if (skipped.length > 0 && onBadItem !== 'refuse-page') {
-        this.#config.logger.warn(`Atlas listed entries that are not ${onBadItem.skip}; skipped them`, {
-          ...where,
-          skipped: skipped.length,
-          positions: skipped.slice(0, 10),
-        });
-      }
-      if (trimmed.length > 0) {
-        this.#config.logger.warn(
-          'Atlas listed entries with parts that cannot be read; left those parts out',
-          {
-            ...where,
-            parts: droppedParts,
-            positions: trimmed.slice(0, 10),
-          },
-        );
-      }
-      const nextLink = page.value.links.find((link) => link.rel === 'next');
-      const next = nextLink === undefined ? undefined : resourceOfLink(nextLink.href);
-      if (nextLink !== undefined && next === undefined) {
-        return { ok: false, problem: 'a next link that is not an Atlas API URL' };
-      }
-      return {
-        ok: true,
-        value: { items, totalCount: page.value.totalCount, next, dropped: skipped.length + droppedParts },
-      };
-    };
     return new AtlasList<T>({
       first: { path, query },
       apiPrefix: this.#config.apiPrefix,
       fetchPage: (request: PageRequest) =>
-        this.#getJson(request.path, request.query, (body) => readPage(body, request), signal, accept),
+        this.#getJson(
+          request.path,
+          request.query,
+          (body) => this.#readPage(body, request, readItem, onBadItem),
+          signal,
+          accept,
+        ),
     });
+  }
+
+  /** Reads one page of a list for {@link #list}: its items, what was left out, and its next link. */
+  #readPage<T>(
+    body: unknown,
+    request: PageRequest,
+    readItem: (value: unknown) => Shape<T>,
+    onBadItem: 'refuse-page' | { skip: string },
+  ): Shape<FetchedPage<T>> {
+    const page = readListPage(body);
+    if (!page.ok) {
+      return page;
+    }
+    const { results } = page.value;
+    // Atlas sends 500 at most: more is a server to refuse, never an array to take in whole.
+    if (results.length > MAX_ITEMS_PER_PAGE) {
+      return {
+        ok: false,
+        problem: `a page of ${results.length} items, more than the ${MAX_ITEMS_PER_PAGE} Atlas sends at most`,
+      };
+    }
+    const items: T[] = [];
+    const skipped: number[] = [];
+    const trimmed: number[] = [];
+    let droppedParts = 0;
+    for (let index = 0; index < results.length; index += 1) {
+      const item = readItem(results[index]);
+      if (item.ok) {
+        items.push(item.value);
+        if (item.dropped !== undefined && item.dropped > 0) {
+          trimmed.push(index);
+          droppedParts += item.dropped;
+        }
+      } else if (onBadItem !== 'refuse-page') {
+        skipped.push(index);
+      } else {
+        return item;
+      }
+    }
+    if (skipped.length > 0 && onBadItem !== 'refuse-page') {
+      this.#config.logger.warn(`Atlas listed entries that are not ${onBadItem.skip}; skipped them`, {
+        ...this.#pageWhere(request),
+        skipped: skipped.length,
+        positions: skipped.slice(0, 10),
+      });
+    }
+    if (trimmed.length > 0) {
+      this.#config.logger.warn('Atlas listed entries with parts that cannot be read; left those parts out', {
+        ...this.#pageWhere(request),
+        parts: droppedParts,
+        positions: trimmed.slice(0, 10),
+      });
+    }
+    const nextLink = page.value.links.find((link) => link.rel === 'next');
+    const next = nextLink === undefined ? undefined : resourceOfLink(nextLink.href);
+    if (nextLink !== undefined && next === undefined) {
+      return { ok: false, problem: 'a next link that is not an Atlas API URL' };
+    }
+    return {
+      ok: true,
+      value: { items, totalCount: page.value.totalCount, next, dropped: skipped.length + droppedParts },
+    };
+  }
+
+  /** Where a page's warnings happened: positions only, as the entries are Atlas's text and may echo anything. */
+  #pageWhere(request: PageRequest): { path: string; pageNum: string } {
+    return { path: `${this.#config.apiPrefix}${request.path}`, pageNum: request.query.get('pageNum') ?? '1' };
   }
 
   /** GETs a resource below the API prefix and reads its body; with a service account, once more with a fresh token on a 401. */
@@ -527,12 +538,16 @@ export class AtlasClient {
     refreshable: boolean,
   ): Promise<T | typeof UNAUTHORIZED> {
     return this.#send<T | typeof UNAUTHORIZED>(request, path, (response, progress) => {
-      const context = this.#context(request.method, path, progress);
+      // The failure context is built only for a failure: most answers need none.
       if (response.status === 401 && refreshable) {
         return { ok: true, value: UNAUTHORIZED };
       }
       if (response.status < 200 || response.status >= 300) {
-        return { ok: false, retryable: false, error: () => errorFromResponse(response, context) };
+        return {
+          ok: false,
+          retryable: false,
+          error: () => errorFromResponse(response, this.#context(request.method, path, progress)),
+        };
       }
       if (jsonNestsDeeperThan(response.body)) {
         return {
@@ -542,7 +557,7 @@ export class AtlasClient {
             malformedResponseError({
               what: `JSON nested more than ${MAX_JSON_DEPTH} levels deep`,
               status: response.status,
-              context,
+              context: this.#context(request.method, path, progress),
               retryable: false,
             }),
         };
@@ -571,7 +586,11 @@ export class AtlasClient {
           status: envelope.status,
           body: JSON.stringify(envelope.body),
         };
-        return { ok: false, retryable: false, error: () => errorFromResponse(inner, context) };
+        return {
+          ok: false,
+          retryable: false,
+          error: () => errorFromResponse(inner, this.#context(request.method, path, progress)),
+        };
       }
       const shape = read(envelope.body);
       if (!shape.ok) {
@@ -582,7 +601,7 @@ export class AtlasClient {
             malformedResponseError({
               what: shape.problem,
               status: response.status,
-              context,
+              context: this.#context(request.method, path, progress),
               retryable: false,
             }),
         };
@@ -606,7 +625,7 @@ export class AtlasClient {
       async (progress) => {
         let response: HttpResponse;
         // Atlas's RateLimit-Remaining running low: wait for its bucket to refill rather than earn a 429.
-        await this.#pacer.wait(request.path, signal);
+        if (this.#pacer.delayFor(request.path) > 0) await this.#pacer.wait(request.path, signal);
         this.#counts.requests += 1;
         try {
           response = await exchange({

@@ -19,11 +19,20 @@ export interface PageRequest {
   query: URLSearchParams;
 }
 
+/**
+ * The resource a `next` link names: its path below the API prefix, and its query as the link wrote it
+ * (read into parameters only when the next page is asked for).
+ */
+export interface LinkedResource {
+  path: string;
+  search: string;
+}
+
 /** What fetching one page gives: its items, and the resource of its `next` link if it had one. */
 export interface FetchedPage<T> {
   items: T[];
   totalCount: number | undefined;
-  next: PageRequest | undefined;
+  next: LinkedResource | undefined;
   /** Entries left out, and parts of entries left out, because they could not be read. */
   dropped?: number;
 }
@@ -72,13 +81,14 @@ export class AtlasList<T> implements AsyncIterable<T> {
     const seen = new Set<string>();
     let request: PageRequest | undefined = first;
     for (let pageNum = 1; request; pageNum += 1) {
-      seen.add(keyOf(request));
       const page = await this.#init.fetchPage(request);
       const hasNext = page.next !== undefined && page.items.length > 0;
       yield { items: page.items, pageNum, totalCount: page.totalCount, hasNext, dropped: page.dropped ?? 0 };
       if (!hasNext || !page.next) {
         return;
       }
+      // Recorded once a next page is asked for: a list read in one page needs no record.
+      seen.add(keyOf(request));
       const next = withFirstQuery(page.next, first);
       if (next.path !== first.path) {
         throw new AtlasResponseError(
@@ -117,8 +127,8 @@ export class AtlasList<T> implements AsyncIterable<T> {
   }
 }
 
-function withFirstQuery(next: PageRequest, first: PageRequest): PageRequest {
-  const query = new URLSearchParams(next.query);
+function withFirstQuery(next: LinkedResource, first: PageRequest): PageRequest {
+  const query = new URLSearchParams(next.search);
   for (const key of new Set(first.query.keys())) {
     if (!query.has(key)) {
       for (const value of first.query.getAll(key)) {

@@ -1,6 +1,11 @@
 import type { Dispatcher } from 'undici';
-import { type DigestChallenge, parseAuthenticateHeader, selectDigestChallenge } from './digest-challenge.js';
-import { formatDigestAuthorization } from './digest-response.js';
+import {
+  type DigestAlgorithm,
+  type DigestChallenge,
+  parseAuthenticateHeader,
+  selectDigestChallenge,
+} from './digest-challenge.js';
+import { formatDigestAuthorization, hashCredentials } from './digest-response.js';
 
 /** What the interceptor remembers about one origin. */
 export interface DigestOriginState {
@@ -10,6 +15,8 @@ export interface DigestOriginState {
   nc: number;
   /** Set while a request without credentials is out to fetch the first challenge: who waits for it. */
   probeWaiters?: Array<() => void>;
+  /** `H(username:realm:password)` for the realm and algorithm it was computed for. */
+  credentialsHash?: { realm: string; algorithm: DigestAlgorithm; value: string };
 }
 
 /** Why a challenge was answered with a request of its own. */
@@ -25,7 +32,10 @@ export interface DigestChallengeEvent {
 /** Everything one {@link DigestAuthHandler} needs; built by the interceptor for each request. */
 export interface DigestAuthHandlerOptions {
   dispatch: Dispatcher.Dispatch;
-  /** The request, its query already folded into `path` and its headers a plain record. */
+  /**
+   * The request, its query already folded into `path` and its headers a plain record of its own:
+   * the handler sets `authorization` on that record before each signed dispatch.
+   */
   opts: Dispatcher.DispatchOptions & { headers: Record<string, string | string[]> };
   handler: Dispatcher.DispatchHandler;
   origin: string;
@@ -190,13 +200,27 @@ export class DigestAuthHandler implements Dispatcher.DispatchHandler {
       challenge,
       username: this.#options.username,
       password: this.#options.password,
+      credentialsHash: this.#credentialsHash(challenge),
       method: opts.method.toUpperCase(),
       uri: opts.path,
       nc: state.nc,
       cnonce: this.#options.cnonce(),
       ...(typeof opts.body === 'string' || opts.body instanceof Uint8Array ? { entityBody: opts.body } : {}),
     });
-    return this.#options.dispatch({ ...opts, headers: { ...opts.headers, authorization } }, this);
+    // The record is this request's own, and undici reads it during dispatch: set, not copied.
+    opts.headers.authorization = authorization;
+    return this.#options.dispatch(opts, this);
+  }
+
+  /** The origin's `H(username:realm:password)`, hashed again only when the realm or algorithm changes. */
+  #credentialsHash(challenge: DigestChallenge): string {
+    const { state, username, password } = this.#options;
+    const { realm, algorithm } = challenge;
+    const kept = state.credentialsHash;
+    if (kept !== undefined && kept.realm === realm && kept.algorithm === algorithm) return kept.value;
+    const value = hashCredentials({ algorithm, username, realm, password });
+    state.credentialsHash = { realm, algorithm, value };
+    return value;
   }
 
   #startQueued(): void {

@@ -20,6 +20,11 @@ export interface DigestResponseInput {
   cnonce: string;
   /** The body for `qop=auth-int`; the empty body when absent. */
   entityBody?: string | Uint8Array;
+  /**
+   * `H(username:realm:password)` from {@link hashCredentials}, when the caller kept it from an earlier
+   * request to the same realm with the same algorithm: it is the same for every request they sign.
+   */
+  credentialsHash?: string;
 }
 
 const NODE_HASH: Record<DigestAlgorithm, string> = {
@@ -77,24 +82,57 @@ export function formatNonceCount(nc: number): string {
  * ```
  */
 export function computeDigestResponse(input: DigestResponseInput): string {
+  const qop = chooseQop(input.challenge);
+  return digestResponse(input, qop, qop === undefined ? '' : formatNonceCount(input.nc));
+}
+
+/**
+ * `H(username:realm:password)`, the part of H(A1) that stays the same from request to request: every
+ * request signed for one realm with one algorithm can reuse it.
+ *
+ * @example
+ * ```ts
+ * hashCredentials({ algorithm: 'MD5', username: 'Mufasa', realm: 'http-auth@example.org', password: 'Circle of Life' });
+ * ```
+ */
+export function hashCredentials(input: {
+  algorithm: DigestAlgorithm;
+  username: string;
+  realm: string;
+  password: string;
+}): string {
+  return hash(NODE_HASH[input.algorithm], `${input.username}:${input.realm}:${input.password}`);
+}
+
+/** The response hash, its qop chosen and its nonce count formatted (empty without qop). */
+function digestResponse(input: DigestResponseInput, qop: DigestQop | undefined, nc: string): string {
   const { challenge } = input;
   const algorithm = NODE_HASH[challenge.algorithm];
-  // The one-shot hash costs a fifth of createHash().update().digest(): it runs once per request.
-  const hash = (text: string | Uint8Array): string => oneShotHash(algorithm, text, 'hex');
-  const qop = chooseQop(challenge);
-  let ha1 = hash(`${input.username}:${challenge.realm}:${input.password}`);
+  let ha1 =
+    input.credentialsHash ??
+    hashCredentials({
+      algorithm: challenge.algorithm,
+      username: input.username,
+      realm: challenge.realm,
+      password: input.password,
+    });
   if (challenge.algorithm.endsWith('-sess')) {
-    ha1 = hash(`${ha1}:${challenge.nonce}:${input.cnonce}`);
+    ha1 = hash(algorithm, `${ha1}:${challenge.nonce}:${input.cnonce}`);
   }
   const a2 =
     qop === 'auth-int'
-      ? `${input.method}:${input.uri}:${hash(input.entityBody ?? '')}`
+      ? `${input.method}:${input.uri}:${hash(algorithm, input.entityBody ?? '')}`
       : `${input.method}:${input.uri}`;
-  const ha2 = hash(a2);
+  const ha2 = hash(algorithm, a2);
   if (qop === undefined) {
-    return hash(`${ha1}:${challenge.nonce}:${ha2}`);
+    return hash(algorithm, `${ha1}:${challenge.nonce}:${ha2}`);
   }
-  return hash(`${ha1}:${challenge.nonce}:${formatNonceCount(input.nc)}:${input.cnonce}:${qop}:${ha2}`);
+  return hash(algorithm, `${ha1}:${challenge.nonce}:${nc}:${input.cnonce}:${qop}:${ha2}`);
+}
+
+/** Lower-case hex digest. The one-shot hash costs a fifth of createHash().update().digest(). */
+function hash(algorithm: string, data: string | Uint8Array): string {
+  return oneShotHash(algorithm, data, 'hex');
 }
 
 /**
@@ -113,32 +151,26 @@ export function computeDigestResponse(input: DigestResponseInput): string {
 export function formatDigestAuthorization(input: DigestResponseInput): string {
   const { challenge } = input;
   const qop = chooseQop(challenge);
+  const nc = qop === undefined ? '' : formatNonceCount(input.nc);
   const username = challenge.userhash
-    ? oneShotHash(NODE_HASH[challenge.algorithm], `${input.username}:${challenge.realm}`, 'hex')
+    ? hash(NODE_HASH[challenge.algorithm], `${input.username}:${challenge.realm}`)
     : input.username;
-  const params = [
-    `username=${quote(username)}`,
-    `realm=${quote(challenge.realm)}`,
-    `nonce=${quote(challenge.nonce)}`,
-    `uri=${quote(input.uri)}`,
-    `algorithm=${challenge.algorithm}`,
-    `response=${quote(computeDigestResponse(input))}`,
-  ];
+  let header =
+    `Digest username=${quote(username)}, realm=${quote(challenge.realm)}, nonce=${quote(challenge.nonce)}, ` +
+    `uri=${quote(input.uri)}, algorithm=${challenge.algorithm}, response="${digestResponse(input, qop, nc)}"`;
   if (challenge.opaque !== undefined) {
-    params.push(`opaque=${quote(challenge.opaque)}`);
+    header += `, opaque=${quote(challenge.opaque)}`;
   }
   if (qop !== undefined) {
-    params.push(`qop=${qop}`, `nc=${formatNonceCount(input.nc)}`, `cnonce=${quote(input.cnonce)}`);
+    header += `, qop=${qop}, nc=${nc}, cnonce=${quote(input.cnonce)}`;
   }
   if (challenge.userhash) {
-    params.push('userhash=true');
+    header += ', userhash=true';
   }
-  return `Digest ${params.join(', ')}`;
+  return header;
 }
 
-const NEEDS_ESCAPE = /[\\"]/;
-
 function quote(value: string): string {
-  if (!NEEDS_ESCAPE.test(value)) return `"${value}"`;
+  if (!value.includes('"') && !value.includes('\\')) return `"${value}"`;
   return `"${value.replace(/[\\"]/g, (char) => `\\${char}`)}"`;
 }

@@ -50,81 +50,134 @@ export interface ExchangeOptions {
  * ```
  */
 export function exchange(options: ExchangeOptions): Promise<HttpResponse> {
-  const { request, maxBodyBytes } = options;
-  const { signal } = request;
+  const { signal } = options.request;
+  if (signal?.aborted) return Promise.reject(signal.reason);
   return new Promise<HttpResponse>((resolve, reject) => {
-    if (signal?.aborted) {
-      reject(signal.reason);
-      return;
-    }
-    let controller: Dispatcher.DispatchController | undefined;
-    let settled = false;
-    const onAbort = (): void => controller?.abort(signal?.reason);
-    const finish = (outcome: () => void): void => {
-      if (settled) return;
-      settled = true;
-      clearTimeout(overall);
-      signal?.removeEventListener('abort', onAbort);
-      outcome();
-    };
-    const overall = setTimeout(() => {
-      const error = new errors.BodyTimeoutError(
-        `Atlas did not finish answering ${request.method} ${pathOnly(request.path)} within ${options.timeoutMs} ms`,
-      );
-      finish(() => reject(error));
-      controller?.abort(error);
-    }, options.timeoutMs);
-    signal?.addEventListener('abort', onAbort, { once: true });
-    let status = 0;
-    let headers: HttpResponse['headers'] = {};
-    const chunks: Buffer[] = [];
-    let size = 0;
-    const handler: Dispatcher.DispatchHandler = {
-      onRequestStart(requestController) {
-        controller = requestController;
-        if (signal?.aborted) requestController.abort(signal.reason);
-      },
-      onResponseStart(_controller, statusCode, responseHeaders) {
-        status = statusCode;
-        headers = responseHeaders as HttpResponse['headers'];
-      },
-      onResponseData(responseController, chunk) {
-        size += chunk.length;
-        if (size > maxBodyBytes) {
-          responseController.abort(
-            new AtlasResponseError(
-              `Atlas answered ${request.method} ${pathOnly(request.path)} with a body over ${maxBodyBytes} bytes: ask for fewer items per page`,
-              { status, method: request.method, path: pathOnly(request.path) },
-            ),
-          );
-          return;
-        }
-        chunks.push(chunk);
-      },
-      onResponseEnd() {
-        finish(() => resolve({ status, headers, body: Buffer.concat(chunks).toString('utf8') }));
-      },
-      onResponseError(_controller, error) {
-        finish(() => reject(signal?.aborted ? signal.reason : error));
-      },
-    };
+    new ExchangeHandler(options, resolve, reject).start();
+  });
+}
+
+/**
+ * One exchange's state, undici's handler callbacks and the signal's listener, in one object: a call
+ * allocates it and its timer, not a closure per callback.
+ */
+class ExchangeHandler implements Dispatcher.DispatchHandler {
+  readonly #options: ExchangeOptions;
+  readonly #resolve: (response: HttpResponse) => void;
+  readonly #reject: (reason: unknown) => void;
+  #controller: Dispatcher.DispatchController | undefined;
+  #overall: NodeJS.Timeout | undefined;
+  #settled = false;
+  #status = 0;
+  #headers: HttpResponse['headers'] = {};
+  #chunks: Buffer[] = [];
+  #size = 0;
+
+  constructor(
+    options: ExchangeOptions,
+    resolve: (response: HttpResponse) => void,
+    reject: (reason: unknown) => void,
+  ) {
+    this.#options = options;
+    this.#resolve = resolve;
+    this.#reject = reject;
+  }
+
+  start(): void {
+    const { request, timeoutMs } = this.#options;
+    this.#overall = setTimeout(() => this.#timeOut(), timeoutMs);
+    request.signal?.addEventListener('abort', this, { once: true });
     try {
-      options.dispatcher.dispatch(
+      this.#options.dispatcher.dispatch(
         {
-          origin: options.origin,
+          origin: this.#options.origin,
           path: request.path,
           method: request.method,
           headers: request.headers,
           body: request.body ?? null,
-          headersTimeout: options.timeoutMs,
-          bodyTimeout: options.timeoutMs,
+          headersTimeout: timeoutMs,
+          bodyTimeout: timeoutMs,
         },
-        handler,
+        this,
       );
     } catch (error) {
-      finish(() => reject(error));
+      this.#fail(error);
     }
-  });
+  }
+
+  /** The caller's signal aborted: abort the request. */
+  handleEvent(): void {
+    this.#controller?.abort(this.#options.request.signal?.reason);
+  }
+
+  onRequestStart(controller: Dispatcher.DispatchController): void {
+    this.#controller = controller;
+    const { signal } = this.#options.request;
+    if (signal?.aborted) controller.abort(signal.reason);
+  }
+
+  onResponseStart(
+    _controller: Dispatcher.DispatchController,
+    statusCode: number,
+    headers: Record<string, string | string[] | undefined>,
+  ): void {
+    this.#status = statusCode;
+    this.#headers = headers;
+  }
+
+  onResponseData(controller: Dispatcher.DispatchController, chunk: Buffer): void {
+    this.#size += chunk.length;
+    const { maxBodyBytes, request } = this.#options;
+    if (this.#size > maxBodyBytes) {
+      const path = pathOnly(request.path);
+      controller.abort(
+        new AtlasResponseError(
+          `Atlas answered ${request.method} ${path} with a body over ${maxBodyBytes} bytes: ask for fewer items per page`,
+          { status: this.#status, method: request.method, path },
+        ),
+      );
+      return;
+    }
+    this.#chunks.push(chunk);
+  }
+
+  onResponseEnd(): void {
+    if (!this.#settle()) return;
+    const chunks = this.#chunks;
+    // A small answer arrives in one chunk: decode it in place rather than copy it first.
+    const body =
+      chunks.length === 1
+        ? (chunks[0] as Buffer).toString('utf8')
+        : Buffer.concat(chunks, this.#size).toString('utf8');
+    this.#resolve({ status: this.#status, headers: this.#headers, body });
+  }
+
+  onResponseError(_controller: Dispatcher.DispatchController, error: Error): void {
+    const { signal } = this.#options.request;
+    this.#fail(signal?.aborted ? signal.reason : error);
+  }
+
+  #timeOut(): void {
+    const { request, timeoutMs } = this.#options;
+    const error = new errors.BodyTimeoutError(
+      `Atlas did not finish answering ${request.method} ${pathOnly(request.path)} within ${timeoutMs} ms`,
+    );
+    this.#fail(error);
+    this.#controller?.abort(error);
+  }
+
+  #fail(reason: unknown): void {
+    if (this.#settle()) this.#reject(reason);
+  }
+
+  /** Marks the exchange settled, once: false when it already was. */
+  #settle(): boolean {
+    if (this.#settled) return false;
+    this.#settled = true;
+    clearTimeout(this.#overall);
+    this.#options.request.signal?.removeEventListener('abort', this);
+    return true;
+  }
 }
 
 /**

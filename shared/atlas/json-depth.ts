@@ -17,6 +17,9 @@ export const MAX_JSON_DEPTH = 256;
  * ```
  */
 export function jsonNestsDeeperThan(text: string, maxDepth: number = MAX_JSON_DEPTH): boolean {
+  // A text with no more opening brackets than that, in strings or not, cannot nest deeper: counting
+  // them takes a native search per bracket, where the scan below reads every character.
+  if (!hasMoreThan(text, OPENERS, maxDepth)) return false;
   let depth = 0;
   for (let index = 0; index < text.length; index += 1) {
     const code = text.charCodeAt(index);
@@ -39,6 +42,20 @@ const OPEN_BRACKET = 0x5b;
 const CLOSE_BRACKET = 0x5d;
 const OPEN_BRACE = 0x7b;
 const CLOSE_BRACE = 0x7d;
+
+const OPENERS = ['{', '['];
+
+/** Whether `text` holds more than `limit` occurrences of the characters `chars`, all told. */
+function hasMoreThan(text: string, chars: readonly string[], limit: number): boolean {
+  let count = 0;
+  for (const char of chars) {
+    for (let index = text.indexOf(char); index !== -1; index = text.indexOf(char, index + 1)) {
+      count += 1;
+      if (count > limit) return true;
+    }
+  }
+  return false;
+}
 
 /** The offset of the quote that ends the string opened at `start`, or -1 when none does. */
 function stringEnd(text: string, start: number): number {

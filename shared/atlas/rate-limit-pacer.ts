@@ -52,6 +52,8 @@ export class RateLimitPacer {
   readonly #maxScopes: number;
   readonly #scopes = new Map<string, ScopeState>();
   #paused = 0;
+  /** The scope of the last resource asked about: a client asks for the same path again and again. */
+  #lastScope: { resource: string; scope: string } | undefined;
 
   constructor(options: RateLimitPacerOptions) {
     this.#clock = options.clock;
@@ -68,11 +70,12 @@ export class RateLimitPacer {
 
   /** How long the next request to `resource` should wait, in milliseconds (0: send now). */
   delayFor(resource: string): number {
-    const state = this.#scopes.get(scopeOf(resource));
+    const scope = this.#scopeOf(resource);
+    const state = this.#scopes.get(scope);
     if (state === undefined) return 0;
     const now = this.#clock.now();
     if (state.resetAt !== undefined && now >= state.resetAt) {
-      this.#scopes.delete(scopeOf(resource));
+      this.#scopes.delete(scope);
       return 0;
     }
     const reserve = Math.max(1, Math.ceil(state.limit * this.#reserveShare));
@@ -102,7 +105,7 @@ export class RateLimitPacer {
     const remaining = headerNumber(headers['ratelimit-remaining']);
     if (limit === undefined || remaining === undefined || limit === 0) return;
     const reset = headerNumber(headers['ratelimit-reset']);
-    const scope = scopeOf(resource);
+    const scope = this.#scopeOf(resource);
     this.#scopes.delete(scope);
     this.#scopes.set(scope, {
       limit,
@@ -113,6 +116,14 @@ export class RateLimitPacer {
       const oldest = this.#scopes.keys().next();
       if (oldest.done !== true) this.#scopes.delete(oldest.value);
     }
+  }
+
+  #scopeOf(resource: string): string {
+    const last = this.#lastScope;
+    if (last !== undefined && last.resource === resource) return last.scope;
+    const scope = scopeOf(resource);
+    this.#lastScope = { resource, scope };
+    return scope;
   }
 }
 

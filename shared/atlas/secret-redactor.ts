@@ -18,6 +18,8 @@ const MIN_SECRET_LENGTH = 6;
  */
 export class SecretRedactor {
   readonly #secrets = new Set<string>();
+  /** The secrets longest first, so a secret that contains another is scrubbed whole. */
+  #longestFirst: string[] = [];
 
   constructor(secrets: Iterable<string> = []) {
     for (const secret of secrets) {
@@ -35,6 +37,7 @@ export class SecretRedactor {
     if (encoded !== secret) {
       this.#secrets.add(encoded);
     }
+    this.#longestFirst = [...this.#secrets].sort((a, b) => b.length - a.length);
   }
 
   /**
@@ -78,9 +81,7 @@ export class SecretRedactor {
   /** `text` with every known secret replaced by {@link REDACTED}. */
   redact(text: string): string {
     let result = text;
-    // Longest first, so a secret that contains another is scrubbed whole.
-    const secrets = [...this.#secrets].sort((a, b) => b.length - a.length);
-    for (const secret of secrets) {
+    for (const secret of this.#longestFirst) {
       if (result.includes(secret)) {
         result = result.split(secret).join(REDACTED);
       }

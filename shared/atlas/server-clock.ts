@@ -45,6 +45,8 @@ export class ServerClock {
   readonly #maxSkewMs: number;
   #offsetMs: number | undefined;
   #warned = false;
+  /** The last `Date` value read, and its time: Atlas sends the same text for a whole second. */
+  #lastDate: { text: string; ms: number } | undefined;
 
   constructor(options: ServerClockOptions) {
     this.#clock = options.clock;
@@ -72,14 +74,15 @@ export class ServerClock {
   observe(header: string | readonly string[] | undefined, receivedAt: number): DateObservation {
     if (header === undefined) return 'absent';
     const value = typeof header === 'string' ? header : header.length === 1 ? header[0] : undefined;
-    const date = parseServerDate(value);
-    if (date === undefined) {
+    const last = this.#lastDate;
+    const dateMs = last !== undefined && value === last.text ? last.ms : this.#read(value);
+    if (dateMs === undefined) {
       this.#ignore('Atlas sent a Date header that is not an HTTP date; it is ignored', {
         value: describeHeader(header),
       });
       return 'invalid';
     }
-    const offsetMs = date.getTime() - receivedAt;
+    const offsetMs = dateMs - receivedAt;
     if (Math.abs(offsetMs) > this.#maxSkewMs) {
       this.#ignore('Atlas sent a Date header too far from the local clock to believe; it is ignored', {
         value: describeHeader(header),
@@ -90,6 +93,15 @@ export class ServerClock {
     }
     this.#offsetMs = offsetMs;
     return 'used';
+  }
+
+  /** Parses a `Date` value, and keeps it when valid for the answers of the same second. */
+  #read(value: string | undefined): number | undefined {
+    const date = parseServerDate(value);
+    if (value === undefined || date === undefined) return undefined;
+    const ms = date.getTime();
+    this.#lastDate = { text: value, ms };
+    return ms;
   }
 
   #ignore(message: string, attributes: LogAttributes): void {

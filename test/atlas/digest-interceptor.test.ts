@@ -1,7 +1,7 @@
 import { Agent, type Dispatcher } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { DigestChallengeEvent } from '../../shared/atlas/digest-auth-handler.js';
-import { createDigestAuthInterceptor } from '../../shared/atlas/digest-interceptor.js';
+import { createDigestAuthInterceptor, randomCnonce } from '../../shared/atlas/digest-interceptor.js';
 import { type DigestServer, type DigestServerOptions, startDigestServer } from '../support/digest-server.js';
 
 const USERNAME = 'test-public-key';
@@ -82,6 +82,11 @@ describe('createDigestAuthInterceptor', () => {
     expect(signed.map((request) => request.digest?.nc)).toEqual(['00000001', '00000002', '00000003']);
     expect(new Set(signed.map((request) => request.digest?.nonce)).size).toBe(1);
     expect(new Set(signed.map((request) => request.digest?.cnonce)).size).toBe(3);
+    expect(signed.map((request) => request.digest?.cnonce)).toEqual([
+      expect.stringMatching(/^[0-9a-f]{32}$/),
+      expect.stringMatching(/^[0-9a-f]{32}$/),
+      expect.stringMatching(/^[0-9a-f]{32}$/),
+    ]);
   });
 
   it('spends exactly one extra round trip on a stale nonce', async () => {
@@ -109,6 +114,18 @@ describe('createDigestAuthInterceptor', () => {
     expect(response.status).toBe(200);
     expect(server.requests.length - before).toBe(2);
     expect(challenges.map((event) => event.reason)).toEqual(['first', 'rejected']);
+  });
+
+  it('signs for the new realm when the server moves to another one', async () => {
+    const { server, get, challenges } = await harness();
+    await get('/a');
+    server.changeRealm('Another Realm');
+
+    const response = await get('/b');
+
+    expect(response.status).toBe(200);
+    expect(challenges.map((event) => event.reason)).toEqual(['first', 'rejected']);
+    expect(server.requests.at(-1)?.digest?.realm).toBe('Another Realm');
   });
 
   it('hands a 401 to fresh credentials to the caller, and starts over on the next call', async () => {
@@ -208,5 +225,14 @@ describe('createDigestAuthInterceptor', () => {
 
     await expect(get('/a')).rejects.toThrow();
     expect(calls).toBe(1);
+  });
+});
+
+describe('randomCnonce', () => {
+  it('gives 32 hex digits that never repeat, past the end of the pool it draws from', () => {
+    const cnonces = Array.from({ length: 1_000 }, () => randomCnonce());
+
+    expect(cnonces.every((cnonce) => /^[0-9a-f]{32}$/.test(cnonce))).toBe(true);
+    expect(new Set(cnonces).size).toBe(1_000);
   });
 });

@@ -5,6 +5,7 @@ import {
   computeDigestResponse,
   formatDigestAuthorization,
   formatNonceCount,
+  hashCredentials,
 } from '../../shared/atlas/digest-response.js';
 
 // RFC 7616 section 3.9.1.
@@ -35,6 +36,22 @@ describe('computeDigestResponse', () => {
     });
 
     expect(response).toBe('8ca523f5e9506fed4657c9700eebdbec');
+  });
+
+  it('gives the same response from a credentials hash kept from an earlier request', () => {
+    const challenge: DigestChallenge = { ...RFC_7616, algorithm: 'SHA-256' };
+    const credentialsHash = hashCredentials({
+      ...RFC_7616_REQUEST,
+      realm: challenge.realm,
+      algorithm: 'SHA-256',
+    });
+
+    const response = computeDigestResponse({ ...RFC_7616_REQUEST, challenge, credentialsHash });
+
+    expect(credentialsHash).toBe(
+      createHash('sha256').update('Mufasa:http-auth@example.org:Circle of Life').digest('hex'),
+    );
+    expect(response).toBe('753927fa0e85d155564e2e272a28d1802ca10daf4496794697cf8db5856cb6c1');
   });
 
   it('reproduces the SHA-256 example of RFC 7616 section 3.9.1', () => {

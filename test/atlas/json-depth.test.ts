@@ -20,6 +20,13 @@ describe('jsonNestsDeeperThan', () => {
     expect(jsonNestsDeeperThan(text, 1)).toBe(false);
   });
 
+  it('measures depth, not the number of brackets, in a text with more brackets than the limit', () => {
+    const siblings = `[${'{"a":[]},'.repeat(400)}{}]`;
+
+    expect(jsonNestsDeeperThan(siblings, 3)).toBe(false);
+    expect(jsonNestsDeeperThan(siblings, 2)).toBe(true);
+  });
+
   it('leaves a string never closed to JSON.parse', () => {
     expect(jsonNestsDeeperThan(`["${'['.repeat(500)}`, 2)).toBe(false);
   });

@@ -29,6 +29,20 @@ describe('ServerClock', () => {
     expect(server.skewMs).toBe(20 * 60_000);
   });
 
+  it('measures the offset of a Date seen before from the time its new answer arrived', () => {
+    const clock = new ManualClock(LOCAL);
+    const server = new ServerClock({ clock, logger: recordingLogger([]) });
+    server.observe('Tue, 24 Nov 2026 02:40:00 GMT', LOCAL);
+
+    const again = server.observe('Tue, 24 Nov 2026 02:40:00 GMT', LOCAL + 500);
+    const skewAgain = server.skewMs;
+    const later = server.observe('Tue, 24 Nov 2026 02:40:01 GMT', LOCAL + 2_000);
+
+    expect([again, later]).toEqual(['used', 'used']);
+    expect(skewAgain).toBe(20 * 60_000 + 500);
+    expect(server.skewMs).toBe(20 * 60_000 + 1_000);
+  });
+
   it('ignores a garbage Date header with one warning, then debug lines, and keeps the last good offset', () => {
     const clock = new ManualClock(LOCAL);
     const logs: LogLine[] = [];

@@ -63,6 +63,8 @@ export interface DigestServer {
   expireNonces(): void;
   /** Forgets every nonce issued so far: the next use gets a 401 with `stale=false`. */
   forgetNonces(): void;
+  /** Moves to another realm and forgets every nonce: the next use gets a challenge for the new realm. */
+  changeRealm(realm: string): void;
   /** Access tokens issued so far. */
   tokensIssued(): string[];
   /** Makes every token issued so far invalid. */
@@ -79,7 +81,7 @@ const NODE_HASH: Record<TestDigestAlgorithm, string> = {
   'SHA-512-256-sess': 'sha512-256',
 };
 
-const REALM = 'MMS Public API';
+const DEFAULT_REALM = 'MMS Public API';
 
 /** The Atlas error body: `{ error, errorCode, detail, reason, parameters }`. */
 export function atlasErrorBody(status: number, errorCode: string, detail: string): Record<string, unknown> {
@@ -121,13 +123,14 @@ export async function startDigestServer(options: DigestServerOptions = {}): Prom
   const requests: RecordedRequest[] = [];
   const sockets = new Set<Socket>();
   let challengeCount = 0;
+  let realm = DEFAULT_REALM;
 
   const challenge = (response: ServerResponse, stale: boolean): void => {
     challengeCount += 1;
     const lines = algorithms.map((algorithm) => {
       const nonce = randomBytes(12).toString('base64');
       nonces.set(nonce, { seenNc: new Set(), expired: false });
-      return `Digest realm="${REALM}", domain="", nonce="${nonce}", algorithm=${algorithm}, qop="${qop}", opaque="${opaque.replace(/["\\]/g, '\\$&')}", stale=${stale}`;
+      return `Digest realm="${realm}", domain="", nonce="${nonce}", algorithm=${algorithm}, qop="${qop}", opaque="${opaque.replace(/["\\]/g, '\\$&')}", stale=${stale}`;
     });
     response.writeHead(401, {
       'content-type': 'application/json;charset=ISO-8859-1',
@@ -144,18 +147,18 @@ export async function startDigestServer(options: DigestServerOptions = {}): Prom
     const algorithm = (params.algorithm ?? 'MD5') as TestDigestAlgorithm;
     const nonce = params.nonce ?? '';
     const nonceState = nonces.get(nonce);
-    if (!algorithms.includes(algorithm) || !nonceState || params.realm !== REALM) {
+    if (!algorithms.includes(algorithm) || !nonceState || params.realm !== realm) {
       return 'challenge';
     }
     if (params.uri !== request.target || params.opaque !== opaque) {
       return 'challenge';
     }
     const hash = (text: string): string => createHash(NODE_HASH[algorithm]).update(text).digest('hex');
-    const expectedUser = params.userhash === 'true' ? hash(`${username}:${REALM}`) : username;
+    const expectedUser = params.userhash === 'true' ? hash(`${username}:${realm}`) : username;
     if (params.username !== expectedUser) {
       return 'challenge';
     }
-    let ha1 = hash(`${username}:${REALM}:${password}`);
+    let ha1 = hash(`${username}:${realm}:${password}`);
     if (algorithm.endsWith('-sess')) {
       ha1 = hash(`${ha1}:${nonce}:${params.cnonce ?? ''}`);
     }
@@ -297,6 +300,10 @@ export async function startDigestServer(options: DigestServerOptions = {}): Prom
       }
     },
     forgetNonces: () => nonces.clear(),
+    changeRealm: (next) => {
+      realm = next;
+      nonces.clear();
+    },
     tokensIssued: () => [...tokens.keys()],
     revokeTokens: () => {
       for (const state of tokens.values()) {
