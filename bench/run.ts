@@ -50,7 +50,7 @@ export const FULL_SIZES: BenchSizes = {
 
 /** Small sizes for a quick look: the same code paths, figures less steady. */
 export const QUICK_SIZES: BenchSizes = {
-  digest: { calls: 300, rounds: 4, warmupCalls: 50 },
+  digest: { calls: 300, rounds: 4, warmupCalls: 300 },
   backlog: { events: 5_000, projects: 20 },
   pagedBacklog: { events: 10_000, pageLatencyMs: 300 },
   backlogMemory: { sizes: [2_000, 10_000, 30_000], projects: 20 },
