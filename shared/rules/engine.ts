@@ -506,20 +506,18 @@ export function createRuleEngine(options: RuleEngineOptions): RuleEngine {
             }
             if (time > latest) latest = time;
             const groupKey = rule.groupKey(event);
-            const occurrence = `event:${eventId}`;
             // A suppressed rule's match this engine already knows the answer for is decided here,
-            // as decideSuppressions would decide it: most matches of a noisy group end here.
+            // as decideSuppressions would decide it: most matches of a noisy group end here, without
+            // a pending match or its occurrence's text.
             let alerts: boolean | undefined;
             if (threshold === undefined) {
               const asked = askedSuppressions.get(rule);
-              const known =
-                asked?.has(groupKey) === true ? undefined : knownFirst(rule, groupKey, occurrence, time);
-              if (known === false) continue;
-              if (known === undefined) {
-                if (asked === undefined) askedSuppressions.set(rule, new Set([groupKey]));
-                else asked.add(groupKey);
-              }
-              alerts = known;
+              const known = suppressions.get(rule)?.get(groupKey);
+              if (known !== undefined && time < known.liveUntil && asked?.has(groupKey) !== true) {
+                if (!isEventOccurrence(known.occurrence, eventId)) continue;
+                alerts = true;
+              } else if (asked === undefined) askedSuppressions.set(rule, new Set([groupKey]));
+              else asked.add(groupKey);
             }
             const match: StatefulMatch = {
               rule,
@@ -527,7 +525,7 @@ export function createRuleEngine(options: RuleEngineOptions): RuleEngine {
               eventId,
               time,
               groupKey,
-              occurrence,
+              occurrence: `event:${eventId}`,
               events: [event],
               // A window's trigger time may differ between readings, but lies within the window.
               createdAt: time,
@@ -632,6 +630,16 @@ function ruleMatches(rule: CompiledRule, event: AtlasEvent): boolean {
   }
   return rule.matches(event);
 }
+
+/** Whether `occurrence` is `event:<eventId>`, read without building that text. */
+function isEventOccurrence(occurrence: string, eventId: string): boolean {
+  return (
+    occurrence.length === eventId.length + EVENT_OCCURRENCE.length &&
+    occurrence.startsWith(EVENT_OCCURRENCE) &&
+    occurrence.endsWith(eventId)
+  );
+}
+const EVENT_OCCURRENCE = 'event:';
 
 /** Keeps the events of a threshold window for its alert, oldest first; returns the window. */
 function rememberWindowEvent(
