@@ -202,10 +202,11 @@ export function createFirstSeenTracker(options: FirstSeenTrackerOptions): FirstS
       if (candidates.length === 0) return { fresh: [], failures: [] };
       const keys = new Set<string>();
       const firstTimes = new Map<string, number>();
-      const keyOf = new Map<FirstSeenCandidate, string>();
+      // The key of each candidate's group, by the candidate's position.
+      const keyOf: string[] = [];
       for (const candidate of candidates) {
         const key = keyOfGroup(candidate.rule.id, candidate.groupKey);
-        keyOf.set(candidate, key);
+        keyOf.push(key);
         keys.add(key);
         const ruleId = candidate.rule.id;
         if (!learning || candidate.firstSeen.learningMs === 0 || learningStarts.has(ruleId)) continue;
@@ -229,21 +230,23 @@ export function createFirstSeenTracker(options: FirstSeenTrackerOptions): FirstS
       // A set read from where it was kept before is written where it is kept now, changed or not.
       const changed = new Set<string>(migrated.keys());
       const fresh: FirstSeenCandidate[] = [];
-      // Several first-seen rules often match one event: its hash is computed once.
-      const hashes = new Map<AtlasEvent, EventHash>();
-      for (const candidate of candidates) {
+      const freshKeys: string[] = [];
+      // Several first-seen rules often match one event, and its candidates come one after the other:
+      // its hash is computed once, and only if a value needs it.
+      let lastEvent: AtlasEvent | undefined;
+      let by = new EventHash('');
+      candidates.forEach((candidate, at) => {
         const { rule, time, event } = candidate;
-        const key = keyOf.get(candidate) as string;
+        const key = keyOf[at] as string;
         let values = sets.get(key);
         if (values === undefined) {
           values = { ...(records.get(key)?.values ?? {}) };
           sets.set(key, values);
         }
-        let by = hashes.get(event);
-        if (by === undefined) {
+        if (event !== lastEvent) {
           // The type too: an id names one event in Atlas, but hand-made event files reuse ids.
           by = new EventHash(`${candidate.eventId}|${String(event.eventTypeName)}`);
-          hashes.set(event, by);
+          lastEvent = event;
         }
         const seen = observe(values, candidate.value, {
           time,
@@ -252,20 +255,21 @@ export function createFirstSeenTracker(options: FirstSeenTrackerOptions): FirstS
           maxValues: candidate.firstSeen.maxValues,
         });
         if (seen.changed) changed.add(key);
-        if (!seen.isNew) continue;
+        if (!seen.isNew) return;
         const start = learning ? learningStarts.get(rule.id) : undefined;
-        if (start !== undefined && time < start + candidate.firstSeen.learningMs) continue;
+        if (start !== undefined && time < start + candidate.firstSeen.learningMs) return;
         fresh.push(candidate);
-      }
-      for (const candidate of candidates) {
-        const key = keyOf.get(candidate) as string;
+        freshKeys.push(key);
+      });
+      candidates.forEach((candidate, at) => {
+        const key = keyOf[at] as string;
         const values = sets.get(key);
-        if (!changed.has(key) || values === undefined || writes.has(key)) continue;
+        if (!changed.has(key) || values === undefined || writes.has(key)) return;
         fitSeenValues(values, maxRecordBytes);
         writes.set(key, seenRecord(values, candidate.firstSeen.withinMs));
         const legacy = migrated.get(key);
         if (legacy !== undefined) writes.set(legacy, { values: {}, expiresAt: 0 });
-      }
+      });
       if (writes.size === 0) return { fresh, failures: [] };
       let failed: FirstSeenWriteFailures;
       try {
@@ -275,7 +279,7 @@ export function createFirstSeenTracker(options: FirstSeenTrackerOptions): FirstS
       }
       if (failed.size === 0) return { fresh, failures: [] };
       return {
-        fresh: fresh.filter((candidate) => !failed.has(keyOf.get(candidate) as string)),
+        fresh: fresh.filter((_, at) => !failed.has(freshKeys[at] as string)),
         failures: writeFailures(candidates, keyOf, failed),
       };
     },
@@ -289,17 +293,17 @@ export function createFirstSeenTracker(options: FirstSeenTrackerOptions): FirstS
  */
 async function readLegacy(
   candidates: readonly FirstSeenCandidate[],
-  keyOf: ReadonlyMap<FirstSeenCandidate, string>,
+  keyOf: readonly string[],
   records: Map<string, FirstSeenRecord>,
   read: (keys: readonly string[]) => Promise<Map<string, FirstSeenRecord>>,
 ): Promise<Map<string, string>> {
   const legacyOf = new Map<string, string>();
-  for (const candidate of candidates) {
-    const key = keyOf.get(candidate) as string;
-    if (records.has(key) || legacyOf.has(key)) continue;
+  candidates.forEach((candidate, at) => {
+    const key = keyOf[at] as string;
+    if (records.has(key) || legacyOf.has(key)) return;
     const legacy = legacySeenSetKey(candidate.rule.id, candidate.groupKey);
     if (legacy !== undefined) legacyOf.set(key, legacy);
-  }
+  });
   const migrated = new Map<string, string>();
   if (legacyOf.size === 0) return migrated;
   const found = await read([...legacyOf.values()]);
@@ -315,17 +319,17 @@ async function readLegacy(
 /** One error per record not written: a group's names its rule and the events left unjudged. */
 function writeFailures(
   candidates: readonly FirstSeenCandidate[],
-  keyOf: ReadonlyMap<FirstSeenCandidate, string>,
+  keyOf: readonly string[],
   failed: FirstSeenWriteFailures,
 ): FirstSeenStateError[] {
   const byKey = new Map<string, FirstSeenCandidate[]>();
-  for (const candidate of candidates) {
-    const key = keyOf.get(candidate) as string;
-    if (!failed.has(key)) continue;
+  candidates.forEach((candidate, at) => {
+    const key = keyOf[at] as string;
+    if (!failed.has(key)) return;
     const group = byKey.get(key);
     if (group === undefined) byKey.set(key, [candidate]);
     else group.push(candidate);
-  }
+  });
   const failures: FirstSeenStateError[] = [];
   for (const [key, error] of failed) {
     const reason = error.message;
