@@ -31,7 +31,7 @@ export function parseEventTime(value: unknown): number | undefined {
 }
 
 /** The date and hour (`2024-03-18T14`) last read by {@link parseCanonicalTime}, and its time. */
-let lastHourText = '';
+let lastHour = '';
 let lastHourMs = 0;
 const HOUR_PREFIX = 13;
 
@@ -47,7 +47,7 @@ function parseCanonicalTime(text: string): number | undefined {
   if (text.charCodeAt(10) !== 84 || text.charCodeAt(length - 1) !== 90) return undefined;
   if (text[4] !== '-' || text[7] !== '-' || text[13] !== ':' || text[16] !== ':') return undefined;
   if (length === 24 && text[19] !== '.') return undefined;
-  if (sameHourAsLast(text)) {
+  if (lastHour !== '' && text.startsWith(lastHour)) {
     const minute = digitsAt(text, 14, 2);
     const second = digitsAt(text, 17, 2);
     const millis = length === 24 ? digitsAt(text, 20, 3) : 0;
@@ -65,18 +65,10 @@ function parseCanonicalTime(text: string): number | undefined {
     return undefined;
   const time = utcTime(year, month, day, hour, minute, second, millis);
   if (time !== undefined) {
-    lastHourText = text;
+    lastHour = text.slice(0, HOUR_PREFIX);
     lastHourMs = time - minute * 60_000 - second * 1_000 - millis;
   }
   return time;
-}
-
-function sameHourAsLast(text: string): boolean {
-  if (lastHourText === '') return false;
-  for (let index = 0; index < HOUR_PREFIX; index++) {
-    if (text.charCodeAt(index) !== lastHourText.charCodeAt(index)) return false;
-  }
-  return true;
 }
 
 /** The decimal number written by `count` digits at `start`, or -1 if one of them is not a digit. */
