@@ -191,6 +191,14 @@ function attributesOf(
   const entryAttributes = record.MessageAttributes;
   if (typeof entryAttributes === 'object' && entryAttributes !== null) {
     const attributes = entryAttributes as Attributes;
+    for (const [name, value] of Object.entries(entryAttributes)) {
+      const { DataType, StringValue } = (value ?? {}) as Record<string, unknown>;
+      if (typeof DataType !== 'string' || typeof StringValue !== 'string') {
+        throw new UsageError(
+          `${at}: MessageAttributes.${name} is not an SNS message attribute: give {"DataType": "String", "StringValue": "..."}, as --notify outbox: writes it`,
+        );
+      }
+    }
     return {
       ruleId: attributes.ruleId?.StringValue,
       severity: attributes.severity?.StringValue,

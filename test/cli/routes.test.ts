@@ -139,6 +139,16 @@ describe('atlas-audit-alerts routes test', () => {
     expect(run.stderr).toMatch(message);
   });
 
+  it('refuses an SNS entry whose message attributes are not as SNS takes them, naming the attribute', async () => {
+    const file = join(folder, 'entry.json');
+    await writeFile(file, JSON.stringify({ MessageAttributes: { severityRank: 5 } }));
+
+    const run = await routesTest(['--config', EXAMPLE, '--alert', file]);
+
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain(`${file}: MessageAttributes.severityRank is not an SNS message attribute`);
+  });
+
   it('says which line of a JSON lines file is not an alert', async () => {
     const file = join(folder, 'alerts.jsonl');
     await writeFile(file, '{"ruleId":"a","severity":"high"}\n{"ruleId":"b","severity":"urgent"}\nnot json\n');
