@@ -9,7 +9,7 @@ import {
 import { describeSettingIssue } from '../shared/poll/setting-issues.js';
 import { planRoutes } from '../shared/routes/route-plan.js';
 import { routesSchema, slackChannelShape } from '../shared/routes/route-settings.js';
-import { DEFAULT_ROUTE, deliveryRoutePath, deliveryRoutes } from './delivery-routes.js';
+import { DEFAULT_ROUTE, deliveryRoutePath, deliveryRoutes, hasDefaultRoute } from './delivery-routes.js';
 import { DeployConfigError, type DeployConfigProblem } from './errors.js';
 import { fanOutSettingsSchema } from './fan-out-settings.js';
 import { NETWORK_CHECKS, networkSettingsSchema } from './network-settings.js';
@@ -299,7 +299,7 @@ const CROSS_CHECKS: readonly CrossCheck[] = [
   {
     inputs: [['routes'], ['alerts']],
     check(config, fail) {
-      const hasDefault = config.alerts.emails.length > 0 || config.alerts.slack !== undefined;
+      const hasDefault = hasDefaultRoute(config);
       config.routes.forEach((route, index) => {
         if (hasDefault && route.name === DEFAULT_ROUTE) {
           fail(

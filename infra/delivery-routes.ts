@@ -17,7 +17,7 @@ export const DEFAULT_ROUTE = 'default';
  */
 export function deliveryRoutes(config: Pick<DeployConfig, 'alerts' | 'routes'>): RouteSettings[] {
   const { emails, emailMinSeverity, slack } = config.alerts;
-  if (emails.length === 0 && slack === undefined) return [...config.routes];
+  if (!hasDefaultRoute(config)) return [...config.routes];
   const route: RouteSettings = { name: DEFAULT_ROUTE, match: {} };
   if (emails.length > 0) route.email = { to: [...emails], minSeverity: emailMinSeverity };
   if (slack !== undefined) route.slack = { ...slack };
@@ -33,8 +33,12 @@ export function deliveryRoutePath(
   path: readonly (string | number)[],
 ): (string | number)[] {
   const [index, ...rest] = path;
-  const hasDefault = config.alerts.emails.length > 0 || config.alerts.slack !== undefined;
   if (typeof index !== 'number') return ['routes', ...path];
-  if (!hasDefault) return ['routes', index, ...rest];
+  if (!hasDefaultRoute(config)) return ['routes', index, ...rest];
   return index === 0 ? ['alerts'] : ['routes', index - 1, ...rest];
+}
+
+/** Whether the `alerts` settings name a destination, and so make the route named `default`. */
+export function hasDefaultRoute(config: Pick<DeployConfig, 'alerts'>): boolean {
+  return config.alerts.emails.length > 0 || config.alerts.slack !== undefined;
 }
