@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import type { AtlasEvent } from '../shared/atlas/types.js';
 import { UsageError } from './errors.js';
+import { parseJsonEntries } from './json-entries.js';
 
 /** Warnings named one by one; the rest are counted in one line. */
 const WARNINGS_NAMED = 10;
@@ -57,23 +58,19 @@ function readFailure(error: unknown): string {
 }
 
 function parseEvents(text: string, file: string): EventsFile {
-  let entries: unknown[];
-  const trimmed = text.trim();
-  try {
-    const whole: unknown = trimmed === '' ? [] : JSON.parse(trimmed);
-    entries = Array.isArray(whole) ? whole : hasResults(whole) ? whole.results : [whole];
-  } catch {
-    entries = trimmed.split('\n').flatMap((line, index) => {
-      if (line.trim() === '') return [];
-      try {
-        return [JSON.parse(line) as unknown];
-      } catch (error) {
-        throw new UsageError(
-          `${file} line ${index + 1} is not JSON (${error instanceof Error ? error.message : String(error)}): give JSON Lines, a JSON array or an Atlas events page`,
-        );
-      }
-    });
-  }
+  const parsed = parseJsonEntries(
+    text,
+    (line, reason) =>
+      `${file} line ${line} is not JSON (${reason}): give JSON Lines, a JSON array or an Atlas events page`,
+  );
+  const entries =
+    parsed.kind === 'lines'
+      ? parsed.values.map(({ value }) => value)
+      : Array.isArray(parsed.value)
+        ? parsed.value
+        : hasResults(parsed.value)
+          ? parsed.value.results
+          : [parsed.value];
   const events: AtlasEvent[] = [];
   const warnings: string[] = [];
   // A file of a million bad entries must not print a million lines: the first few are named.

@@ -12,6 +12,7 @@ import type { AlertContext } from '../../shared/notify/alert-context.js';
 import { buildMessageAttributes } from '../../shared/notify/message-attributes.js';
 import { describeDestination, type RouteDecision, routeAlert } from '../../shared/routes/route-plan.js';
 import { UsageError } from '../errors.js';
+import { parseJsonEntries } from '../json-entries.js';
 import { type PollCommandIo, processCommandIo } from '../poll-command-io.js';
 import { cdkJsonContext } from '../run-config-file.js';
 
@@ -154,24 +155,17 @@ async function readAlerts(
     const code = (error as NodeJS.ErrnoException).code ?? 'unreadable';
     throw new UsageError(`cannot read --alert file ${path} (${code}): check the path`);
   }
-  const values: Array<{ at: string; value: unknown }> = [];
-  try {
-    const whole: unknown = JSON.parse(text);
-    const list = Array.isArray(whole) ? whole : [whole];
-    list.forEach((value, index) => {
-      values.push({ at: list.length === 1 ? path : `${path}[${index}]`, value });
-    });
-  } catch {
-    text.split('\n').forEach((line, index) => {
-      if (line.trim() === '') return;
-      try {
-        values.push({ at: `${path}:${index + 1}`, value: JSON.parse(line) });
-      } catch (error) {
-        throw new UsageError(
-          `--alert file ${path}, line ${index + 1}: not JSON (${(error as Error).message}): give one alert or SNS entry per line, or one JSON document`,
-        );
-      }
-    });
+  const parsed = parseJsonEntries(
+    text,
+    (line, reason) =>
+      `--alert file ${path}, line ${line}: not JSON (${reason}): give one alert or SNS entry per line, or one JSON document`,
+  );
+  let values: Array<{ at: string; value: unknown }>;
+  if (parsed.kind === 'lines') {
+    values = parsed.values.map(({ line, value }) => ({ at: `${path}:${line}`, value }));
+  } else {
+    const list: unknown[] = Array.isArray(parsed.value) ? parsed.value : [parsed.value];
+    values = list.map((value, index) => ({ at: list.length === 1 ? path : `${path}[${index}]`, value }));
   }
   if (values.length === 0) throw new UsageError(`--alert file ${path} holds no alert`);
   return values.map(({ at, value }) => ({ at, ...attributesOf(value, at) }));
