@@ -1,9 +1,10 @@
 import type { IKey } from 'aws-cdk-lib/aws-kms';
-import { type CfnSubscription, type ITopic, type Subscription, Topic } from 'aws-cdk-lib/aws-sns';
+import { type ITopic, Topic } from 'aws-cdk-lib/aws-sns';
 import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
 import { Construct } from 'constructs';
 import type { SnsFilterPolicy } from '../../shared/routes/filter-policy.js';
 import type { SubscriptionDeadLetters } from './subscription-dead-letters.js';
+import { setFilterPolicy } from './subscription-filter.js';
 
 export interface AlertTopicProps {
   /** The customer managed key the topic is encrypted with. */
@@ -49,13 +50,4 @@ export class AlertTopic extends Construct {
     }
     this.topic = topic;
   }
-}
-
-/**
- * Gives a subscription its filter policy as SNS takes it: the policy of routes may hold `$or`, which
- * the construct's typed filters cannot say.
- */
-export function setFilterPolicy(subscription: Subscription, policy: SnsFilterPolicy | undefined): void {
-  if (policy === undefined) return;
-  (subscription.node.defaultChild as CfnSubscription).filterPolicy = policy;
 }

@@ -8,8 +8,8 @@ import { SqsSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
 import { type IQueue, Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import type { SnsFilterPolicy } from '../../shared/routes/filter-policy.js';
-import { setFilterPolicy } from './alert-topic.js';
 import type { SubscriptionDeadLetters } from './subscription-dead-letters.js';
+import { setFilterPolicy } from './subscription-filter.js';
 import { grantTopicPublish } from './topic-publish-grant.js';
 
 export interface SlackDeliveryProps {
