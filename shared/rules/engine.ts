@@ -372,13 +372,16 @@ export function createRuleEngine(options: RuleEngineOptions): RuleEngine {
    * Decides the matches of suppressed rules still undecided, in order: from what this engine knows
    * when it can, else by asking the store (in one call) whether each occurrence is the first of its
    * group, and remembering the new first ones. Once a group is asked about, its later matches in the
-   * batch are asked about too, so each answer is the one a call per match would have given.
+   * batch are asked about too, so each answer is the one a call per match would have given. `asked`
+   * holds, by rule, the groups asked about in this batch: `evaluate` has already put there those of
+   * suppressed rules without a threshold, so their matches go to the store without a second look.
    */
-  const decideSuppressions = async (matches: readonly StatefulMatch[]): Promise<void> => {
+  const decideSuppressions = async (
+    matches: readonly StatefulMatch[],
+    asked: Map<CompiledRule, Set<string>>,
+  ): Promise<void> => {
     const asking: StatefulMatch[] = [];
     const increments: CounterIncrement[] = [];
-    // By rule, the groups asked about in this batch.
-    const asked = new Map<CompiledRule, Set<string>>();
     for (const match of matches) {
       const { rule, groupKey, occurrence, time } = match;
       const suppressMs = rule.suppressMs;
@@ -445,7 +448,7 @@ export function createRuleEngine(options: RuleEngineOptions): RuleEngine {
       const raised: Array<Alert | StatefulMatch | FirstSeenCandidate> = [];
       const stateful: StatefulMatch[] = [];
       const firstSeenCandidates: FirstSeenCandidate[] = [];
-      // By suppressed rule without a threshold, the groups whose matches the store decides this batch.
+      // By suppressed rule, the groups whose matches the store decides this batch.
       const askedSuppressions = new Map<CompiledRule, Set<string>>();
       let latest = Number.NEGATIVE_INFINITY;
       for (const event of events) {
@@ -540,7 +543,7 @@ export function createRuleEngine(options: RuleEngineOptions): RuleEngine {
       }
       if (stateful.length > 0) {
         await countTowardThresholds(stateful);
-        await decideSuppressions(stateful);
+        await decideSuppressions(stateful, askedSuppressions);
       }
       // First-seen rules read the whole batch's state in one go.
       const resolution = await firstSeen.resolve(firstSeenCandidates);
