@@ -315,13 +315,14 @@ export function createRuleEngine(options: RuleEngineOptions): RuleEngine {
    * alert.
    */
   const countTowardThresholds = async (matches: readonly StatefulMatch[]): Promise<void> => {
-    const counting: Array<{ match: StatefulMatch; threshold: NonNullable<CompiledRule['threshold']> }> = [];
+    const counting: StatefulMatch[] = [];
     const increments: CounterIncrement[] = [];
-    for (const match of matches) {
+    for (let at = 0; at < matches.length; at++) {
+      const match = matches[at] as StatefulMatch;
       const threshold = match.rule.threshold;
       if (threshold === undefined) continue;
       const windowStart = Math.floor(match.time / threshold.windowMs) * threshold.windowMs;
-      counting.push({ match, threshold });
+      counting.push(match);
       increments.push({
         key: `threshold|${match.rule.id}|${keyPart(match.groupKey)}|${windowStart}`,
         member: match.eventId,
@@ -330,28 +331,27 @@ export function createRuleEngine(options: RuleEngineOptions): RuleEngine {
         limit: threshold.count,
       });
     }
-    const counted = await countAll(
-      counting.map(({ match }) => match),
-      increments,
-    );
-    counting.forEach(({ match, threshold }, at) => {
+    const counted = await countAll(counting, increments);
+    for (let at = 0; at < counting.length; at++) {
+      const match = counting[at] as StatefulMatch;
+      const { count, windowMs } = match.rule.threshold as NonNullable<CompiledRule['threshold']>;
       const increment = increments[at] as CounterIncrement;
       const window = rememberWindowEvent(
         windows,
         increment.key,
         increment.expiresAt,
         { time: match.time, id: match.eventId, event: match.event },
-        threshold.count,
+        count,
       );
-      if (counted[at] !== threshold.count) {
+      if (counted[at] !== count) {
         match.alerts = false;
-        return;
+        continue;
       }
-      const windowStart = increment.expiresAt - threshold.windowMs;
+      const windowStart = increment.expiresAt - windowMs;
       match.occurrence = `window:${windowStart}`;
       match.events = window.entries.map((entry) => entry.event);
       match.createdAt = windowStart;
-    });
+    }
   };
 
   /**
@@ -451,7 +451,9 @@ export function createRuleEngine(options: RuleEngineOptions): RuleEngine {
       // By suppressed rule, the groups whose matches the store decides this batch.
       const askedSuppressions = new Map<CompiledRule, Set<string>>();
       let latest = Number.NEGATIVE_INFINITY;
-      for (const event of events) {
+      // Indexed loops: an async function's `for...of` allocates an iterator result per step.
+      for (let at = 0; at < events.length; at++) {
+        const event = events[at] as AtlasEvent;
         if (typeof event !== 'object' || event === null) {
           report(
             new RuleEvaluationError(
@@ -463,7 +465,9 @@ export function createRuleEngine(options: RuleEngineOptions): RuleEngine {
         }
         // Read once per event, and only for an event that some rule matches.
         let time: number | undefined | null = null;
-        for (const rule of candidatesFor(event)) {
+        const candidates = candidatesFor(event);
+        for (let index = 0; index < candidates.length; index++) {
+          const rule = candidates[index] as CompiledRule;
           // A rule that throws on this event skips it alone; a failing counter store fails the batch.
           try {
             if (!ruleMatches(rule, event)) continue;
@@ -554,7 +558,8 @@ export function createRuleEngine(options: RuleEngineOptions): RuleEngine {
           logger.warn(failure.message, { errorCode: failure.code, ruleId: failure.ruleId }));
       for (const failure of resolution.failures) reportState(failure);
       const alerts: Alert[] = [];
-      for (const entry of raised) {
+      for (let at = 0; at < raised.length; at++) {
+        const entry = raised[at] as Alert | StatefulMatch | FirstSeenCandidate;
         if (!('rule' in entry)) {
           alerts.push(entry);
           continue;
@@ -654,13 +659,25 @@ function rememberWindowEvent(
 ): WindowEvents {
   let window = windows.get(key);
   if (window === undefined) {
-    window = { expiresAt, entries: [] };
+    window = { expiresAt, entries: [entry] };
     windows.set(key, window);
+    return window;
   }
-  if (window.entries.length < count && !window.entries.some((known) => known.id === entry.id)) {
-    window.entries.push(entry);
-    window.entries.sort((a, b) => a.time - b.time || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  const entries = window.entries;
+  if (entries.length >= count) return window;
+  // Events mostly come in time order: the new one is placed by a walk back from the newest.
+  let at = entries.length;
+  while (at > 0) {
+    const known = entries[at - 1] as WindowEvents['entries'][number];
+    if (known.id === entry.id) return window;
+    if (known.time < entry.time || (known.time === entry.time && known.id < entry.id)) break;
+    at--;
   }
+  for (let before = 0; before < at; before++) {
+    if ((entries[before] as WindowEvents['entries'][number]).id === entry.id) return window;
+  }
+  if (at === entries.length) entries.push(entry);
+  else entries.splice(at, 0, entry);
   return window;
 }
 

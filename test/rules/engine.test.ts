@@ -376,6 +376,19 @@ describe('createRuleEngine threshold rules', () => {
     expect(alerts[0]?.fingerprint).toMatch(/^many-reads:[0-9a-f]{32}$/);
   });
 
+  it('keeps each window event once, ordered by time then id, whatever order and repeats they come in', async () => {
+    const engine = engineFor(packOf(STATEFUL), new MemoryCounterStore(), ['many-reads']);
+
+    const alerts = await engine.evaluate([
+      read('r3', minutes(2)),
+      read('r2', minutes(2)),
+      read('r3', minutes(2)),
+      read('r1', minutes(1)),
+    ]);
+
+    expect(alerts.map((alert) => alert.events.map((event) => event.id))).toEqual([['r1', 'r2', 'r3']]);
+  });
+
   it('counts each group apart', async () => {
     const engine = engineFor(packOf(STATEFUL), new MemoryCounterStore(), ['many-reads']);
 
