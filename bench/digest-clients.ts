@@ -35,7 +35,7 @@ export interface DigestBenchOptions {
   calls?: number;
   /** Rounds; the median round is reported. Default 4 (each client in each position once). */
   rounds?: number;
-  /** Calls per client before the first round, not counted. Default 300. */
+  /** Calls per client before the first round, not counted. Default 3,000: the clients reach their steady rates after a few thousand. */
   warmupCalls?: number;
   /** Events per page. Default 10. */
   itemsPerPage?: number;
@@ -147,7 +147,7 @@ interface RoundFigures {
 export async function runDigestBenchmark(options: DigestBenchOptions = {}): Promise<DigestBenchResult> {
   const calls = options.calls ?? 2_000;
   const rounds = options.rounds ?? 4;
-  const warmupCalls = options.warmupCalls ?? 300;
+  const warmupCalls = options.warmupCalls ?? 3_000;
   const itemsPerPage = options.itemsPerPage ?? 10;
   const rateLimitPerMinute =
     options.rateLimitPerMinute ?? budgetFitting(calls * rounds + warmupCalls, DIGEST_CLIENT_COUNT);
