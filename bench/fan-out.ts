@@ -221,7 +221,9 @@ interface BenchContext {
 }
 
 /** A poller's (or a worker's) own Atlas client and store on the shared table. */
-function dependencies(context: BenchContext): TickDependencies & { store: DynamoDbStateStore } {
+function dependencies(
+  context: BenchContext,
+): TickDependencies & { atlas: AtlasClient; store: DynamoDbStateStore } {
   const store = new DynamoDbStateStore({ client: context.dynamoDb, tableName: context.tableName });
   return {
     atlas: new AtlasClient({

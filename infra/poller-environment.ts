@@ -109,6 +109,7 @@ export function pollerSettings(config: DeployConfig): Omit<PollerConfig, keyof P
     timing,
     inventory: config.inventory,
     concurrency: config.concurrency,
+    connections: [],
   };
 }
 

@@ -1,11 +1,6 @@
 import * as z from 'zod';
-import {
-  atlasFlavorSchema,
-  inventorySettingsSchema,
-  type PollerConfig,
-  sourcesSchema,
-  timingSchema,
-} from './poller-config.js';
+import { atlasFlavorSchema, inventorySettingsSchema, sourcesSchema, timingSchema } from './poll-settings.js';
+import type { PollerConfig } from './poller-config.js';
 
 /** A connection's name: what metrics, alarms, `status` and routes call it. */
 export const CONNECTION_NAME = /^[a-z][a-z0-9-]{0,31}$/;
@@ -41,7 +36,8 @@ export const connectionSchema = z.strictObject({
   /** Secrets Manager secret holding this connection's credentials (Lambda only). */
   secretArn: z.string().startsWith('arn:').optional(),
   sources: sourcesSchema,
-  timing: overrides(timingSchema).optional(),
+  /** Its own timings; the deadline margin is the tick's, so it is not among them. */
+  timing: overrides(timingSchema.omit({ deadlineMarginSeconds: true })).optional(),
   inventory: overrides(inventorySettingsSchema).optional(),
 });
 
@@ -81,7 +77,7 @@ export interface ConnectionProblem {
  */
 export function effectiveConnections(
   config: PollerConfig,
-  connections: readonly ConnectionSettings[] = [],
+  connections: readonly ConnectionSettings[] = config.connections,
 ): EffectiveConnection[] {
   const effective: EffectiveConnection[] = [];
   const { orgIds, projectIds } = config.sources;
@@ -124,7 +120,7 @@ export function effectiveConnections(
  * ```
  */
 export function connectionProblems(
-  config: PollerConfig,
+  config: Pick<PollerConfig, 'sources'>,
   connections: readonly ConnectionSettings[],
 ): ConnectionProblem[] {
   const problems: ConnectionProblem[] = [];

@@ -25,6 +25,20 @@ export class PollConfigError extends PollError {
 }
 
 /**
+ * A connection has no Atlas client this tick: its credentials could not be read, or the tick was
+ * given no way to build one. Its sources fail with this code (or the cause's, when it has one) and
+ * the other connections are polled as usual.
+ */
+export class ConnectionUnavailableError extends PollError {
+  override readonly code: string = 'CONNECTION_UNAVAILABLE';
+
+  constructor(message: string, options?: ErrorOptions) {
+    super(message, options);
+    this.name = 'ConnectionUnavailableError';
+  }
+}
+
+/**
  * The tick ran into its deadline margin: the reason Atlas calls still in flight are aborted with.
  * The source keeps its cursor; its events are read again next tick.
  */

@@ -11,6 +11,7 @@ export {
 } from './connections.js';
 export {
   AlertDeliveryError,
+  ConnectionUnavailableError,
   EventBudgetExceededError,
   InventoryBudgetExceededError,
   PollConfigError,
@@ -56,6 +57,7 @@ export {
 } from './tick-sources.js';
 export type {
   AlertCounts,
+  ConnectionClients,
   CutShortReason,
   DiscoveryOutcome,
   InventoryOutcome,

@@ -5,6 +5,12 @@ export interface PollSource {
   id: string;
   /** The name the state store keeps it under: `org:<id>` or `project:<id>`. */
   name: string;
+  /**
+   * The connection (see `effectiveConnections`) whose credentials read it; absent for the connection
+   * `default`, the top-level `atlas` and `sources` settings. Atlas ids are unique and a source belongs
+   * to one connection, so the name alone keys its state.
+   */
+  connection?: string;
 }
 
 /**

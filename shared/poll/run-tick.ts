@@ -1,21 +1,25 @@
 import { getHeapStatistics } from 'node:v8';
+import type { AtlasClient, AtlasClientStats } from '../atlas/atlas-client.js';
 import { mapWithConcurrency } from '../bounded-concurrency.js';
-import { systemClock } from '../clock.js';
-import { silentLogger } from '../logger.js';
+import { type Clock, systemClock } from '../clock.js';
+import { type Logger, silentLogger } from '../logger.js';
 import { AlertDescriber } from './alert-describer.js';
-import { PollConfigError } from './errors.js';
+import { DEFAULT_CONNECTION, type EffectiveConnection, effectiveConnections } from './connections.js';
+import { ConnectionUnavailableError, PollConfigError } from './errors.js';
 import { EventBudget, eventBudgetForHeap } from './event-budget.js';
+import { describeFailure } from './failure-report.js';
 import { DEFAULT_MAX_INVENTORY_ENTRIES } from './inventory-budget.js';
 import { emitTickMetrics } from './metrics-sink.js';
 import { NameCache } from './name-cache.js';
-import type { PollSource } from './poll-source.js';
+import { orgSource, type PollSource, projectSource } from './poll-source.js';
+import type { PollerConfig } from './poller-config.js';
 import { ProjectDiscoveryCache } from './project-discovery-cache.js';
 import { orderSources } from './source-order.js';
-import { pollSource, type SourcePollContext } from './source-poll.js';
+import { pollSource, type SourcePollContext, unpolledOutcome } from './source-poll.js';
 import { resolveSources } from './source-resolution.js';
 import { TickBudget } from './tick-budget.js';
 import { summarizeTick } from './tick-summary.js';
-import type { TickDependencies, TickOptions, TickSummary } from './tick-types.js';
+import type { DiscoveryOutcome, TickDependencies, TickOptions, TickSummary } from './tick-types.js';
 import { firstWalkStart } from './window-math.js';
 
 const SECOND_MS = 1_000;
@@ -70,112 +74,104 @@ export async function runTick(deps: TickDependencies, options: TickOptions): Pro
   const { config } = options;
   const clock = deps.clock ?? systemClock;
   const logger = deps.logger ?? silentLogger;
-  const { orgIds, projectIds, allowNone } = config.sources;
-  if (orgIds.length === 0 && projectIds.length === 0) {
-    if (allowNone !== true) {
+  const connections = effectiveConnections(config);
+  if (options.sources === undefined && !connections.some(namesASource)) {
+    if (config.sources.allowNone !== true) {
       throw new PollConfigError(
         'nothing to poll: set sources.orgIds (organization events, API key inventory, and with ' +
-          'allProjectsOfOrgs every project of the organization) or sources.projectIds, or ' +
-          'sources.allowNone: true to run with none (each tick then completes at once)',
+          'allProjectsOfOrgs every project of the organization) or sources.projectIds, or a ' +
+          'connection with sources of its own, or sources.allowNone: true to run with none (each ' +
+          'tick then completes at once)',
       );
     }
     logger.info('nothing to poll: sources.allowNone is set and no organization or project is configured');
   }
   const startedAt = clock.now();
-  const atlasBefore = deps.atlas.stats;
   const stateBefore = deps.store.stats().total;
-  const timing = config.timing;
   const budget = new TickBudget({
     clock,
     deadline: options.deadline,
-    marginMs: timing.deadlineMarginSeconds * SECOND_MS,
+    marginMs: config.timing.deadlineMarginSeconds * SECOND_MS,
     signal: options.signal,
   });
   const names = deps.names ?? new NameCache();
+  const discoveryCache = deps.discoveryCache ?? new ProjectDiscoveryCache();
   try {
-    const resolved =
-      options.sources === undefined
-        ? await resolveSources({
-            atlas: deps.atlas,
-            sources: config.sources,
-            cache: deps.discoveryCache ?? new ProjectDiscoveryCache(),
-            names,
-            clock,
-            logger,
-            budget,
-            concurrency: config.concurrency,
-          })
-        : { sources: uniqueSources(options.sources), discovery: [] };
+    const wanted = wantedConnections(connections, options.sources);
+    const reached = await mapWithConcurrency(wanted.connections, config.concurrency, (entry) =>
+      connect(deps.atlas, entry, { discoveryCache, names, clock, logger, budget, config }),
+    );
+    const sources = reached.flatMap((connection) => connection.sources);
     const events = new EventBudget({
       capacity:
         config.maxEventsInMemory ??
         eventBudgetForHeap(options.heapLimitBytes ?? getHeapStatistics().heap_size_limit),
-      sourcesAtOnce: Math.max(1, Math.min(config.concurrency, resolved.sources.length)),
+      sourcesAtOnce: Math.max(1, Math.min(config.concurrency, sources.length)),
     });
-    const context: SourcePollContext = {
-      atlas: deps.atlas,
-      store: deps.store,
-      engine: deps.engine,
-      notifier: deps.notifier,
-      clock,
-      logger,
-      budget,
-      events,
-      describer: new AlertDescriber({
-        atlas: deps.atlas,
-        store: deps.store,
-        names,
-        clock,
-        logger,
-        signal: budget.signal,
-      }),
-      owner: options.owner,
-      leaseMs:
-        options.leaseMs ??
-        (options.deadline === undefined
-          ? DEFAULT_LEASE_MS
-          : Math.max(SECOND_MS, options.deadline - startedAt + LEASE_PAST_DEADLINE_MS)),
-      claimMs: options.alertClaimMs ?? DEFAULT_ALERT_CLAIM_MS,
-      overlapMs: timing.overlapSeconds * SECOND_MS,
-      lagMs: timing.lagSeconds * SECOND_MS,
-      initialLookbackMs: timing.initialLookbackSeconds * SECOND_MS,
-      inventoryIntervalMs: timing.inventoryIntervalSeconds * SECOND_MS,
-      baselineFindings: config.inventory.baselineFindings,
-      maxInventoryEntries: config.inventory.maxEntries ?? DEFAULT_MAX_INVENTORY_ENTRIES,
-      maxWindowMs: (timing.maxWindowSeconds ?? DEFAULT_MAX_WINDOW_SECONDS) * SECOND_MS,
-      maxEventsPerWindow: config.maxEventsPerWindow ?? DEFAULT_MAX_EVENTS_PER_WINDOW,
-      concurrency: config.concurrency,
-      since: options.since,
-      startedAt: deps.atlas.serverClock.now(),
-      onProgress: options.onProgress,
-      onCursorUnread: (source) => unread.push(source),
-    };
-    const unread: PollSource[] = [];
+    const unread = new Map<SourcePollContext, PollSource[]>();
+    const contexts = new Map<string, SourcePollContext>();
+    for (const connection of reached) {
+      if (connection.client === undefined) continue;
+      const context = sourcePollContext(connection.connection, connection.client, {
+        deps: { ...deps, clock, logger, names },
+        options,
+        config,
+        budget,
+        events,
+        startedAt,
+        onCursorUnread: (source) => {
+          const list = unread.get(context);
+          if (list === undefined) unread.set(context, [source]);
+          else list.push(source);
+        },
+      });
+      contexts.set(connection.connection.name, context);
+    }
     const order = await orderSources({
       store: deps.store,
-      sources: resolved.sources,
+      sources,
       concurrency: config.concurrency,
       logger,
     });
-    const sources = await mapWithConcurrency(order.sources, config.concurrency, (source) =>
-      pollSource(context, source),
+    const failures = new Map(
+      reached.flatMap((connection) =>
+        connection.failure === undefined
+          ? []
+          : connection.sources.map((source) => [source.name, connection.failure] as const),
+      ),
     );
-    const pinned = await pinFirstWalkStarts(context, unread);
+    const outcomes = await mapWithConcurrency(order.sources, config.concurrency, async (source) => {
+      const context = contexts.get(source.connection ?? DEFAULT_CONNECTION);
+      return context === undefined
+        ? unpolledOutcome(source, failures.get(source.name) ?? unknownConnection(source))
+        : pollSource(context, source);
+    });
+    outcomes.push(...wanted.unknown.map((source) => unpolledOutcome(source, unknownConnection(source))));
     const storedWatermarks = new Map<string, number>();
     for (const [source, times] of order.times) {
       if (times.watermark !== undefined) storedWatermarks.set(source, times.watermark);
     }
-    if (pinned !== undefined) {
+    for (const [context, sourcesUnread] of unread) {
+      const pinned = await pinFirstWalkStarts(context, sourcesUnread);
+      if (pinned === undefined) continue;
       for (const source of pinned.sources) storedWatermarks.set(source, pinned.watermark);
     }
+    const clients = [
+      ...new Map(
+        reached.flatMap((connection) =>
+          connection.client === undefined ? [] : [[connection.client, connection.statsBefore] as const],
+        ),
+      ),
+    ];
     const summary = summarizeTick({
       startedAt,
       finishedAt: clock.now(),
-      atlasClockSkewMs: deps.atlas.serverClock.skewMs,
-      sources,
-      discovery: resolved.discovery,
-      atlasBefore,
-      atlasAfter: deps.atlas.stats,
+      atlasClockSkewMs: clients.find(([client]) => client.serverClock.skewMs !== undefined)?.[0].serverClock
+        .skewMs,
+      sources: outcomes,
+      discovery: reached.flatMap((connection) => connection.discovery),
+      atlasBefore: sumStats(clients.map(([, before]) => before)),
+      atlasAfter: sumStats(clients.map(([client]) => client.stats)),
       stateRequests: deps.store.stats().total - stateBefore,
       storedWatermarks,
     });
@@ -189,6 +185,209 @@ export async function runTick(deps: TickDependencies, options: TickOptions): Pro
   } finally {
     budget.dispose();
   }
+}
+
+function namesASource(connection: EffectiveConnection): boolean {
+  return connection.sources.orgIds.length > 0 || connection.sources.projectIds.length > 0;
+}
+
+/** A connection the tick polls: its configured sources, or the sources a caller gave it. */
+interface WantedConnection {
+  connection: EffectiveConnection;
+  /** The sources a caller named (a fan-out worker); undefined to resolve them from the settings. */
+  given: PollSource[] | undefined;
+}
+
+/**
+ * The connections to reach: every configured one, or, when the caller names sources, those the
+ * sources name (each source once), with the sources that name a connection no setting has.
+ */
+function wantedConnections(
+  connections: readonly EffectiveConnection[],
+  given: readonly PollSource[] | undefined,
+): { connections: WantedConnection[]; unknown: PollSource[] } {
+  if (given === undefined) {
+    return { connections: connections.map((connection) => ({ connection, given: undefined })), unknown: [] };
+  }
+  const byName = new Map(connections.map((connection) => [connection.name, connection]));
+  const wanted = new Map<string, WantedConnection>();
+  const unknown: PollSource[] = [];
+  for (const source of uniqueSources(given)) {
+    const name = source.connection ?? DEFAULT_CONNECTION;
+    const connection = byName.get(name);
+    if (connection === undefined) {
+      unknown.push(source);
+      continue;
+    }
+    const entry = wanted.get(name);
+    if (entry === undefined) wanted.set(name, { connection, given: [source] });
+    else entry.given?.push(source);
+  }
+  return { connections: [...wanted.values()], unknown };
+}
+
+/** A connection as the tick reached it: its client and sources, or why it has no client. */
+interface ReachedConnection {
+  connection: EffectiveConnection;
+  client: AtlasClient | undefined;
+  /** The client's counters before the tick used it. */
+  statsBefore: AtlasClientStats;
+  /** Why the connection has no client: its sources fail with it. */
+  failure: unknown;
+  sources: PollSource[];
+  discovery: DiscoveryOutcome[];
+}
+
+/**
+ * Gets a connection's client and resolves its sources with it (with `allProjectsOfOrgs`, its
+ * organizations' projects). Without a client, its configured organizations and projects are its
+ * sources, to be reported failed.
+ */
+async function connect(
+  atlas: TickDependencies['atlas'],
+  wanted: WantedConnection,
+  shared: {
+    discoveryCache: ProjectDiscoveryCache;
+    names: NameCache;
+    clock: Clock;
+    logger: Logger;
+    budget: TickBudget;
+    config: PollerConfig;
+  },
+): Promise<ReachedConnection> {
+  const { connection, given } = wanted;
+  const tag = (source: PollSource): PollSource =>
+    connection.name === DEFAULT_CONNECTION ? source : { ...source, connection: connection.name };
+  let client: AtlasClient;
+  try {
+    client = await clientOf(atlas, connection);
+  } catch (error) {
+    const failure = describeFailure(error);
+    shared.logger.error("connection unavailable: its sources fail this tick, the other connections' go on", {
+      connection: connection.name,
+      errorCode: failure.errorCode,
+      error: failure.message,
+    });
+    const configured = [
+      ...connection.sources.orgIds.map(orgSource),
+      ...connection.sources.projectIds.map(projectSource),
+    ];
+    return {
+      connection,
+      client: undefined,
+      statsBefore: NO_STATS,
+      failure: error,
+      sources: (given ?? configured).map(tag),
+      discovery: [],
+    };
+  }
+  const statsBefore = client.stats;
+  const resolved =
+    given === undefined
+      ? await resolveSources({
+          atlas: client,
+          sources: connection.sources,
+          cache: shared.discoveryCache,
+          names: shared.names,
+          clock: shared.clock,
+          logger: shared.logger,
+          budget: shared.budget,
+          concurrency: shared.config.concurrency,
+        })
+      : { sources: given, discovery: [] };
+  return {
+    connection,
+    client,
+    statsBefore,
+    failure: undefined,
+    sources: resolved.sources.map(tag),
+    discovery: resolved.discovery,
+  };
+}
+
+/** The client of `connection`: a lone client serves the connection `default` only. */
+async function clientOf(
+  atlas: TickDependencies['atlas'],
+  connection: EffectiveConnection,
+): Promise<AtlasClient> {
+  if (typeof atlas === 'function') return atlas(connection);
+  if (connection.name === DEFAULT_CONNECTION) return atlas;
+  throw new ConnectionUnavailableError(
+    `connection "${connection.name}" has no Atlas client: this tick was given the client of the top-level atlas settings only`,
+  );
+}
+
+function unknownConnection(source: PollSource): ConnectionUnavailableError {
+  return new ConnectionUnavailableError(
+    `${source.name} names connection "${source.connection ?? DEFAULT_CONNECTION}", which the configuration does not have: it was not polled`,
+  );
+}
+
+const NO_STATS: AtlasClientStats = {
+  requests: 0,
+  authRoundTrips: 0,
+  retries: 0,
+  rateLimited: 0,
+  tokenFetches: 0,
+  paced: 0,
+};
+
+function sumStats(all: readonly AtlasClientStats[]): AtlasClientStats {
+  const sum = { ...NO_STATS };
+  for (const stats of all) {
+    for (const key of Object.keys(sum) as (keyof AtlasClientStats)[]) sum[key] += stats[key];
+  }
+  return sum;
+}
+
+/** What the sources of one connection are polled with: its client, timings and inventory settings. */
+function sourcePollContext(
+  connection: EffectiveConnection,
+  atlas: AtlasClient,
+  tick: {
+    deps: TickDependencies & { clock: Clock; logger: Logger; names: NameCache };
+    options: TickOptions;
+    config: PollerConfig;
+    budget: TickBudget;
+    events: EventBudget;
+    startedAt: number;
+    onCursorUnread: (source: PollSource) => void;
+  },
+): SourcePollContext {
+  const { deps, options, config, budget, startedAt } = tick;
+  const { clock, logger, names } = deps;
+  const timing = connection.timing;
+  return {
+    atlas,
+    store: deps.store,
+    engine: deps.engine,
+    notifier: deps.notifier,
+    clock,
+    logger,
+    budget,
+    events: tick.events,
+    describer: new AlertDescriber({ atlas, store: deps.store, names, clock, logger, signal: budget.signal }),
+    owner: options.owner,
+    leaseMs:
+      options.leaseMs ??
+      (options.deadline === undefined
+        ? DEFAULT_LEASE_MS
+        : Math.max(SECOND_MS, options.deadline - startedAt + LEASE_PAST_DEADLINE_MS)),
+    claimMs: options.alertClaimMs ?? DEFAULT_ALERT_CLAIM_MS,
+    overlapMs: timing.overlapSeconds * SECOND_MS,
+    lagMs: timing.lagSeconds * SECOND_MS,
+    initialLookbackMs: timing.initialLookbackSeconds * SECOND_MS,
+    inventoryIntervalMs: timing.inventoryIntervalSeconds * SECOND_MS,
+    baselineFindings: connection.inventory.baselineFindings,
+    maxInventoryEntries: connection.inventory.maxEntries ?? DEFAULT_MAX_INVENTORY_ENTRIES,
+    maxWindowMs: (timing.maxWindowSeconds ?? DEFAULT_MAX_WINDOW_SECONDS) * SECOND_MS,
+    maxEventsPerWindow: config.maxEventsPerWindow ?? DEFAULT_MAX_EVENTS_PER_WINDOW,
+    concurrency: config.concurrency,
+    since: options.since,
+    startedAt: atlas.serverClock.now(),
+    onProgress: options.onProgress,
+    onCursorUnread: tick.onCursorUnread,
+  };
 }
 
 /** The given sources, each once, in their first order. */

@@ -106,20 +106,7 @@ class WalkStopped {
  */
 export async function pollSource(context: SourcePollContext, source: PollSource): Promise<SourceOutcome> {
   const startedAt = context.clock.now();
-  const outcome: SourceOutcome = {
-    source: source.name,
-    kind: source.kind,
-    id: source.id,
-    status: 'ok',
-    windowsCommitted: 0,
-    pagesRead: 0,
-    eventsFetched: 0,
-    eventsNew: 0,
-    ruleErrors: 0,
-    firstSeenStateErrors: 0,
-    alerts: emptyAlertCounts(),
-    durationMs: 0,
-  };
+  const outcome = newOutcome(source);
   const finish = (): SourceOutcome => {
     outcome.durationMs = context.clock.now() - startedAt;
     const { alerts: _alerts, message, ...polled } = outcome;
@@ -687,6 +674,44 @@ class SourceRun {
       });
     }
   }
+}
+
+/** A source's outcome before it is polled: nothing read, nothing raised. */
+function newOutcome(source: PollSource): SourceOutcome {
+  return {
+    source: source.name,
+    ...(source.connection === undefined ? {} : { connection: source.connection }),
+    kind: source.kind,
+    id: source.id,
+    status: 'ok',
+    windowsCommitted: 0,
+    pagesRead: 0,
+    eventsFetched: 0,
+    eventsNew: 0,
+    ruleErrors: 0,
+    firstSeenStateErrors: 0,
+    alerts: emptyAlertCounts(),
+    durationMs: 0,
+  };
+}
+
+/**
+ * The outcome of a source the tick could not poll at all (its connection has no client): failed
+ * with `error`, nothing read. The caller logs the cause once, for the whole connection.
+ *
+ * @example
+ * ```ts
+ * unpolledOutcome(orgSource(orgId), new ConnectionUnavailableError('...')).errorCode; // 'CONNECTION_UNAVAILABLE'
+ * ```
+ */
+export function unpolledOutcome(source: PollSource, error: unknown): SourceOutcome {
+  const outcome = newOutcome(source);
+  const failure = describeFailure(error);
+  outcome.status = 'failed';
+  outcome.errorCode = failure.errorCode;
+  outcome.message = failure.message;
+  if (failure.httpStatus !== undefined) outcome.httpStatus = failure.httpStatus;
+  return outcome;
 }
 
 function fail(context: SourcePollContext, outcome: SourceOutcome, error: unknown): void {

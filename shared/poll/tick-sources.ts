@@ -3,6 +3,7 @@ import type { Clock } from '../clock.js';
 import { systemClock } from '../clock.js';
 import type { Logger } from '../logger.js';
 import { silentLogger } from '../logger.js';
+import { PollConfigError } from './errors.js';
 import type { PollSource } from './poll-source.js';
 import type { PollerConfig } from './poller-config.js';
 import { ProjectDiscoveryCache } from './project-discovery-cache.js';
@@ -55,6 +56,11 @@ export interface TickSources {
  */
 export async function listTickSources(options: ListTickSourcesOptions): Promise<TickSources> {
   const { config } = options;
+  if (config.connections.length > 0) {
+    throw new PollConfigError(
+      `fan-out lists the sources of the top-level atlas and sources settings only, and this configuration has ${config.connections.length} connection(s): poll connections with the scheduled poller (fanOut.mode: off)`,
+    );
+  }
   const clock = options.clock ?? systemClock;
   const cache = options.discoveryCache ?? new ProjectDiscoveryCache();
   const budget = new TickBudget({

@@ -5,6 +5,7 @@ import type { Severity } from '../notify/alert.js';
 import type { Notifier } from '../notify/notifier.js';
 import type { RuleEngine } from '../rules/engine.js';
 import type { StateStore } from '../state/state-store.js';
+import type { EffectiveConnection } from './connections.js';
 import type { MetricsSink } from './metrics-sink.js';
 import type { NameCache } from './name-cache.js';
 import type { PollSource } from './poll-source.js';
@@ -17,7 +18,14 @@ import type { ProjectDiscoveryCache } from './project-discovery-cache.js';
  * the projects it discovered.
  */
 export interface TickDependencies {
-  atlas: AtlasClient;
+  /**
+   * The Atlas client of the connection `default` (the top-level `atlas` and `sources` settings), or
+   * how to get the client of each connection the tick polls: called once per connection and tick,
+   * it may read the connection's credentials. A connection whose client cannot be had (the promise
+   * rejects; with a lone client, any connection but `default`) fails its own sources, with the
+   * error's code, and the other connections are polled as usual.
+   */
+  atlas: AtlasClient | ConnectionClients;
   /** Where leases, cursors, alert records and inventory snapshots live. */
   store: StateStore;
   /** Built over the same `store` as its counter store, so threshold and suppression state persists. */
@@ -40,6 +48,9 @@ export interface TickDependencies {
   /** Receives the tick's metrics once it ends (see `emitTickMetrics`). */
   metrics?: MetricsSink;
 }
+
+/** The Atlas client each connection is polled with (see {@link TickDependencies.atlas}). */
+export type ConnectionClients = (connection: EffectiveConnection) => Promise<AtlasClient>;
 
 /** How one tick runs. */
 export interface TickOptions {
@@ -171,6 +182,8 @@ export interface InventoryOutcome {
 export interface SourceOutcome {
   /** `org:<id>` or `project:<id>`: the name in the state store. */
   source: string;
+  /** The connection that polls it, when it is not `default` (see `PollSource.connection`). */
+  connection?: string;
   kind: 'org' | 'project';
   /** The org or project id. */
   id: string;

@@ -84,6 +84,8 @@ describe('connectionSchema', () => {
     [{ name: 'prod', sources: {}, timing: { lagSecond: 10 } }, 'timing'],
     [{ name: 'prod', sources: { orgIds: ['acme'] } }, 'sources'],
     [{ name: 'prod', sources: {}, baseUrl: 'not a url' }, 'baseUrl'],
+    // The deadline margin is the tick's, whatever the connection.
+    [{ name: 'prod', sources: {}, timing: { deadlineMarginSeconds: 30 } }, 'timing'],
   ])('refuses %j at %s', (input, field) => {
     // Act
     const result = connectionSchema.safeParse(input);
@@ -173,5 +175,45 @@ describe('connectionProblems', () => {
 
     // Assess
     expect(problems).toEqual([]);
+  });
+});
+
+describe('pollerConfigSchema connections', () => {
+  it('reads connections into the configuration, with the deployment timings under their own', () => {
+    // Act
+    const parsed = config({
+      sources: { orgIds: [PROD_ORG] },
+      timing: { lagSeconds: 45 },
+      connections: [{ name: 'dev', sources: { orgIds: [DEV_ORG] }, timing: { overlapSeconds: 60 } }],
+    });
+
+    // Assess
+    expect(
+      effectiveConnections(parsed).map(({ name, timing }) => [
+        name,
+        timing.lagSeconds,
+        timing.overlapSeconds,
+      ]),
+    ).toEqual([
+      ['default', 45, 900],
+      ['dev', 45, 60],
+    ]);
+  });
+
+  it('refuses a configuration whose connections share a source, at the second place with the first named', () => {
+    // Act
+    const result = pollerConfigSchema.safeParse({
+      sources: { projectIds: [OPS_PROJECT] },
+      connections: [{ name: 'ops', sources: { projectIds: [OPS_PROJECT] } }],
+    });
+
+    // Assess
+    expect(result.success).toBe(false);
+    expect(result.error?.issues.map((issue) => [issue.path.join('.'), issue.message])).toEqual([
+      [
+        'connections.0.sources.projectIds.0',
+        `project ${OPS_PROJECT} is polled by the top-level sources already: give each organization and project to one connection, whose credentials read it`,
+      ],
+    ]);
   });
 });

@@ -136,7 +136,8 @@ export function dynamoDbStoreFactory(client: () => DynamoDBClient): StoreFactory
 export interface PollFixtureOptions {
   store: StoreFactory;
   seed?: SeedData;
-  config?: PollerConfigInput;
+  /** Over the fixture's defaults; a function is given the simulator's base URL (for connections). */
+  config?: PollerConfigInput | ((baseUrl: string) => PollerConfigInput);
   /** The rules the tick evaluates. Default: the default rule pack. */
   pack?: RulePack;
   /** Where the tick logs. Default: silent. */
@@ -220,7 +221,7 @@ export async function startPollFixture(options: PollFixtureOptions): Promise<Pol
   const config = pollerConfigSchema.parse({
     atlas: { baseUrl: sim.baseUrl },
     sources: { orgIds: [ids.org], projectIds: [ids.project] },
-    ...options.config,
+    ...(typeof options.config === 'function' ? options.config(sim.baseUrl) : options.config),
   });
   return {
     get onRequest() {
