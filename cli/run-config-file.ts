@@ -12,7 +12,13 @@ import {
 import { mergeSettings } from '../infra/config-source.js';
 import { DeployConfigError } from '../infra/errors.js';
 import { pollerSettings } from '../infra/poller-environment.js';
-import { describeSettingIssue, type PollerConfig, pollerConfigSchema } from '../shared/poll/index.js';
+import {
+  checkConnections,
+  describeSettingIssue,
+  type PollerConfig,
+  pollerConfigSchema,
+  pollerSettingsSchema,
+} from '../shared/poll/index.js';
 import { BUILTIN_LAYER } from '../shared/rules/index.js';
 import { explainYamlSyntax, formatYamlSyntaxProblem } from '../shared/rules/yaml-syntax.js';
 import { parseDurationText } from './duration-option.js';
@@ -35,9 +41,10 @@ const localSettingsSchema = z.strictObject({
  * A local run's config file: the poller's own settings (the schema the Lambda's configuration is
  * checked with), without the AWS resources the stack fills in, plus `local:`.
  */
-export const runConfigFileSchema = pollerConfigSchema
+export const runConfigFileSchema = pollerSettingsSchema
   .omit({ tableName: true, topicArn: true, secretArn: true })
-  .extend({ local: localSettingsSchema.optional() });
+  .extend({ local: localSettingsSchema.optional() })
+  .superRefine(checkConnections);
 
 /** What a config file says, checked, with its paths made absolute. */
 export interface RunConfigFile {
@@ -154,7 +161,7 @@ function parseConfigText(path: string, text: string): unknown {
  * poller's own (atlas, sources, timing, inventory, concurrency) are in both.
  */
 const DEPLOY_ONLY_KEYS: readonly string[] = Object.keys(deploySettingsSchema.shape).filter(
-  (key) => !(key in pollerConfigSchema.shape),
+  (key) => !(key in pollerSettingsSchema.shape),
 );
 
 function isDeployConfig(value: unknown): value is Record<string, unknown> {

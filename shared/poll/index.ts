@@ -33,10 +33,13 @@ export { orgSource, type PollSource, projectSource } from './poll-source.js';
 export {
   atlasFlavorSchema,
   atlasIdSchema,
+  checkConnections,
+  MAX_CONNECTIONS,
   POLLER_CONFIG_ENV,
   type PollerConfig,
   type PollerConfigInput,
   pollerConfigSchema,
+  pollerSettingsSchema,
   sourcesSchema,
   timingSchema,
 } from './poller-config.js';

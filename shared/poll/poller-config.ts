@@ -10,56 +10,70 @@ export {
   timingSchema,
 } from './poll-settings.js';
 
-/**
- * The poller's runtime configuration: what the CDK stack passes to the Lambda (as JSON in the
- * `ATLAS_AUDIT_ALERTS_CONFIG` environment variable) and what local runs build from their options.
- * One schema, so the stack can never write a configuration the handler rejects.
- */
 /** The most connections one deployment polls. */
 export const MAX_CONNECTIONS = 100;
 
-export const pollerConfigSchema = z
-  .strictObject({
-    atlas: z
-      .strictObject({
-        baseUrl: z.url().default('https://cloud.mongodb.com'),
-        flavor: atlasFlavorSchema.default('atlas-v2'),
-      })
-      .prefault({}),
-    sources: sourcesSchema.prefault({}),
-    timing: timingSchema.prefault({}),
-    /** Inventory snapshots (see docs/inventory.md). */
-    inventory: inventorySettingsSchema.prefault({}),
-    /** How many sources are polled at once. */
-    concurrency: z.number().int().min(1).max(32).default(4),
-    /**
-     * The most new events one window holds in memory: a window Atlas says holds more is cut shorter.
-     * Default 20,000.
-     */
-    maxEventsPerWindow: z.number().int().min(500).max(200_000).optional(),
-    /**
-     * The most new events the tick holds in memory at once, over all its sources: windows are cut to
-     * fit, and a one-second window holding more fails its source (EVENT_BUDGET_EXCEEDED). Default: 20%
-     * of the V8 heap limit at 4 KB an event (about 14,300 for a 256 MB Lambda function).
-     */
-    maxEventsInMemory: z.number().int().min(2_000).max(10_000_000).optional(),
-    /** DynamoDB table of the state store (Lambda only). */
-    tableName: z.string().min(1).optional(),
-    /** SNS topic alerts are published to (Lambda only). */
-    topicArn: z.string().startsWith('arn:').optional(),
-    /** Secrets Manager secret holding the Atlas credentials (Lambda only). */
-    secretArn: z.string().startsWith('arn:').optional(),
-    /**
-     * Further Atlas organizations or Ops Manager instances, each with its own credentials and sources
-     * (see `effectiveConnections`); the top-level `atlas` and `sources` are the connection `default`.
-     */
-    connections: z.array(connectionSchema).max(MAX_CONNECTIONS).default([]),
-  })
-  .superRefine((config, context) => {
-    for (const problem of connectionProblems(config, config.connections)) {
-      context.addIssue({ code: 'custom', path: [...problem.path], message: problem.message });
-    }
-  });
+/**
+ * The poller's settings, each checked on its own: {@link pollerConfigSchema} checks them together.
+ * Schemas built on them (a local run's config file) start here, as zod cannot extend a refined one.
+ */
+export const pollerSettingsSchema = z.strictObject({
+  atlas: z
+    .strictObject({
+      baseUrl: z.url().default('https://cloud.mongodb.com'),
+      flavor: atlasFlavorSchema.default('atlas-v2'),
+    })
+    .prefault({}),
+  sources: sourcesSchema.prefault({}),
+  timing: timingSchema.prefault({}),
+  /** Inventory snapshots (see docs/inventory.md). */
+  inventory: inventorySettingsSchema.prefault({}),
+  /** How many sources are polled at once. */
+  concurrency: z.number().int().min(1).max(32).default(4),
+  /**
+   * The most new events one window holds in memory: a window Atlas says holds more is cut shorter.
+   * Default 20,000.
+   */
+  maxEventsPerWindow: z.number().int().min(500).max(200_000).optional(),
+  /**
+   * The most new events the tick holds in memory at once, over all its sources: windows are cut to
+   * fit, and a one-second window holding more fails its source (EVENT_BUDGET_EXCEEDED). Default: 20%
+   * of the V8 heap limit at 4 KB an event (about 14,300 for a 256 MB Lambda function).
+   */
+  maxEventsInMemory: z.number().int().min(2_000).max(10_000_000).optional(),
+  /** DynamoDB table of the state store (Lambda only). */
+  tableName: z.string().min(1).optional(),
+  /** SNS topic alerts are published to (Lambda only). */
+  topicArn: z.string().startsWith('arn:').optional(),
+  /** Secrets Manager secret holding the Atlas credentials (Lambda only). */
+  secretArn: z.string().startsWith('arn:').optional(),
+  /**
+   * Further Atlas organizations or Ops Manager instances, each with its own credentials and sources
+   * (see `effectiveConnections`); the top-level `atlas` and `sources` are the connection `default`.
+   */
+  connections: z.array(connectionSchema).max(MAX_CONNECTIONS).default([]),
+});
+
+/**
+ * Adds the problems of a configuration's connections to a parse (see `connectionProblems`), for
+ * every schema built on {@link pollerSettingsSchema}.
+ */
+export function checkConnections(
+  config: Pick<PollerConfig, 'sources' | 'connections'>,
+  context: z.RefinementCtx,
+): void {
+  for (const problem of connectionProblems(config, config.connections)) {
+    context.addIssue({ code: 'custom', path: [...problem.path], message: problem.message });
+  }
+}
+
+/**
+ * The poller's runtime configuration: what the CDK stack passes to the Lambda (as JSON in the
+ * `ATLAS_AUDIT_ALERTS_CONFIG` environment variable) and what local runs build from their options.
+ * One schema, so the stack can never write a configuration the handler rejects. Its connections are
+ * checked against one another and the top-level sources.
+ */
+export const pollerConfigSchema = pollerSettingsSchema.superRefine(checkConnections);
 
 export type PollerConfig = z.output<typeof pollerConfigSchema>;
 export type PollerConfigInput = z.input<typeof pollerConfigSchema>;
