@@ -74,9 +74,10 @@ export function addAtlasOptions(command: Command): Command {
 export function resolveAtlasClientOptions(
   options: AtlasCommandOptions,
   env: Environment,
+  connection?: string,
 ): AtlasClientOptions {
   return {
-    credentials: resolveAtlasCredentials(env),
+    credentials: resolveAtlasCredentials(env, connection),
     ...(options.baseUrl === undefined ? {} : { baseUrl: options.baseUrl }),
     ...(options.flavor === undefined ? {} : { flavor: options.flavor }),
     ...(options.allowInsecureHttp ? { allowInsecureHttp: true } : {}),
@@ -85,35 +86,39 @@ export function resolveAtlasClientOptions(
 }
 
 /**
- * Reads the credentials from the environment (see {@link resolveAtlasClientOptions}).
+ * Reads the credentials from the environment (see {@link resolveAtlasClientOptions}). A connection
+ * other than `default` reads the same variables with its name as a suffix (see
+ * {@link connectionCredentialEnv}).
  *
  * @throws UsageError when neither pair, both pairs, or half a pair is set.
  *
  * @example
  * ```ts
  * resolveAtlasCredentials(process.env); // { kind: 'digest', publicKey, privateKey }
+ * resolveAtlasCredentials(process.env, 'ops-manager'); // from MONGODB_ATLAS_PUBLIC_API_KEY_OPS_MANAGER...
  * ```
  */
-export function resolveAtlasCredentials(env: Environment): AtlasCredentials {
+export function resolveAtlasCredentials(env: Environment, connection?: string): AtlasCredentials {
   const value = (name: string): string | undefined => {
     const text = env[name];
     return text === undefined || text === '' ? undefined : text;
   };
-  const { publicKey, privateKey, clientId, clientSecret } = ATLAS_CREDENTIAL_ENV;
+  const { publicKey, privateKey, clientId, clientSecret } = connectionCredentialEnv(connection);
   const digest = [value(publicKey), value(privateKey)] as const;
   const service = [value(clientId), value(clientSecret)] as const;
   const digestSet = digest.some((part) => part !== undefined);
   const serviceSet = service.some((part) => part !== undefined);
+  const of = connection === undefined || connection === 'default' ? '' : ` for connection "${connection}"`;
   if (digestSet && serviceSet) {
     throw new UsageError(
-      `both an API key (${publicKey}, ${privateKey}) and a service account (${clientId}, ${clientSecret}) are set: unset one pair`,
+      `both an API key (${publicKey}, ${privateKey}) and a service account (${clientId}, ${clientSecret}) are set${of}: unset one pair`,
     );
   }
   if (digestSet) {
     const [pub, priv] = digest;
     if (pub === undefined || priv === undefined) {
       throw new UsageError(
-        `${pub === undefined ? publicKey : privateKey} is not set: an API key needs both ${publicKey} and ${privateKey}`,
+        `${pub === undefined ? publicKey : privateKey} is not set${of}: an API key needs both ${publicKey} and ${privateKey}`,
       );
     }
     return { kind: 'digest', publicKey: pub, privateKey: priv };
@@ -122,15 +127,39 @@ export function resolveAtlasCredentials(env: Environment): AtlasCredentials {
     const [id, secret] = service;
     if (id === undefined || secret === undefined) {
       throw new UsageError(
-        `${id === undefined ? clientId : clientSecret} is not set: a service account needs both ${clientId} and ${clientSecret}`,
+        `${id === undefined ? clientId : clientSecret} is not set${of}: a service account needs both ${clientId} and ${clientSecret}`,
       );
     }
     return { kind: 'service-account', clientId: id, clientSecret: secret };
   }
   throw new UsageError(
-    `no Atlas credentials: set ${publicKey} and ${privateKey} (an API key), or ${clientId} and ${clientSecret} (a service account)`,
+    `no Atlas credentials${of}: set ${publicKey} and ${privateKey} (an API key), or ${clientId} and ${clientSecret} (a service account)`,
   );
 }
+
+/**
+ * The environment variables a connection's credentials are read from in local runs: those of
+ * {@link ATLAS_CREDENTIAL_ENV}, with the connection's name in capitals (`-` as `_`) as a suffix;
+ * without a connection (or for `default`), the variables themselves.
+ *
+ * @example
+ * ```ts
+ * connectionCredentialEnv('ops-manager').publicKey; // 'MONGODB_ATLAS_PUBLIC_API_KEY_OPS_MANAGER'
+ * ```
+ */
+export function connectionCredentialEnv(connection?: string): CredentialEnvNames {
+  if (connection === undefined || connection === 'default') return ATLAS_CREDENTIAL_ENV;
+  const suffix = `_${connection.toUpperCase().replaceAll('-', '_')}`;
+  return {
+    publicKey: `${ATLAS_CREDENTIAL_ENV.publicKey}${suffix}`,
+    privateKey: `${ATLAS_CREDENTIAL_ENV.privateKey}${suffix}`,
+    clientId: `${ATLAS_CREDENTIAL_ENV.clientId}${suffix}`,
+    clientSecret: `${ATLAS_CREDENTIAL_ENV.clientSecret}${suffix}`,
+  };
+}
+
+/** The names of the four credential variables of one connection. */
+export type CredentialEnvNames = Readonly<Record<keyof typeof ATLAS_CREDENTIAL_ENV, string>>;
 
 function parseAttempts(value: string): number {
   const attempts = Number(value);

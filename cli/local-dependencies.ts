@@ -11,11 +11,18 @@ import {
   OutboxNotifier,
   SnsNotifier,
 } from '../shared/notify/index.js';
-import { NameCache, ProjectDiscoveryCache, type TickDependencies } from '../shared/poll/index.js';
+import {
+  ConnectionUnavailableError,
+  DEFAULT_CONNECTION,
+  NameCache,
+  ProjectDiscoveryCache,
+  type TickDependencies,
+} from '../shared/poll/index.js';
 import { createRuleEngine, type RulePack } from '../shared/rules/index.js';
 import { rulePackWarnings } from '../shared/rules/lint/index.js';
 import { formatRuleWarnings } from '../shared/rules/problem-format.js';
 import { DynamoDbStateStore, FileStateStore, type StateStore } from '../shared/state/index.js';
+import { connectionCredentialEnv } from './atlas-options.js';
 import { requireAwsRegion } from './aws-region.js';
 import { UsageError } from './errors.js';
 import { loadRuleLayers } from './rule-layers.js';
@@ -47,6 +54,7 @@ export interface OpenLocalPollOptions {
 /** The dependencies of local ticks, opened once for the whole run. */
 export interface LocalPoll {
   deps: TickDependencies;
+  /** The first connection's client (`default` when it is polled). */
   atlas: AtlasClient;
   store: StateStore;
   /** The rules the engine runs, as loaded. */
@@ -90,8 +98,19 @@ export async function openLocalPoll(options: OpenLocalPollOptions): Promise<Loca
           flavor: settings.config.atlas.flavor,
           baseUrl: settings.config.atlas.baseUrl,
         });
-  const atlas = new AtlasClient({ ...settings.atlas, clock, logger });
-  const closers: Array<() => Promise<void> | void> = [() => atlas.close()];
+  const clients = new Map(
+    settings.connections.map(({ connection, atlas }) => [
+      connection.name,
+      new AtlasClient({ ...atlas, clock, logger }),
+    ]),
+  );
+  if (clients.size === 0)
+    clients.set(DEFAULT_CONNECTION, new AtlasClient({ ...settings.atlas, clock, logger }));
+  // Settings list the connection default first when it is polled.
+  const atlas = clients.values().next().value as AtlasClient;
+  const closers: Array<() => Promise<void> | void> = [...clients.values()].map(
+    (client) => () => client.close(),
+  );
   const close = async (): Promise<void> => {
     for (const closeOne of closers.reverse()) await closeOne();
     closers.length = 0;
@@ -104,7 +123,13 @@ export async function openLocalPoll(options: OpenLocalPollOptions): Promise<Loca
       createNotifier(settings, options.stdout, clock, logger, consoleLinks, closers, options.color === true);
     return {
       deps: {
-        atlas,
+        atlas: async (connection) => {
+          const client = clients.get(connection.name);
+          if (client !== undefined) return client;
+          throw new ConnectionUnavailableError(
+            `connection "${connection.name}" has no credentials in this run: set ${connectionCredentialEnv(connection.name).publicKey} and ${connectionCredentialEnv(connection.name).privateKey}`,
+          );
+        },
         store,
         engine,
         notifier,

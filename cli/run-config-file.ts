@@ -91,10 +91,18 @@ export async function readRunConfigFile(options: { path: string; cwd?: string })
   const value = parseConfigText(path, text) ?? {};
   if (isDeployConfig(value)) return readDeployConfig(path, value, cwd);
   if (typeof value === 'object' && value !== null && !Array.isArray(value)) {
-    const lambdaKeys = LAMBDA_ONLY_KEYS.filter((key) => key in value);
+    const connections = (value as { connections?: unknown }).connections;
+    const lambdaKeys: string[] = LAMBDA_ONLY_KEYS.filter((key) => key in value);
+    if (Array.isArray(connections)) {
+      connections.forEach((connection, index) => {
+        if (typeof connection === 'object' && connection !== null && 'secretArn' in connection) {
+          lambdaKeys.push(`connections[${index}].secretArn`);
+        }
+      });
+    }
     if (lambdaKeys.length > 0) {
       throw new UsageError(
-        `config file ${path}: ${lambdaKeys.join(', ')} ${lambdaKeys.length === 1 ? 'is a setting' : 'are settings'} of the Lambda; locally use local.state: dynamodb:TABLE and local.notify: sns:TOPIC_ARN, with credentials from the environment`,
+        `config file ${path}: ${lambdaKeys.join(', ')} ${lambdaKeys.length === 1 ? 'is a setting' : 'are settings'} of the Lambda; locally use local.state: dynamodb:TABLE and local.notify: sns:TOPIC_ARN, with credentials from the environment (a connection's from the variables named after it, such as MONGODB_ATLAS_PUBLIC_API_KEY_DEV for connection dev)`,
       );
     }
   }

@@ -11,10 +11,31 @@ import { describeTarget } from './run-targets.js';
  * ```ts
  * describeRun(settings, pack);
  * // 'Polling 1 org (and all its projects) at https://cloud.mongodb.com (atlas-v2); rules builtin, my-rules (149 rules, 3 disabled); state file:/home/me/.atlas-audit-alerts/state.json; alerts to console'
+ * // with connections: 'Polling 1 org at https://cloud.mongodb.com (atlas-v2) (connection default), 2 projects at https://opsmanager.example.com (ops-manager) (connection ops); rules ...'
  * ```
  */
 export function describeRun(settings: RunSettings, pack: RulePack): string {
-  const { sources, atlas } = settings.config;
+  const connections = settings.connections.map(({ connection }) => connection);
+  const where =
+    connections.length === 0
+      ? describeSources(settings.config.sources, settings.config.atlas)
+      : connections
+          .map((connection) =>
+            connections.length === 1 && connection.name === 'default'
+              ? describeSources(connection.sources, connection)
+              : `${describeSources(connection.sources, connection)} (connection ${connection.name})`,
+          )
+          .join(', ');
+  return `Polling ${where}; rules ${describeLayers(pack)}; state ${describeTarget(
+    settings.state,
+  )}; alerts to ${describeTarget(settings.notify)}`;
+}
+
+/** `1 org (and all its projects) at https://cloud.mongodb.com (atlas-v2)`. */
+function describeSources(
+  sources: RunSettings['config']['sources'],
+  atlas: { baseUrl: string; flavor: string },
+): string {
   const parts: string[] = [];
   if (sources.orgIds.length > 0) {
     const count = sources.orgIds.length;
@@ -28,9 +49,7 @@ export function describeRun(settings: RunSettings, pack: RulePack): string {
     const count = sources.projectIds.length;
     parts.push(`${count} ${count === 1 ? 'project' : 'projects'}`);
   }
-  return `Polling ${parts.join(' and ')} at ${atlas.baseUrl} (${atlas.flavor}); rules ${describeLayers(pack)}; state ${describeTarget(
-    settings.state,
-  )}; alerts to ${describeTarget(settings.notify)}`;
+  return `${parts.join(' and ')} at ${atlas.baseUrl} (${atlas.flavor})`;
 }
 
 /**

@@ -3,6 +3,8 @@ import type { AtlasClientOptions } from '../shared/atlas/index.js';
 import {
   atlasIdSchema,
   describeSettingIssue,
+  type EffectiveConnection,
+  effectiveConnections,
   type PollerConfig,
   pollerConfigSchema,
 } from '../shared/poll/index.js';
@@ -50,14 +52,25 @@ export interface PollCommandOptions extends AtlasCommandOptions {
 export interface RunSettings {
   /** The poller configuration: the file's, with the flags on top, defaults filled in. */
   config: PollerConfig;
-  /** The Atlas client's options, credentials from the environment included. */
+  /** The Atlas client's options of the first connection (`default` when it is polled), credentials included. */
   atlas: AtlasClientOptions;
+  /**
+   * Every connection polled, `default` first when its sources are set, each with its Atlas client's
+   * options (credentials from the environment, see `connectionCredentialEnv`).
+   */
+  connections: RunConnection[];
   /** Rule files and directories. */
   rules: string[];
   state: StateTarget;
   notify: NotifyTarget;
   /** The polling period the config file asks for (`local.every`), if any. */
   everyMs: number | undefined;
+}
+
+/** A connection of a local run and the options of its Atlas client. */
+export interface RunConnection {
+  connection: EffectiveConnection;
+  atlas: AtlasClientOptions;
 }
 
 /** Options of {@link resolveRunSettings}. */
@@ -170,23 +183,31 @@ export async function resolveRunSettings(input: ResolveRunSettingsOptions): Prom
   }
   const config = parsed.data;
   const { sources } = config;
-  if (sources.orgIds.length === 0 && sources.projectIds.length === 0) {
+  const polled = effectiveConnections(config).filter(
+    (connection) => connection.sources.orgIds.length > 0 || connection.sources.projectIds.length > 0,
+  );
+  if (polled.length === 0) {
     throw new UsageError(
       'nothing to poll: give --org ID and/or --project ID (or sources in a --config file); --all-projects adds every project of each org',
     );
   }
-  if (sources.allProjectsOfOrgs && sources.orgIds.length === 0) {
+  if (sources.allProjectsOfOrgs && sources.orgIds.length === 0 && config.connections.length === 0) {
     throw new UsageError('--all-projects polls the projects of each --org: give at least one --org ID');
   }
-  const atlas = resolveAtlasClientOptions(
-    {
-      baseUrl: config.atlas.baseUrl,
-      flavor: config.atlas.flavor,
-      ...(options.allowInsecureHttp ? { allowInsecureHttp: true } : {}),
-      ...(options.maxAttempts === undefined ? {} : { maxAttempts: options.maxAttempts }),
-    },
-    input.env,
-  );
+  const connections = polled.map((connection) => ({
+    connection,
+    atlas: resolveAtlasClientOptions(
+      {
+        baseUrl: connection.baseUrl,
+        flavor: connection.flavor,
+        ...(options.allowInsecureHttp ? { allowInsecureHttp: true } : {}),
+        ...(options.maxAttempts === undefined ? {} : { maxAttempts: options.maxAttempts }),
+      },
+      input.env,
+      connection.name,
+    ),
+  }));
+  const atlas = (connections[0] as RunConnection).atlas;
   const state =
     options.state !== undefined
       ? parseStateTarget(options.state, { origin: '--state', baseDirectory: cwd })
@@ -199,6 +220,7 @@ export async function resolveRunSettings(input: ResolveRunSettingsOptions): Prom
   return {
     config,
     atlas,
+    connections,
     rules: options.rules ?? file?.rules ?? [...DEFAULT_RULE_LAYERS],
     state,
     notify,

@@ -134,21 +134,23 @@ function alertsPhrase(alerts: AlertCounts): string {
 
 function sourceLines(outcome: SourceOutcome): string[] {
   const lines: string[] = [];
+  const name =
+    outcome.connection === undefined
+      ? outcome.source
+      : `${outcome.source} (connection ${outcome.connection})`;
   const status = outcome.httpStatus === undefined ? '' : `${outcome.httpStatus} `;
   switch (outcome.status) {
     case 'failed':
-      lines.push(
-        `  ! ${outcome.source} failed: ${status}${outcome.errorCode ?? ''}: ${outcome.message ?? ''}`,
-      );
+      lines.push(`  ! ${name} failed: ${status}${outcome.errorCode ?? ''}: ${outcome.message ?? ''}`);
       break;
     case 'cut-short':
       lines.push(
-        `  ~ ${outcome.source} stopped early (${outcome.reason ?? 'cut short'}): the rest is read on the next tick`,
+        `  ~ ${name} stopped early (${outcome.reason ?? 'cut short'}): the rest is read on the next tick`,
       );
       break;
     case 'skipped-lease-held':
       lines.push(
-        `  ~ ${outcome.source} skipped: ${outcome.leaseHeldBy?.owner ?? 'another worker'} is polling it${
+        `  ~ ${name} skipped: ${outcome.leaseHeldBy?.owner ?? 'another worker'} is polling it${
           outcome.leaseHeldBy === undefined
             ? ''
             : ` (lease until ${clockTime(outcome.leaseHeldBy.expiresAt)})`
@@ -160,24 +162,24 @@ function sourceLines(outcome: SourceOutcome): string[] {
   }
   if (outcome.ruleErrors > 0) {
     lines.push(
-      `  ! ${outcome.source}: ${outcome.ruleErrors} ${nounFor(outcome.ruleErrors, 'rule')} failed on an event (logged with the rule and event ids); each event was skipped for that rule only and the walk went on`,
+      `  ! ${name}: ${outcome.ruleErrors} ${nounFor(outcome.ruleErrors, 'rule')} failed on an event (logged with the rule and event ids); each event was skipped for that rule only and the walk went on`,
     );
   }
   if (outcome.firstSeenStateErrors > 0) {
     lines.push(
-      `  ! ${outcome.source}: ${outcome.firstSeenStateErrors} first-seen ${nounFor(outcome.firstSeenStateErrors, 'record')} not kept by the state store (logged with the rule and event ids); those groups' events were not judged first-seen, and everything else went on`,
+      `  ! ${name}: ${outcome.firstSeenStateErrors} first-seen ${nounFor(outcome.firstSeenStateErrors, 'record')} not kept by the state store (logged with the rule and event ids); those groups' events were not judged first-seen, and everything else went on`,
     );
   }
   const inventory = outcome.inventory;
   if (inventory?.status === 'failed') {
     lines.push(
-      `  ! ${outcome.source} API key inventory failed: ${inventory.errorCode ?? ''}: ${inventory.message ?? ''}`,
+      `  ! ${name} API key inventory failed: ${inventory.errorCode ?? ''}: ${inventory.message ?? ''}`,
     );
   }
   const invalid = inventory?.invalidEntries ?? 0;
   if (invalid > 0) {
     lines.push(
-      `  ! ${outcome.source} inventory: ${invalid} ${invalid === 1 ? 'entry' : 'entries'} Atlas listed could not be read and ${invalid === 1 ? 'was' : 'were'} left out (logged); the rest was compared`,
+      `  ! ${name} inventory: ${invalid} ${invalid === 1 ? 'entry' : 'entries'} Atlas listed could not be read and ${invalid === 1 ? 'was' : 'were'} left out (logged); the rest was compared`,
     );
   }
   return lines;

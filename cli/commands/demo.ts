@@ -2,7 +2,13 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Command } from 'commander';
-import { pollerConfigSchema, runTick, type TickSummary } from '../../shared/poll/index.js';
+import type { AtlasClientOptions } from '../../shared/atlas/index.js';
+import {
+  effectiveConnections,
+  pollerConfigSchema,
+  runTick,
+  type TickSummary,
+} from '../../shared/poll/index.js';
 import { learningEndingAt } from '../../shared/rules/index.js';
 import { type AtlasSimulator, startSimulator } from '../../simulator/index.js';
 import { colorEnabled } from '../color.js';
@@ -157,22 +163,25 @@ function tick(poll: LocalPoll, settings: RunSettings, now: number): Promise<Tick
 
 /** A local run's settings pointed at the simulator: both organizations and all their projects. */
 function demoSettings(sim: AtlasSimulator, statePath: string): RunSettings {
-  return {
-    config: pollerConfigSchema.parse({
-      atlas: { baseUrl: sim.baseUrl, flavor: 'atlas-v2' },
-      sources: { orgIds: [...sim.orgIds], allProjectsOfOrgs: true },
-      // Every tick takes an inventory, so the second one finds the change made between them.
-      timing: { inventoryIntervalSeconds: TICK_INTERVAL_MS / 1000 },
-    }),
-    atlas: {
-      baseUrl: sim.baseUrl,
-      flavor: 'atlas-v2',
-      credentials: {
-        kind: 'digest',
-        publicKey: sim.credentials.publicKey,
-        privateKey: sim.credentials.privateKey,
-      },
+  const config = pollerConfigSchema.parse({
+    atlas: { baseUrl: sim.baseUrl, flavor: 'atlas-v2' },
+    sources: { orgIds: [...sim.orgIds], allProjectsOfOrgs: true },
+    // Every tick takes an inventory, so the second one finds the change made between them.
+    timing: { inventoryIntervalSeconds: TICK_INTERVAL_MS / 1000 },
+  });
+  const atlas: AtlasClientOptions = {
+    baseUrl: sim.baseUrl,
+    flavor: 'atlas-v2',
+    credentials: {
+      kind: 'digest',
+      publicKey: sim.credentials.publicKey,
+      privateKey: sim.credentials.privateKey,
     },
+  };
+  return {
+    config,
+    atlas,
+    connections: effectiveConnections(config).map((connection) => ({ connection, atlas })),
     rules: [...DEFAULT_RULE_LAYERS],
     state: { kind: 'file', path: statePath },
     notify: { kind: 'console' },

@@ -11,6 +11,7 @@ import { registerRunCommand } from '../../cli/commands/run.js';
 import { loadRuleLayers } from '../../cli/rule-layers.js';
 import { createStateTable } from '../../shared/state/index.js';
 import { type AtlasSimulator, startSimulator } from '../../simulator/index.js';
+import { alertingEvent, ids, pollerKey, pollSeed } from '../poll/support/poll-fixture.js';
 import { createDynamoDbLocalClient } from '../support/dynamodb-local.js';
 import { dynamoDbLocalEndpoint } from '../support/dynamodb-local-setup.js';
 import { runCli } from './cli-runner.js';
@@ -429,6 +430,66 @@ describe('atlas-audit-alerts run', () => {
     expect(result.code).toBe(2);
     expect(result.stderr).toMatch(message);
     expect(result.stdout).toBe('');
+  });
+
+  it('polls each connection of its config file with the credentials named after it, and names the connection of a failed source', async () => {
+    // Prepare: an Ops Manager beside the Atlas of the other tests, with its own key and ids.
+    const opsManager = await startSimulator({ seed: pollSeed() });
+    try {
+      const folder = await workspace();
+      const config = join(folder, 'estate.yaml');
+      await writeFile(
+        config,
+        [
+          'atlas:',
+          `  baseUrl: ${sim.baseUrl}`,
+          'sources:',
+          `  orgIds: [${ORG}]`,
+          'connections:',
+          '  - name: data-centre',
+          '    flavor: ops-manager',
+          `    baseUrl: ${opsManager.baseUrl}`,
+          '    sources:',
+          `      projectIds: [${ids.project}, ${ids.foreignProject}]`,
+          'local:',
+          '  notify: outbox:alerts.jsonl',
+          `  state: file:state.json`,
+          '',
+        ].join('\n'),
+      );
+      const opened = opsManager.addEvent({ groupId: ids.project }, alertingEvent(Date.now() - 10 * 60_000));
+      const env = {
+        ...ENV,
+        MONGODB_ATLAS_PUBLIC_API_KEY_DATA_CENTRE: pollerKey.publicKey,
+        MONGODB_ATLAS_PRIVATE_API_KEY_DATA_CENTRE: pollerKey.privateKey,
+      };
+
+      // Act
+      const result = await runPollCommand(['run', '--config', config, '--once'], { env, cwd: folder });
+      const missing = await runPollCommand(['run', '--config', config, '--once'], { env: ENV, cwd: folder });
+
+      // Assess
+      const alerts = await readOutbox(join(folder, 'alerts.jsonl'));
+      expect(result.stderr).toContain(
+        `Polling 1 org at ${sim.baseUrl} (atlas-v2) (connection default), 2 projects at ${opsManager.baseUrl} (ops-manager) (connection data-centre);`,
+      );
+      const orgsAlerted = alerts.map(
+        (alert) => (alert.MessageAttributes as Record<string, { StringValue?: string }>).orgId?.StringValue,
+      );
+      expect(new Set(orgsAlerted)).toEqual(new Set([ORG, ids.org]));
+      expect(alerts.filter((alert) => String(alert.Message).includes(String(opened.id)))).toHaveLength(1);
+      // The key of the data centre reads its own organization's project, not the other one.
+      expect(result.stderr).toMatch(
+        new RegExp(`! project:${ids.foreignProject} \\(connection data-centre\\) failed: 403 `),
+      );
+      expect(result.code).toBe(3);
+      expect(missing.code).toBe(2);
+      expect(missing.stderr).toContain(
+        'no Atlas credentials for connection "data-centre": set MONGODB_ATLAS_PUBLIC_API_KEY_DATA_CENTRE and MONGODB_ATLAS_PRIVATE_API_KEY_DATA_CENTRE (an API key), or MONGODB_ATLAS_CLIENT_ID_DATA_CENTRE and MONGODB_ATLAS_CLIENT_SECRET_DATA_CENTRE (a service account)',
+      );
+    } finally {
+      await opsManager.stop();
+    }
   });
 
   it('exits 2 with nothing to poll, or without credentials', async () => {
