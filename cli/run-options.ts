@@ -191,7 +191,7 @@ export async function resolveRunSettings(input: ResolveRunSettingsOptions): Prom
       'nothing to poll: give --org ID and/or --project ID (or sources in a --config file); --all-projects adds every project of each org',
     );
   }
-  if (sources.allProjectsOfOrgs && sources.orgIds.length === 0 && config.connections.length === 0) {
+  if (sources.allProjectsOfOrgs && sources.orgIds.length === 0 && (config.connections ?? []).length === 0) {
     throw new UsageError('--all-projects polls the projects of each --org: give at least one --org ID');
   }
   const connections = polled.map((connection) => ({

@@ -109,7 +109,6 @@ export function pollerSettings(config: DeployConfig): Omit<PollerConfig, keyof P
     timing,
     inventory: config.inventory,
     concurrency: config.concurrency,
-    connections: [],
   };
 }
 

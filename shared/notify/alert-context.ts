@@ -18,6 +18,8 @@ export interface AlertContext {
   team?: NamedThing;
   /** The alert configuration the event is about (`alertConfigId`): what it alerts on, when Atlas said. */
   alertConfig?: NamedThing;
+  /** The connection the event was read through, when it is not `default` (the top-level settings). */
+  connection?: string;
 }
 
 /** Something an event names by id, with the words a person knows it by when they are known. */

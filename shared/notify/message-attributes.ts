@@ -16,10 +16,14 @@ import { type Alert, severityRank } from './alert.js';
  * | `orgName` | String | the organization's name, as the alert shows it |
  * | `groupName` | String | the project's name, as the alert shows it |
  * | `tags` | String.Array | the rule's tags: `{"tags": ["data-explorer"]}` holds when any tag is one of those |
+ * | `connection` | String | the connection the alert's event was read through: `default` for the top-level settings |
  *
- * Each is left out when the alert has no such value: SNS rejects empty attribute values. Nine of the
- * ten SNS carries; the tenth is kept for the connection an alert comes from.
+ * Each but `connection` is left out when the alert has no such value: SNS rejects empty attribute
+ * values. Ten, the most SNS carries.
  */
+
+/** The connection of the top-level settings: an alert that names none came through it. */
+const DEFAULT_CONNECTION_NAME = 'default';
 
 /** SNS carries at most 10 attributes to every kind of subscription. */
 export const MAX_MESSAGE_ATTRIBUTES = 10;
@@ -53,6 +57,7 @@ export function buildMessageAttributes(
     ['groupId', first.groupId],
     ['orgName', context?.orgName],
     ['groupName', context?.projectName],
+    ['connection', context?.connection ?? DEFAULT_CONNECTION_NAME],
   ];
   for (const [name, raw] of values) {
     const value = attributeText(raw);

@@ -43,6 +43,7 @@ const KNOWN_ATTRIBUTES = new Set([
   'orgName',
   'groupName',
   'tags',
+  'connection',
 ]);
 /** The one attribute sent as a `String.Array`: a JSON array of strings, as SNS filter policies read it. */
 const ARRAY_ATTRIBUTES = new Set(['tags']);

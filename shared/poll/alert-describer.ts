@@ -125,6 +125,7 @@ export class AlertDescriber {
       context.alertConfig = named(alertConfigId, key === undefined ? undefined : names.get(key));
     }
     if (credential !== undefined) context.credential = credential;
+    if (source.connection !== undefined) context.connection = source.connection;
     return context;
   }
 

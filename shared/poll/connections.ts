@@ -77,7 +77,7 @@ export interface ConnectionProblem {
  */
 export function effectiveConnections(
   config: PollerConfig,
-  connections: readonly ConnectionSettings[] = config.connections,
+  connections: readonly ConnectionSettings[] = config.connections ?? [],
 ): EffectiveConnection[] {
   const effective: EffectiveConnection[] = [];
   const { orgIds, projectIds } = config.sources;

@@ -51,7 +51,8 @@ export const pollerSettingsSchema = z.strictObject({
    * Further Atlas organizations or Ops Manager instances, each with its own credentials and sources
    * (see `effectiveConnections`); the top-level `atlas` and `sources` are the connection `default`.
    */
-  connections: z.array(connectionSchema).max(MAX_CONNECTIONS).default([]),
+  // Absent rather than empty when there are none: the Lambda's environment has a size limit.
+  connections: z.array(connectionSchema).max(MAX_CONNECTIONS).optional(),
 });
 
 /**
@@ -62,7 +63,7 @@ export function checkConnections(
   config: Pick<PollerConfig, 'sources' | 'connections'>,
   context: z.RefinementCtx,
 ): void {
-  for (const problem of connectionProblems(config, config.connections)) {
+  for (const problem of connectionProblems(config, config.connections ?? [])) {
     context.addIssue({ code: 'custom', path: [...problem.path], message: problem.message });
   }
 }

@@ -56,9 +56,10 @@ export interface TickSources {
  */
 export async function listTickSources(options: ListTickSourcesOptions): Promise<TickSources> {
   const { config } = options;
-  if (config.connections.length > 0) {
+  const connections = config.connections?.length ?? 0;
+  if (connections > 0) {
     throw new PollConfigError(
-      `fan-out lists the sources of the top-level atlas and sources settings only, and this configuration has ${config.connections.length} connection(s): poll connections with the scheduled poller (fanOut.mode: off)`,
+      `fan-out lists the sources of the top-level atlas and sources settings only, and this configuration has ${connections} ${connections === 1 ? 'connection' : 'connections'}: poll connections with the scheduled poller (fanOut.mode: off)`,
     );
   }
   const clock = options.clock ?? systemClock;

@@ -225,6 +225,22 @@ describe('buildMessageAttributes', () => {
       orgId: { DataType: 'String', StringValue: ORG_ID },
       groupId: { DataType: 'String', StringValue: PROJECT_ID },
       tags: { DataType: 'String.Array', StringValue: '["network"]' },
+      connection: { DataType: 'String', StringValue: 'default' },
+    });
+  });
+
+  it('carries the connection the event was read through, default when the alert names none', () => {
+    // Prepare
+    const elsewhere = makeAlert({ context: { orgId: ORG_ID, connection: 'data-centre' } });
+
+    // Act
+    const attributes = buildMessageAttributes(elsewhere);
+
+    // Assess
+    expect(attributes.connection).toEqual({ DataType: 'String', StringValue: 'data-centre' });
+    expect(Object.keys(attributes)).toHaveLength(MAX_MESSAGE_ATTRIBUTES - 2);
+    expect(validateSnsEntry(buildSnsEntry(elsewhere, { id: 'alert-0', context: ATLAS_CONTEXT }))).toEqual({
+      valid: true,
     });
   });
 
@@ -242,7 +258,7 @@ describe('buildMessageAttributes', () => {
     expect(attributes.orgId).toEqual({ DataType: 'String', StringValue: ORG_ID });
     expect(attributes.orgName).toEqual({ DataType: 'String', StringValue: 'Acme Corp' });
     expect(attributes.groupName).toEqual({ DataType: 'String', StringValue: 'payments-prod' });
-    expect(Object.keys(attributes).length).toBeLessThan(MAX_MESSAGE_ATTRIBUTES);
+    expect(Object.keys(attributes).length).toBeLessThanOrEqual(MAX_MESSAGE_ATTRIBUTES);
   });
 
   it('carries whole tags only, within the value cap, once each', () => {
@@ -289,7 +305,13 @@ describe('buildMessageAttributes', () => {
     const attributes = buildMessageAttributes(alert);
 
     // Assess
-    expect(Object.keys(attributes)).toEqual(['severity', 'severityRank', 'ruleId', 'eventTypeName']);
+    expect(Object.keys(attributes)).toEqual([
+      'severity',
+      'severityRank',
+      'ruleId',
+      'eventTypeName',
+      'connection',
+    ]);
   });
 
   it('cleans and cuts hostile values to what SNS takes', () => {

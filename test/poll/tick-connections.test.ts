@@ -113,6 +113,11 @@ describe.each(storeKinds())('runTick over connections, with the $name', (kind) =
     expect(outcomeOf(summary, FOREIGN)).toMatchObject({ status: 'ok', connection: 'elsewhere' });
     expect(asked.sort()).toEqual(['default', 'elsewhere']);
     expect(summary.totals.sourceErrors).toBe(0);
+    // Routes match on the connection an alert came through: its context says it.
+    const connectionOf = (eventId: unknown) =>
+      current.notifier.delivered.find((alert) => alert.events[0]?.id === eventId)?.context?.connection;
+    expect(connectionOf(theirs.id)).toBe('elsewhere');
+    expect(connectionOf(ours.id)).toBeUndefined();
   });
 
   it('fails the sources of a connection whose credentials cannot be read, and delivers the others', async () => {
