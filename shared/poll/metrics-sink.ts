@@ -70,4 +70,72 @@ export function emitTickMetrics(options: { summary: TickSummary; sink: MetricsSi
   }
   sink.addMetric(MetricName.tickDurationMs, 'Milliseconds', summary.durationMs);
   if (summary.completed) sink.addMetric(MetricName.tickCompleted, 'Count', 1);
+  for (const [connection, figures] of connectionFigures(summary)) {
+    const dimensions = { connection };
+    sink.addMetric(MetricName.eventsNew, 'Count', figures.eventsNew, dimensions);
+    sink.addMetric(MetricName.alertsPublished, 'Count', figures.alertsPublished, dimensions);
+    sink.addMetric(MetricName.sourceErrors, 'Count', figures.sourceErrors, dimensions);
+    sink.addMetric(MetricName.atlasAuthFailures, 'Count', figures.atlasAuthFailures, dimensions);
+    if (figures.watermarkLagSeconds !== undefined) {
+      sink.addMetric(MetricName.watermarkLagSeconds, 'Seconds', figures.watermarkLagSeconds, dimensions);
+    }
+  }
+}
+
+/** What a tick did through one connection, for its metrics. */
+interface ConnectionFigures {
+  eventsNew: number;
+  alertsPublished: number;
+  /** Failed sources, and inventories of sources that did not fail otherwise: as `SourceErrors`. */
+  sourceErrors: number;
+  /** Of those, the ones Atlas refused with 401 or 403. */
+  atlasAuthFailures: number;
+  /** Now minus the oldest watermark the tick read among the connection's sources, in seconds. */
+  watermarkLagSeconds: number | undefined;
+}
+
+/**
+ * The figures of each connection of a tick that polled more than the connection `default` (a
+ * deployment of one connection gets no extra metric: each dimension value is a metric CloudWatch
+ * bills). By connection name, `default` included.
+ */
+function connectionFigures(summary: TickSummary): Map<string, ConnectionFigures> {
+  const figures = new Map<string, ConnectionFigures>();
+  if (summary.sources.every((source) => source.connection === undefined)) return figures;
+  const oldest = new Map<string, number>();
+  for (const source of summary.sources) {
+    const name = source.connection ?? 'default';
+    let entry = figures.get(name);
+    if (entry === undefined) {
+      entry = {
+        eventsNew: 0,
+        alertsPublished: 0,
+        sourceErrors: 0,
+        atlasAuthFailures: 0,
+        watermarkLagSeconds: undefined,
+      };
+      figures.set(name, entry);
+    }
+    entry.eventsNew += source.eventsNew;
+    for (const severity of SEVERITIES) entry.alertsPublished += source.alerts.published[severity];
+    const failure =
+      source.status === 'failed'
+        ? source
+        : source.inventory?.status === 'failed'
+          ? source.inventory
+          : undefined;
+    if (failure !== undefined) {
+      entry.sourceErrors += 1;
+      if (failure.httpStatus === 401 || failure.httpStatus === 403) entry.atlasAuthFailures += 1;
+    }
+    if (source.watermark !== undefined && source.watermark < (oldest.get(name) ?? Number.POSITIVE_INFINITY)) {
+      oldest.set(name, source.watermark);
+    }
+  }
+  for (const [name, watermark] of oldest) {
+    const entry = figures.get(name);
+    if (entry !== undefined)
+      entry.watermarkLagSeconds = Math.max(0, Math.round((summary.finishedAt - watermark) / 1_000));
+  }
+  return figures;
 }

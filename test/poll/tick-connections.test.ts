@@ -4,6 +4,7 @@ import {
   type ConnectionClients,
   type ConnectionInput,
   type EffectiveConnection,
+  emitTickMetrics,
   orgSource,
   type PollerConfigInput,
   projectSource,
@@ -144,6 +145,21 @@ describe.each(storeKinds())('runTick over connections, with the $name', (kind) =
     });
     expect(summary.totals.errorsByCode).toEqual({ CREDENTIALS_UNREADABLE: 1 });
     expect(summary.completed).toBe(true);
+    const metrics: string[] = [];
+    emitTickMetrics({
+      summary,
+      sink: {
+        addMetric: (name, _unit, value, dimensions) => {
+          if (dimensions?.connection !== undefined) metrics.push(`${name} ${dimensions.connection} ${value}`);
+        },
+      },
+    });
+    expect(metrics.filter((metric) => /^(SourceErrors|AlertsPublished) /.test(metric)).sort()).toEqual([
+      'AlertsPublished default 1',
+      'AlertsPublished elsewhere 0',
+      'SourceErrors default 0',
+      'SourceErrors elsewhere 1',
+    ]);
   });
 
   it('fails the sources of a connection whose credentials Atlas refuses, and delivers the others', async () => {
@@ -166,6 +182,24 @@ describe.each(storeKinds())('runTick over connections, with the $name', (kind) =
 });
 
 describe('runTick over connections', () => {
+  it('emits no metric by connection for a deployment of the connection default alone', async () => {
+    // Prepare
+    fixture = await startPollFixture({ store: fileStoreFactory(), seed });
+    fixture.sim.addEvent({ groupId: ids.project }, alertingEvent(fixture.clock.now() - 10 * MINUTE));
+    const dimensions: string[] = [];
+
+    // Act
+    const summary = await fixture.tick();
+    emitTickMetrics({
+      summary,
+      sink: { addMetric: (_name, _unit, _value, given) => dimensions.push(...Object.keys(given ?? {})) },
+    });
+
+    // Assess
+    expect(summary.totals.alerts.published.critical).toBe(1);
+    expect(dimensions).not.toContain('connection');
+  });
+
   it("reads each connection's sources with its own timings over the deployment's", async () => {
     // Prepare: the second connection looks back six hours on its first tick, the deployment one.
     fixture = await startPollFixture({
