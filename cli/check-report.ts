@@ -13,7 +13,8 @@ const LABELS: Readonly<Record<CheckStatus, string>> = { ok: 'ok', warn: 'warn', 
  */
 export function formatCheckReport(results: readonly CheckResult[]): string {
   const lines = results.map(
-    (result) => `${LABELS[result.status].padEnd(4)} ${result.subject}: ${result.message}`,
+    (result) =>
+      `${LABELS[result.status].padEnd(4)} ${result.connection === undefined ? '' : `connection ${result.connection}: `}${result.subject}: ${result.message}`,
   );
   const count = (status: CheckStatus): number => results.filter((result) => result.status === status).length;
   const failed = count('fail');

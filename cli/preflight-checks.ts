@@ -40,6 +40,8 @@ export interface CheckResult {
   readonly httpStatus?: number;
   /** A failure's error code (`ATLAS_NETWORK`, `ATLAS_VERSION`...), as the poller's logs name it. */
   readonly errorCode?: string;
+  /** The connection checked, when the configuration has more than the connection `default`. */
+  readonly connection?: string;
 }
 
 /** The failure fields of a result, from the error that failed it. */

@@ -1,11 +1,12 @@
 import { type Command, Option } from 'commander';
 import { AtlasClient } from '../../shared/atlas/index.js';
+import { DEFAULT_CONNECTION } from '../../shared/poll/index.js';
 import { ATLAS_CREDENTIAL_ENV, addAtlasOptions } from '../atlas-options.js';
 import { formatCheckJson, formatCheckReport } from '../check-report.js';
 import { durationArgument, formatDuration } from '../duration-option.js';
 import { CommandFailed, ExitCode } from '../errors.js';
 import { type PollCommandIo, processCommandIo } from '../poll-command-io.js';
-import { runPreflight } from '../preflight-checks.js';
+import { type CheckResult, runPreflight } from '../preflight-checks.js';
 import { collectIds, type PollCommandOptions, resolveRunSettings } from '../run-options.js';
 import { exitCodeForFailures } from '../tick-exit-code.js';
 
@@ -71,21 +72,38 @@ Examples:
         env,
         cwd,
       });
-      const client = new AtlasClient(settings.atlas);
       const deadline = new AbortController();
       const timer = setTimeout(() => deadline.abort(new Error('timeout')), options.timeout);
-      let results: Awaited<ReturnType<typeof runPreflight>>;
+      const named = settings.connections.some(({ connection }) => connection.name !== DEFAULT_CONNECTION);
+      const results: CheckResult[] = [];
       try {
-        results = await runPreflight({
-          client,
-          config: settings.config,
-          credentialsKind: settings.atlas.credentials.kind,
-          credentialsId:
-            settings.atlas.credentials.kind === 'digest'
-              ? settings.atlas.credentials.publicKey
-              : settings.atlas.credentials.clientId,
-          signal: deadline.signal,
-        });
+        // One connection after the other, each with its own credentials, within one --timeout.
+        for (const { connection, atlas } of settings.connections) {
+          const client = new AtlasClient(atlas);
+          try {
+            const checked = await runPreflight({
+              client,
+              config: {
+                ...settings.config,
+                atlas: { baseUrl: connection.baseUrl, flavor: connection.flavor },
+                sources: connection.sources,
+                timing: connection.timing,
+                inventory: connection.inventory,
+              },
+              credentialsKind: atlas.credentials.kind,
+              credentialsId:
+                atlas.credentials.kind === 'digest'
+                  ? atlas.credentials.publicKey
+                  : atlas.credentials.clientId,
+              signal: deadline.signal,
+            });
+            results.push(
+              ...(named ? checked.map((result) => ({ ...result, connection: connection.name })) : checked),
+            );
+          } finally {
+            await client.close();
+          }
+        }
       } catch (error) {
         if (!deadline.signal.aborted) throw error;
         throw new CommandFailed(
@@ -94,7 +112,6 @@ Examples:
         );
       } finally {
         clearTimeout(timer);
-        await client.close();
       }
       stdout.write(options.json ? formatCheckJson(results) : formatCheckReport(results));
       const failures = results.filter((result) => result.status === 'fail');

@@ -10,6 +10,7 @@ import { AtlasClient } from '../../shared/atlas/index.js';
 import { systemClock } from '../../shared/clock.js';
 import { pollerConfigSchema } from '../../shared/poll/index.js';
 import { type AtlasSimulator, startSimulator } from '../../simulator/index.js';
+import { ids, pollerKey, pollSeed } from '../poll/support/poll-fixture.js';
 import { runCli } from './cli-runner.js';
 import { type RunPollCommandOptions, runPollCommand as runCommand } from './poll-command-harness.js';
 
@@ -127,6 +128,60 @@ describe('check', () => {
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout).toMatch(new RegExp(`^ok {3}org ${ORG} project discovery: readable`, 'm'));
     expect(result.stdout).toMatch(/^ok {3}project \w+ project events: /m);
+  });
+
+  it('checks each connection of a config file with its own credentials, and says which one failed', async () => {
+    // Prepare: an Ops Manager beside the Atlas, with its own seed and key.
+    const opsManager = await startSimulator({ seed: pollSeed() });
+    const folder = await mkdtemp(join(tmpdir(), 'check-connections-'));
+    const config = join(folder, 'estate.yaml');
+    await writeFile(
+      config,
+      [
+        'atlas:',
+        `  baseUrl: ${sim.baseUrl}`,
+        'sources:',
+        `  orgIds: [${ORG}]`,
+        'connections:',
+        '  - name: data-centre',
+        '    flavor: ops-manager',
+        `    baseUrl: ${opsManager.baseUrl}`,
+        '    sources:',
+        `      projectIds: [${ids.project}]`,
+        '',
+      ].join('\n'),
+    );
+    const withKey = (privateKey: string) => ({
+      ...envOf(OWNER_KEY),
+      MONGODB_ATLAS_PUBLIC_API_KEY_DATA_CENTRE: pollerKey.publicKey,
+      MONGODB_ATLAS_PRIVATE_API_KEY_DATA_CENTRE: privateKey,
+    });
+
+    // Act
+    const ready = await runCheck(['--config', config, '--json'], { env: withKey(pollerKey.privateKey) });
+    const refused = await runCheck(['--config', config], { env: withKey('fake-wrong-private-key') }).finally(
+      async () => {
+        await rm(folder, { recursive: true, force: true });
+        await opsManager.stop();
+      },
+    );
+
+    // Assess
+    expect(ready.code, ready.stderr).toBe(0);
+    const checks = (JSON.parse(ready.stdout) as { checks: Array<JsonCheck & { connection?: string }> })
+      .checks;
+    expect(new Set(checks.map((check) => check.connection))).toEqual(new Set(['default', 'data-centre']));
+    expect(checks).toContainEqual(
+      expect.objectContaining({
+        connection: 'data-centre',
+        check: 'atlas',
+        subject: `ops-manager API at ${opsManager.baseUrl}`,
+      }),
+    );
+    expect(refused.code).toBe(3);
+    expect(refused.stdout).toMatch(/^FAIL connection data-centre: credentials: /m);
+    expect(refused.stdout).toMatch(/^ok {3}connection default: credentials: /m);
+    expect(refused.stdout).not.toContain('fake-wrong-private-key');
   });
 
   it('warns when the key holds more than the poller needs: Organization Owner, an access list open to all', async () => {
