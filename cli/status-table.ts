@@ -19,7 +19,14 @@ export function formatStatusTable(reports: readonly SourceReport[], now: number)
   if (reports.length === 0) {
     return 'no sources in this state store yet: a run (or the Lambda) records each source it polls\n';
   }
-  const rows = reports.map((report) => [
+  // Grouped by connection, with its column, once a source was polled through one besides default.
+  const connections = reports.some((report) => report.connection !== undefined);
+  const ordered = connections
+    ? [...reports].sort((a, b) => connectionOf(a).localeCompare(connectionOf(b)))
+    : reports;
+  const headers = connections ? ['CONNECTION', ...HEADERS] : [...HEADERS];
+  const rows = ordered.map((report) => [
+    ...(connections ? [connectionOf(report)] : []),
     report.source,
     report.watermark === undefined ? '-' : utc(report.watermark),
     report.watermark === undefined ? '-' : formatDuration(Math.max(0, now - report.watermark)),
@@ -30,7 +37,7 @@ export function formatStatusTable(reports: readonly SourceReport[], now: number)
       ? '-'
       : `${report.lastError.code} ${formatDuration(Math.max(0, now - report.lastError.at))} ago: ${oneLine(report.lastError.message)}`,
   ]);
-  const widths = HEADERS.map((header, column) =>
+  const widths = headers.map((header, column) =>
     Math.max(header.length, ...rows.map((row) => (row[column] ?? '').length)),
   );
   const line = (cells: readonly string[]): string =>
@@ -38,7 +45,12 @@ export function formatStatusTable(reports: readonly SourceReport[], now: number)
       .map((cell, column) => (column === cells.length - 1 ? cell : cell.padEnd(widths[column] ?? 0)))
       .join('  ')
       .trimEnd();
-  return `${[line(HEADERS), ...rows.map(line)].join('\n')}\n`;
+  return `${[line(headers), ...rows.map(line)].join('\n')}\n`;
+}
+
+/** The connection a source was polled through: `default` when the store recorded none. */
+function connectionOf(report: SourceReport): string {
+  return report.connection ?? 'default';
 }
 
 /**
@@ -55,6 +67,7 @@ export function formatStatusJson(reports: readonly SourceReport[], now: number):
     ms === undefined ? null : new Date(ms).toISOString();
   const sources = reports.map((report) => ({
     source: report.source,
+    connection: connectionOf(report),
     watermark: iso(report.watermark),
     lagSeconds:
       report.watermark === undefined ? null : Math.max(0, Math.round((now - report.watermark) / 1000)),

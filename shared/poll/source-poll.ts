@@ -129,6 +129,7 @@ export async function pollSource(context: SourcePollContext, source: PollSource)
       source: source.name,
       owner: context.owner,
       durationMs: context.leaseMs,
+      connection: source.connection,
     });
   } catch (error) {
     fail(context, outcome, error);

@@ -184,16 +184,25 @@ export class DynamoDbStateStore implements StateStore {
     try {
       const output = await this.#requester.updateItem({
         Key: keyOf(key),
-        UpdateExpression:
-          'SET #source = :source, #leaseToken = :token, #leaseOwner = :owner, #leaseExpiresAt = :expiresAt',
+        // The connection is recorded for status; the connection default is the attribute's absence.
+        UpdateExpression: `SET #source = :source, #leaseToken = :token, #leaseOwner = :owner, #leaseExpiresAt = :expiresAt${
+          options.connection === undefined ? ' REMOVE #connection' : ', #connection = :connection'
+        }`,
         ConditionExpression: 'attribute_not_exists(#leaseToken) OR #leaseExpiresAt <= :now',
-        ExpressionAttributeNames: sourceNames('source', 'leaseToken', 'leaseOwner', 'leaseExpiresAt'),
+        ExpressionAttributeNames: sourceNames(
+          'source',
+          'leaseToken',
+          'leaseOwner',
+          'leaseExpiresAt',
+          'connection',
+        ),
         ExpressionAttributeValues: {
           ':source': stringValue(options.source),
           ':token': stringValue(lease.token),
           ':owner': stringValue(lease.owner),
           ':expiresAt': numberValue(lease.expiresAt),
           ':now': numberValue(now),
+          ...(options.connection === undefined ? {} : { ':connection': stringValue(options.connection) }),
         },
         ReturnValues: 'ALL_NEW',
         ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
@@ -420,10 +429,11 @@ export class DynamoDbStateStore implements StateStore {
       const output = await this.#requester.scan({
         FilterExpression: '#sk = :cursor',
         ProjectionExpression:
-          '#source, #watermark, #polledAt, #leaseOwner, #leaseExpiresAt, #lastErrorAt, #lastErrorCode, #lastErrorMessage, #alertHours',
+          '#source, #connection, #watermark, #polledAt, #leaseOwner, #leaseExpiresAt, #lastErrorAt, #lastErrorCode, #lastErrorMessage, #alertHours',
         ExpressionAttributeNames: sourceNames(
           'sk',
           'source',
+          'connection',
           'watermark',
           'polledAt',
           'leaseOwner',
@@ -442,6 +452,7 @@ export class DynamoDbStateStore implements StateStore {
         reports.push(
           sourceReport({
             source,
+            connection: readString(item, 'connection'),
             watermark: readNumber(item, 'watermark'),
             polledAt: readNumber(item, 'polledAt'),
             leaseOwner: readString(item, 'leaseOwner'),

@@ -12,6 +12,8 @@ const hexId = z.string().regex(/^[0-9a-f]{24}$/);
 
 const sourceRecord = z.strictObject({
   source: z.string(),
+  /** The connection that polls it, when it is not `default`. */
+  connection: z.string().optional(),
   polledAt: z.number().optional(),
   lastError: z.strictObject({ at: z.number(), code: z.string(), message: z.string() }).optional(),
   /** Alerts sent by the hour: `[hourStartMs, count]` pairs, the last 25 hours at most. */

@@ -70,6 +70,8 @@ export interface FileStateStoreOptions extends StateRetention {
 }
 
 interface SourceRecord {
+  /** The connection that polls it, when it is not `default`. */
+  connection?: string;
   /** When a worker last took the lease, in milliseconds since the epoch. */
   polledAt?: number;
   lastError?: SourceError;
@@ -234,6 +236,8 @@ export class FileStateStore implements StateStore {
       expiresAt: now + options.durationMs,
     };
     record.lease = { owner: lease.owner, token: lease.token, expiresAt: lease.expiresAt };
+    if (options.connection === undefined) delete record.connection;
+    else record.connection = options.connection;
     this.#sources.set(options.source, record);
     await this.#persist();
     return { acquired: true, lease, cursor: cursorOf(record) };
@@ -656,6 +660,7 @@ export class FileStateStore implements StateStore {
       version: FILE_STATE_VERSION,
       sources: [...this.#sources].map(([source, record]) => ({
         source,
+        ...(record.connection === undefined ? {} : { connection: record.connection }),
         ...(record.polledAt === undefined ? {} : { polledAt: record.polledAt }),
         ...(record.lastError === undefined ? {} : { lastError: record.lastError }),
         ...(record.alertHours === undefined
@@ -761,6 +766,7 @@ async function loadDocument(path: string): Promise<FileStateDocument> {
 
 function sourceFromDocument(record: FileStateDocument['sources'][number]): SourceRecord {
   const result: SourceRecord = {};
+  if (record.connection !== undefined) result.connection = record.connection;
   if (record.polledAt !== undefined) result.polledAt = record.polledAt;
   if (record.lastError !== undefined) result.lastError = record.lastError;
   if (record.alertHours !== undefined) {
@@ -783,6 +789,7 @@ function reportsOf(records: ReadonlyArray<SourceRecord & { source: string }>, no
     .map((record) =>
       sourceReport({
         source: record.source,
+        connection: record.connection,
         watermark: record.cursor?.watermark,
         polledAt: record.polledAt,
         leaseOwner: record.lease?.owner,

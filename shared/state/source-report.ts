@@ -13,6 +13,8 @@ export const MAX_NAME_BYTES = 512;
 /** A source's record as either store holds it, flattened. */
 export interface StoredSourceFields {
   source: string;
+  /** Absent for the connection `default`. */
+  connection?: string | undefined;
   watermark: number | undefined;
   polledAt: number | undefined;
   leaseOwner: string | undefined;
@@ -40,6 +42,7 @@ export function sourceReport(fields: StoredSourceFields): SourceReport {
   const { leaseOwner, leaseExpiresAt, lastErrorAt, lastErrorCode, lastErrorMessage } = fields;
   return {
     source: fields.source,
+    ...(fields.connection === undefined ? {} : { connection: fields.connection }),
     ...(fields.watermark === undefined ? {} : { watermark: fields.watermark }),
     ...(fields.polledAt === undefined ? {} : { polledAt: fields.polledAt }),
     ...(leaseOwner !== undefined && leaseExpiresAt !== undefined && leaseExpiresAt > fields.now

@@ -205,6 +205,11 @@ export interface AcquireLeaseOptions {
   source: string;
   /** Who asks, for diagnostics. */
   owner: string;
+  /**
+   * The connection that polls the source, recorded on it for `status`; absent for the connection
+   * `default` (and a record of another is then removed).
+   */
+  connection?: string | undefined;
   /** How long the lease holds: at least the time a tick may take (the function's timeout). */
   durationMs: number;
 }
@@ -257,6 +262,8 @@ export interface SourceError extends SourceErrorInput {
 export interface SourceReport {
   /** `org:<id>` or `project:<id>`. */
   readonly source: string;
+  /** The connection that last polled it, when it is not `default`. */
+  readonly connection?: string;
   /** The committed watermark, in milliseconds since the epoch; absent without a cursor. */
   readonly watermark?: number;
   /** When a worker last finished a turn on it; absent if never. */

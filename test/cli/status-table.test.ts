@@ -29,4 +29,41 @@ describe('formatStatusTable', () => {
     expect(table).not.toMatch(/[\u2028\u202A-\u202E\u200B]/);
     expect(table).not.toContain(String.fromCharCode(7));
   });
+
+  it('groups the sources by connection, in a column of its own, once one was polled through a connection', () => {
+    // Prepare
+    const now = Date.parse('2025-06-02T12:00:00Z');
+    const source = (id: string, connection?: string) => ({
+      source: `project:${id}`,
+      ...(connection === undefined ? {} : { connection }),
+      watermark: now - 60_000,
+      polledAt: now - 30_000,
+      alertsLastDay: 1,
+    });
+
+    // Act
+    const grouped = formatStatusTable(
+      [
+        source('64b5ca17f1a3d40012ab3d11', 'data-centre'),
+        source('64b5ca17f1a3d40012ab3d12'),
+        source('64b5ca17f1a3d40012ab3d13', 'data-centre'),
+      ],
+      now,
+    );
+    const single = formatStatusTable([source('64b5ca17f1a3d40012ab3d12')], now);
+
+    // Assess
+    expect(
+      grouped
+        .trimEnd()
+        .split('\n')
+        .map((line) => line.split(/ {2,}/).slice(0, 2).join(' | ')),
+    ).toEqual([
+      'CONNECTION | SOURCE',
+      'data-centre | project:64b5ca17f1a3d40012ab3d11',
+      'data-centre | project:64b5ca17f1a3d40012ab3d13',
+      'default | project:64b5ca17f1a3d40012ab3d12',
+    ]);
+    expect(single).not.toContain('CONNECTION');
+  });
 });

@@ -27,6 +27,7 @@ interface StatusJson {
   now: string;
   sources: Array<{
     source: string;
+    connection: string;
     watermark: string | null;
     lagSeconds: number | null;
     lastPoll: string | null;
@@ -245,6 +246,7 @@ describe('status with DynamoDB', () => {
     expect(report.sources).toEqual([
       {
         source: 'org:5f4e3d2c1b0a998877665544',
+        connection: 'default',
         watermark: iso(start - 2 * MINUTE),
         lagSeconds: 180,
         lastPoll: iso(start),
@@ -254,6 +256,7 @@ describe('status with DynamoDB', () => {
       },
       {
         source: 'project:5f4e3d2c1b0a998877665545',
+        connection: 'default',
         watermark: iso(start - 9 * MINUTE),
         lagSeconds: 600,
         lastPoll: iso(start + MINUTE),
@@ -267,6 +270,7 @@ describe('status with DynamoDB', () => {
       },
       {
         source: 'project:5f4e3d2c1b0a998877665546',
+        connection: 'default',
         watermark: null,
         lagSeconds: null,
         lastPoll: null,

@@ -119,6 +119,12 @@ describe.each(storeKinds())('runTick over connections, with the $name', (kind) =
       current.notifier.delivered.find((alert) => alert.events[0]?.id === eventId)?.context?.connection;
     expect(connectionOf(theirs.id)).toBe('elsewhere');
     expect(connectionOf(ours.id)).toBeUndefined();
+    // And status says which connection polls each source.
+    const reports = new Map(
+      (await current.store.listSourceReports()).map((report) => [report.source, report]),
+    );
+    expect(reports.get(FOREIGN)?.connection).toBe('elsewhere');
+    expect(reports.get(PROJECT)?.connection).toBeUndefined();
   });
 
   it('fails the sources of a connection whose credentials cannot be read, and delivers the others', async () => {

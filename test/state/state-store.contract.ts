@@ -533,6 +533,33 @@ export function describeStateStoreContract(name: string, createStore: CreateCont
       });
     });
 
+    it('records the connection that polls a source, and forgets it when the connection default takes the source', async () => {
+      // Prepare
+      const { store } = await setUp(createStore);
+      const source = unique('project');
+      const other = unique('org');
+      const first = await store.acquireLease({
+        source,
+        owner: 'w',
+        durationMs: MINUTE,
+        connection: 'data-centre',
+      });
+      if (!first.acquired) throw new Error('expected the lease of a new source');
+      await store.commitCursor({ lease: first.lease, watermark: 7, seenIds: [] });
+      await store.commitCursor({ lease: (await acquire(store, other)).lease, watermark: 8, seenIds: [] });
+      const named = new Map((await store.listSourceReports()).map((report) => [report.source, report]));
+      await store.commitCursor({ lease: (await acquire(store, source)).lease, watermark: 9, seenIds: [] });
+
+      // Act
+      const moved = (await store.listSourceReports()).find((report) => report.source === source);
+
+      // Assess
+      expect(named.get(source)).toMatchObject({ source, connection: 'data-centre', watermark: 7 });
+      expect(named.get(other)?.connection).toBeUndefined();
+      expect(moved?.connection).toBeUndefined();
+      expect(moved?.watermark).toBe(9);
+    });
+
     it('clears the last error on the next commit, keeps it on a release without one, and hides a lapsed lease', async () => {
       // Prepare
       const { store, clock } = await setUp(createStore);
