@@ -85,7 +85,8 @@ function definedOnly(env: { account?: string | undefined; region?: string | unde
  */
 function refuseNothingToPoll(config: DeployConfig): void {
   const { orgIds, projectIds, allowNone } = config.sources;
-  if (orgIds.length > 0 || projectIds.length > 0 || allowNone) return;
+  // Each connection names a source (the deploy configuration checks it).
+  if (orgIds.length > 0 || projectIds.length > 0 || config.connections.length > 0 || allowNone) return;
   throw new NothingToPollError(
     [
       'The deploy configuration names no Atlas organization and no project: the deployed poller would have nothing to poll and fail every tick. Set one of these, in the cdk.json context "atlasAuditAlerts" or the file given with --context config=FILE (as in infra/examples/config.example.yaml):',
@@ -122,7 +123,11 @@ function warnAboutRules(stack: AuditAlertsStack, rulePack: RulePackModule): void
 function warnAboutGaps(stack: AuditAlertsStack, config: DeployConfig): void {
   const annotations = Annotations.of(stack);
   // Without sources.allowNone a stack with no source fails synth (see the deploy configuration's checks).
-  if (config.sources.orgIds.length === 0 && config.sources.projectIds.length === 0) {
+  if (
+    config.sources.orgIds.length === 0 &&
+    config.sources.projectIds.length === 0 &&
+    config.connections.length === 0
+  ) {
     annotations.addWarningV2(
       'atlas-audit-alerts:noSources',
       'sources.allowNone is set and no Atlas org or project is configured: each tick completes at once and reads nothing. Set sources.orgIds or sources.projectIds (see infra/examples/config.example.yaml), remove sources.allowNone, and deploy again.',

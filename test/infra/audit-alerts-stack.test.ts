@@ -396,6 +396,7 @@ describe('AuditAlertsStack', () => {
         tableName: references[tableId],
         topicArn: references[topicId],
         secretArn: references[secretId],
+        connections: [],
       });
     });
 

@@ -30,9 +30,10 @@ describe('pollerEnvironment', () => {
       concurrency: 8,
     });
 
-    const config = JSON.parse(environment[POLLER_CONFIG_ENV] ?? '') as unknown;
+    const config = JSON.parse(environment[POLLER_CONFIG_ENV] ?? '') as Record<string, unknown>;
 
-    expect(pollerConfigSchema.parse(config)).toEqual(config);
+    // The configuration leaves out what it does not have: no connections.
+    expect(pollerConfigSchema.parse(config)).toEqual({ ...config, connections: [] });
     expect(config).toEqual({
       atlas: { baseUrl: 'https://cloud.mongodb.com', flavor: 'atlas-v1' },
       sources: { orgIds: ['5f4e3d2c1b0a998877665544'], projectIds: [], allProjectsOfOrgs: true },
