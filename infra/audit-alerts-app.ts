@@ -5,6 +5,7 @@ import { formatRuleWarnings } from '../shared/rules/problem-format.js';
 import { AuditAlertsStack } from './audit-alerts-stack.js';
 import { DEPLOY_CONFIG_CONTEXT_KEY, DEPLOY_CONFIG_FILE_CONTEXT_KEY, type DeployConfig } from './config.js';
 import { resolveDeployConfig } from './config-source.js';
+import { deployedConnections } from './deploy-connections.js';
 import { NothingToPollError } from './errors.js';
 import { networkWarnings, resolveNetworkPlan } from './network-plan.js';
 import { buildRulePackModule, type RulePackModule } from './rule-pack-module.js';
@@ -145,6 +146,9 @@ function warnAboutGaps(stack: AuditAlertsStack, config: DeployConfig): void {
       'No operations email address is configured: the alarms (failed ticks, Atlas refusing the credentials) notify nobody. Set operations.emails.',
     );
   }
-  const networkPlan = resolveNetworkPlan({ network: config.network, atlasBaseUrl: config.atlas.baseUrl });
+  const networkPlan = resolveNetworkPlan({
+    network: config.network,
+    atlasBaseUrls: deployedConnections(config).map((connection) => connection.baseUrl),
+  });
   for (const { id, message } of networkWarnings(networkPlan)) annotations.addWarningV2(id, message);
 }
