@@ -1,3 +1,4 @@
+import { type ConnectionInput, connectionSchema } from '../shared/poll/connections.js';
 import { METRICS_NAMESPACE, METRICS_SERVICE } from '../shared/poll/metric-names.js';
 import { POLLER_CONFIG_ENV, type PollerConfig, pollerConfigSchema } from '../shared/poll/poller-config.js';
 import type { DeployConfig } from './config.js';
@@ -93,22 +94,24 @@ export function pollerEnvironment({
     }
     return secret;
   };
-  const withSecrets = (arnOf: (secret: ConnectionSecretReference) => string) =>
-    settings.connections === undefined
-      ? {}
-      : {
-          connections: settings.connections.map((connection) => ({
-            ...connection,
-            secretArn: arnOf(secretOf(connection.name)),
-          })),
-        };
-  const longest = pollerConfigSchema.parse({
+  const connectionsWith = (arnOf: (secret: ConnectionSecretReference) => string) =>
+    settings.connections?.map((connection) => ({
+      ...connection,
+      secretArn: arnOf(secretOf(connection.name)),
+    }));
+  const longestConnections = connectionsWith((secret) => secret.longestSecretArn);
+  // Checked by the poller's own schema at their longest, and measured as written: without defaults.
+  const { connections: _longestParsed, ...longestOthers } = pollerConfigSchema.parse({
     ...settings,
-    ...withSecrets((secret) => secret.longestSecretArn),
+    ...(longestConnections === undefined ? {} : { connections: longestConnections }),
     tableName: LONGEST_REFERENCES.tableName,
     topicArn: LONGEST_REFERENCES.topicArn,
     ...(secretArn === undefined ? {} : { secretArn: LONGEST_REFERENCES.secretArn }),
   });
+  const longest = {
+    ...longestOthers,
+    ...(longestConnections === undefined ? {} : { connections: longestConnections }),
+  };
   const fixed: Record<string, string> = {
     POWERTOOLS_SERVICE_NAME: METRICS_SERVICE,
     POWERTOOLS_METRICS_NAMESPACE: METRICS_NAMESPACE,
@@ -116,31 +119,32 @@ export function pollerEnvironment({
     NODE_OPTIONS: '--enable-source-maps',
   };
   const extraBytes = extra === undefined ? 0 : environmentBytes(extra.longest);
-  // As written below: a configuration without connections leaves the key out.
-  const { connections: longestConnections, ...longestOthers } = longest;
-  const written = settings.connections === undefined ? longestOthers : longest;
-  const worstCase = environmentBytes({ ...fixed, [POLLER_CONFIG_ENV]: JSON.stringify(written) }) + extraBytes;
+  const worstCase = environmentBytes({ ...fixed, [POLLER_CONFIG_ENV]: JSON.stringify(longest) }) + extraBytes;
   if (worstCase > LAMBDA_ENVIRONMENT_LIMIT_BYTES) {
     throw new PollerEnvironmentTooLargeError(
-      tooLargeMessage({ config, connections: longestConnections, worstCase, extra, extraBytes }),
+      tooLargeMessage({ config, connections: longestConnections ?? [], worstCase, extra, extraBytes }),
     );
   }
-  // Parsed without the connections' secrets, which are tokens here: the longest ones passed above.
-  const { connections: _connections, ...parsed } = pollerConfigSchema.parse(settings);
+  // The connections are written as given: their secrets are tokens here, checked at their longest above.
+  const { connections: _parsed, ...parsed } = pollerConfigSchema.parse(settings);
+  const connections = connectionsWith((secret) => secret.secretArn);
   const pollerConfig = {
     ...parsed,
-    ...withSecrets((secret) => secret.secretArn),
+    ...(connections === undefined ? {} : { connections }),
     ...references,
     ...(secretArn === undefined ? {} : { secretArn }),
   };
   return { ...fixed, [POLLER_CONFIG_ENV]: toJsonString(pollerConfig), ...extra?.variables };
 }
 
-/** What must go when the environment could pass 4 KB: project ids, and what the connections take. */
+/**
+ * What must go when the environment could pass 4 KB: project ids, when there are enough of them;
+ * else the connections' bytes.
+ */
 function tooLargeMessage(options: {
   config: DeployConfig;
   /** The connections as written, each secret ARN at its longest. */
-  connections: PollerConfig['connections'];
+  connections: readonly unknown[];
   worstCase: number;
   extra: ExtraEnvironment | undefined;
   extraBytes: number;
@@ -148,23 +152,35 @@ function tooLargeMessage(options: {
   const { config, connections, worstCase, extra, extraBytes } = options;
   const sources = [config.sources, ...config.connections.map((connection) => connection.sources)];
   const ids = sources.reduce((sum, { orgIds, projectIds }) => sum + orgIds.length + projectIds.length, 0);
+  const projectIds = sources.reduce((sum, { projectIds }) => sum + projectIds.length, 0);
   // Each id takes 27 bytes in the JSON: 24 characters, two quotes and a comma.
   const excess = Math.ceil((worstCase - LAMBDA_ENVIRONMENT_LIMIT_BYTES) / 27);
   const names =
     extra === undefined ? '' : ` and ${Object.keys(extra.longest).join(', ')} (${extraBytes} bytes)`;
-  const orgs = config.connections.length === 0 ? 'sources.orgIds' : "sources.orgIds (or a connection's)";
-  const taken =
+  const listed =
     connections.length === 0
-      ? ''
-      : ` Its ${connections.length === 1 ? 'connection takes' : `${connections.length} connections take`} ${Buffer.byteLength(JSON.stringify(connections))} bytes of it, each secret ARN counted at its longest: fewer connections, or existing secrets (connections[].credentials.secretArn, counted at their own length), take less.`;
-  return `The poller's environment${names} could reach ${worstCase} bytes once the table, topic, secret${extra === undefined ? '' : ' and queue'} names are known, over Lambda's limit of ${LAMBDA_ENVIRONMENT_LIMIT_BYTES} bytes; it lists ${ids} org and project ids. Remove at least ${excess} project ${excess === 1 ? 'id' : 'ids'}: list their orgs in ${orgs} with sources.allProjectsOfOrgs: true instead.${taken}`;
+      ? `it lists ${ids} org and project ids.`
+      : `it lists ${ids} org and project ids and ${connections.length === 1 ? '1 connection' : `${connections.length} connections`}, which take ${Buffer.byteLength(JSON.stringify(connections))} bytes with each secret ARN at its longest.`;
+  const orgs = config.connections.length === 0 ? 'sources.orgIds' : "sources.orgIds (or a connection's)";
+  const advice =
+    connections.length === 0 || projectIds >= excess
+      ? `Remove at least ${excess} project ${excess === 1 ? 'id' : 'ids'}: list their orgs in ${orgs} with sources.allProjectsOfOrgs: true instead.`
+      : `Name the existing secret of some connections (connections[].credentials.secretArn): an ARN you give counts at its own length, far less than the longest a created secret's can be. Or split the connections between two deployments (each with its own stackName).`;
+  return `The poller's environment${names} could reach ${worstCase} bytes once the table, topic, secret${extra === undefined ? '' : ' and queue'} names are known, over Lambda's limit of ${LAMBDA_ENVIRONMENT_LIMIT_BYTES} bytes; ${listed} ${advice}`;
 }
 
 /** The poller's settings a deploy configuration gives: all but the resources and the connections' secrets. */
 export type PollerSettings = Omit<PollerConfig, 'tableName' | 'topicArn' | 'secretArn' | 'connections'> & {
-  /** Absent when there is none, so the environment of a deployment without connections is unchanged. */
-  connections?: PollerConfig['connections'];
+  /**
+   * Each without the settings it leaves at their defaults (the variable has a size limit; the poller
+   * fills them in again). Absent when there is none, so the environment of a deployment without
+   * connections is unchanged.
+   */
+  connections?: ConnectionInput[];
 };
+
+/** The settings of a connection that names nothing: its defaults. */
+const CONNECTION_DEFAULTS = connectionSchema.parse({ name: 'defaults', sources: {} });
 
 /**
  * The poller's settings from the deploy configuration, without the resource references: what the
@@ -180,10 +196,21 @@ export type PollerSettings = Omit<PollerConfig, 'tableName' | 'topicArn' | 'secr
 export function pollerSettings(config: DeployConfig): PollerSettings {
   const { scheduleMinutes: _schedule, ...timing } = config.timing;
   const { allowNone, ...sources } = config.sources;
-  const connections = config.connections.map(({ credentials, ...connection }) => ({
-    ...connection,
-    ...(credentials.secretArn === undefined ? {} : { secretArn: credentials.secretArn }),
-  }));
+  const connections = config.connections.map(
+    ({ credentials, flavor, baseUrl, sources: { orgIds, projectIds, allProjectsOfOrgs }, ...others }) => ({
+      name: others.name,
+      ...(flavor === CONNECTION_DEFAULTS.flavor ? {} : { flavor }),
+      ...(baseUrl === CONNECTION_DEFAULTS.baseUrl ? {} : { baseUrl }),
+      sources: {
+        ...(orgIds.length === 0 ? {} : { orgIds }),
+        ...(projectIds.length === 0 ? {} : { projectIds }),
+        ...(allProjectsOfOrgs === CONNECTION_DEFAULTS.sources.allProjectsOfOrgs ? {} : { allProjectsOfOrgs }),
+      },
+      ...(others.timing === undefined ? {} : { timing: others.timing }),
+      ...(others.inventory === undefined ? {} : { inventory: others.inventory }),
+      ...(credentials.secretArn === undefined ? {} : { secretArn: credentials.secretArn }),
+    }),
+  );
   return {
     atlas: config.atlas,
     // Written only when set: the variable has a size limit, and the poller reads its absence as false.

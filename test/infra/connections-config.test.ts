@@ -333,7 +333,7 @@ describe('settingLocator', () => {
 });
 
 describe('pollerSettings connections', () => {
-  it('gives the poller each connection, with the secret it names and without credentials', () => {
+  it('gives the poller each connection without its defaults, with the secret it names and without credentials', () => {
     // Prepare
     const config = parseDeployConfig({
       input: {
@@ -350,6 +350,10 @@ describe('pollerSettings connections', () => {
 
     // Assess
     expect(settings.connections).toEqual([
+      { name: 'production', sources: { orgIds: [PROD_ORG] } },
+      { name: 'development', sources: { orgIds: [DEV_ORG] }, secretArn: SECRET_ARN },
+    ]);
+    expect(pollerConfigSchema.parse(settings).connections).toEqual([
       {
         name: 'production',
         flavor: 'atlas-v2',
