@@ -141,7 +141,7 @@ async function reachConnections(
   if (first === undefined || failures.length < polled.length) return clients;
   if (polled.length > 1) {
     for (const { connection, error } of failures) {
-      logger.error('The credentials of a connection could not be read', {
+      logger.error('Connection unavailable: its credentials or client could not be had', {
         connection: connection?.name,
         ...describeError(error),
       });

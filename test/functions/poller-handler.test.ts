@@ -467,7 +467,7 @@ describe('createPollerHandler with connections', () => {
     expect(sns).not.toHaveReceivedCommand(PublishBatchCommand);
     const causes = output
       .lines()
-      .filter((line) => line.message === 'The credentials of a connection could not be read')
+      .filter((line) => line.message === 'Connection unavailable: its credentials or client could not be had')
       .map((line) => [line.connection, line.errorCode]);
     expect(causes).toEqual([
       ['default', 'CREDENTIALS_SECRET_UNREADABLE'],
