@@ -162,10 +162,11 @@ function tooLargeMessage(options: {
       ? `it lists ${ids} org and project ids.`
       : `it lists ${ids} org and project ids and ${connections.length === 1 ? '1 connection' : `${connections.length} connections`}, which take ${Buffer.byteLength(JSON.stringify(connections))} bytes with each secret ARN at its longest.`;
   const orgs = config.connections.length === 0 ? 'sources.orgIds' : "sources.orgIds (or a connection's)";
+  const created = config.connections.some((connection) => connection.credentials.secretArn === undefined);
   const advice =
     connections.length === 0 || projectIds >= excess
       ? `Remove at least ${excess} project ${excess === 1 ? 'id' : 'ids'}: list their orgs in ${orgs} with sources.allProjectsOfOrgs: true instead.`
-      : `Name the existing secret of some connections (connections[].credentials.secretArn): an ARN you give counts at its own length, far less than the longest a created secret's can be. Or split the connections between two deployments (each with its own stackName).`;
+      : `${created ? "Name the existing secret of some connections (connections[].credentials.secretArn): an ARN you give counts at its own length, far less than the longest a created secret's can be. Or split" : 'Split'} the connections between two deployments (each with its own stackName).`;
   return `The poller's environment${names} could reach ${worstCase} bytes once the table, topic, secret${extra === undefined ? '' : ' and queue'} names are known, over Lambda's limit of ${LAMBDA_ENVIRONMENT_LIMIT_BYTES} bytes; ${listed} ${advice}`;
 }
 

@@ -115,8 +115,8 @@ function maxEventAgeFor(scheduleMinutes: number): Duration {
  * The poller Lambda: one tick over every source per invocation. One execution at a time (reserved
  * concurrency 1), no retries of a failed tick (the next scheduled one reads the same window again), and
  * an invocation still queued when the next one is due is dropped. Its role may write its own logs, read
- * its secrets (one per connection), use its table and publish to the alert topic, nothing else; metrics go out as embedded
- * metric format log lines, so no `cloudwatch:PutMetricData` is needed.
+ * its secrets (one per connection), use its table and publish to the alert topic, nothing else; metrics
+ * go out as embedded metric format log lines, so no `cloudwatch:PutMetricData` is needed.
  */
 export class PollerFunction extends Construct {
   readonly function: IFunction;

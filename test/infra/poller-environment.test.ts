@@ -183,6 +183,9 @@ describe('pollerEnvironment', () => {
         /it lists 14 org and project ids and 14 connections, which take \d+ bytes with each secret ARN at its longest\. Name the existing secret of some connections \(connections\[\]\.credentials\.secretArn\)/,
       );
       expect(() => connectionsEnvironment(14, 'existing')).not.toThrow();
+      expect(() => connectionsEnvironment(40, 'existing')).toThrow(
+        /connections, which take \d+ bytes with each secret ARN at its longest\. Split the connections between two deployments/,
+      );
     });
   });
 });
