@@ -5,6 +5,7 @@ import { formatRuleWarnings } from '../shared/rules/problem-format.js';
 import { AuditAlertsStack } from './audit-alerts-stack.js';
 import { DEPLOY_CONFIG_CONTEXT_KEY, DEPLOY_CONFIG_FILE_CONTEXT_KEY, type DeployConfig } from './config.js';
 import { resolveDeployConfig } from './config-source.js';
+import { deployedConnections } from './deploy-connections.js';
 import { NothingToPollError } from './errors.js';
 import { networkWarnings, resolveNetworkPlan } from './network-plan.js';
 import { buildRulePackModule, type RulePackModule } from './rule-pack-module.js';
@@ -85,7 +86,8 @@ function definedOnly(env: { account?: string | undefined; region?: string | unde
  */
 function refuseNothingToPoll(config: DeployConfig): void {
   const { orgIds, projectIds, allowNone } = config.sources;
-  if (orgIds.length > 0 || projectIds.length > 0 || allowNone) return;
+  // Each connection names a source (the deploy configuration checks it).
+  if (orgIds.length > 0 || projectIds.length > 0 || config.connections.length > 0 || allowNone) return;
   throw new NothingToPollError(
     [
       'The deploy configuration names no Atlas organization and no project: the deployed poller would have nothing to poll and fail every tick. Set one of these, in the cdk.json context "atlasAuditAlerts" or the file given with --context config=FILE (as in infra/examples/config.example.yaml):',
@@ -122,7 +124,11 @@ function warnAboutRules(stack: AuditAlertsStack, rulePack: RulePackModule): void
 function warnAboutGaps(stack: AuditAlertsStack, config: DeployConfig): void {
   const annotations = Annotations.of(stack);
   // Without sources.allowNone a stack with no source fails synth (see the deploy configuration's checks).
-  if (config.sources.orgIds.length === 0 && config.sources.projectIds.length === 0) {
+  if (
+    config.sources.orgIds.length === 0 &&
+    config.sources.projectIds.length === 0 &&
+    config.connections.length === 0
+  ) {
     annotations.addWarningV2(
       'atlas-audit-alerts:noSources',
       'sources.allowNone is set and no Atlas org or project is configured: each tick completes at once and reads nothing. Set sources.orgIds or sources.projectIds (see infra/examples/config.example.yaml), remove sources.allowNone, and deploy again.',
@@ -140,6 +146,9 @@ function warnAboutGaps(stack: AuditAlertsStack, config: DeployConfig): void {
       'No operations email address is configured: the alarms (failed ticks, Atlas refusing the credentials) notify nobody. Set operations.emails.',
     );
   }
-  const networkPlan = resolveNetworkPlan({ network: config.network, atlasBaseUrl: config.atlas.baseUrl });
+  const networkPlan = resolveNetworkPlan({
+    network: config.network,
+    atlasBaseUrls: deployedConnections(config).map((connection) => connection.baseUrl),
+  });
   for (const { id, message } of networkWarnings(networkPlan)) annotations.addWarningV2(id, message);
 }

@@ -2,6 +2,7 @@ import { CfnOutput, Duration, Fn, RemovalPolicy, Stack, type StackProps } from '
 import { Key } from 'aws-cdk-lib/aws-kms';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import type { Construct } from 'constructs';
+import { DEFAULT_CONNECTION } from '../shared/poll/connections.js';
 import { planRoutes } from '../shared/routes/route-plan.js';
 import type { PollerBundleOptions } from './bundling.js';
 import type { DeployConfig } from './config.js';
@@ -20,6 +21,7 @@ import { SlackDelivery } from './constructs/slack-delivery.js';
 import { StateTable } from './constructs/state-table.js';
 import { SubscriptionDeadLetters } from './constructs/subscription-dead-letters.js';
 import { DEFAULT_ROUTE, deliveryRoutes } from './delivery-routes.js';
+import { connectionIdPart, type DeployedConnection, deployedConnections } from './deploy-connections.js';
 import { fanOutEnvironment } from './fan-out-environment.js';
 import { resolveNetworkPlan } from './network-plan.js';
 
@@ -31,7 +33,7 @@ export interface AuditAlertsStackProps extends StackProps {
 }
 
 /**
- * One deployment of atlas-audit-alerts: the scheduled poller with its secret and state table, the alert
+ * One deployment of atlas-audit-alerts: the scheduled poller with its secrets and state table, the alert
  * topic with its email and Slack deliveries, and the operations topic, alarms and dashboard.
  */
 export class AuditAlertsStack extends Stack {
@@ -49,7 +51,7 @@ export class AuditAlertsStack extends Stack {
       removalPolicy: RemovalPolicy.DESTROY,
       pendingWindow: Duration.days(7),
     });
-    const credentials = new AtlasCredentials(this, 'AtlasCredentials', config.credentials);
+    const credentials = this.#credentials();
     const state = new StateTable(this, 'State', {
       removalPolicy: config.table.removalPolicy,
       deletionProtection: config.table.deletionProtection ?? config.table.removalPolicy === 'retain',
@@ -85,7 +87,10 @@ export class AuditAlertsStack extends Stack {
       ];
     });
 
-    const networkPlan = resolveNetworkPlan({ network: config.network, atlasBaseUrl: config.atlas.baseUrl });
+    const networkPlan = resolveNetworkPlan({
+      network: config.network,
+      atlasBaseUrls: deployedConnections(config).map((connection) => connection.baseUrl),
+    });
     const network =
       networkPlan.mode === 'public'
         ? undefined
@@ -101,7 +106,10 @@ export class AuditAlertsStack extends Stack {
       table: state.table,
       alertTopic: alerts.topic,
       alertTopicKey: key,
-      secret: credentials,
+      secret: credentials.find(({ connection }) => connection.legacy)?.secret,
+      connectionSecrets: credentials.flatMap(({ connection, secret }) =>
+        connection.legacy ? [] : [{ name: connection.name, secret }],
+      ),
       network: network?.functionNetwork,
     };
     const fanOutMode = config.fanOut.mode;
@@ -148,10 +156,19 @@ export class AuditAlertsStack extends Stack {
       new CfnOutput(this, 'WorkerFunctionName', { value: fanOut.worker.function.functionName });
     }
 
-    new CfnOutput(this, 'CredentialsSecretArn', {
-      description: 'Put the Atlas credentials here: aws secretsmanager put-secret-value --secret-id <this>',
-      value: credentials.secretArn,
-    });
+    for (const { connection, secret } of credentials) {
+      const top = connection.name === DEFAULT_CONNECTION;
+      new CfnOutput(
+        this,
+        top ? 'CredentialsSecretArn' : `CredentialsSecretArn${connectionIdPart(connection.name)}`,
+        {
+          description: connection.legacy
+            ? 'Put the Atlas credentials here: aws secretsmanager put-secret-value --secret-id <this>'
+            : `Put the credentials of the connection ${connection.name} here: aws secretsmanager put-secret-value --secret-id <this>`,
+          value: secret.secretArn,
+        },
+      );
+    }
     new CfnOutput(this, 'AlertTopicArn', {
       description: 'Alerts are published here; subscribe more endpoints to it',
       value: alerts.topic.topicArn,
@@ -177,6 +194,25 @@ export class AuditAlertsStack extends Stack {
         value: Fn.join(',', network.egressAddresses),
       });
     }
+  }
+
+  /**
+   * One secret per connection polled, created unless the configuration names an existing one. The
+   * top-level settings' secret, and that of a connection named `default` (the same settings moved
+   * into `connections`), keep the construct id the secret has always had, so neither is replaced.
+   */
+  #credentials(): { connection: DeployedConnection; secret: AtlasCredentials }[] {
+    return deployedConnections(this.#config).map((connection) => {
+      const id =
+        connection.name === DEFAULT_CONNECTION
+          ? 'AtlasCredentials'
+          : `Connection${connectionIdPart(connection.name)}Credentials`;
+      const secret = new AtlasCredentials(this, id, {
+        ...connection.credentials,
+        connection: connection.legacy ? undefined : connection,
+      });
+      return { connection, secret };
+    });
   }
 
   /**

@@ -6,6 +6,7 @@ import { findExcessiveNesting, MAX_YAML_NESTING } from '../shared/rules/yaml-nes
 import { explainYamlSyntax, formatYamlSyntaxProblem } from '../shared/rules/yaml-syntax.js';
 import { DEPLOY_CONFIG_CONTEXT_KEY, type DeployConfig, parseDeployConfig } from './config.js';
 import { DeployConfigError, DeployConfigFileError } from './errors.js';
+import { settingLocator } from './setting-positions.js';
 
 export interface ResolveDeployConfigOptions {
   /**
@@ -26,7 +27,8 @@ export interface ResolveDeployConfigOptions {
  * context's.
  *
  * @throws {DeployConfigFileError} when the file cannot be read or is not valid YAML or JSON.
- * @throws {DeployConfigError} listing every wrong or unknown setting with its path.
+ * @throws {DeployConfigError} listing every wrong or unknown setting with its path, and the file,
+ *   line and column of those the file sets.
  * @example
  * ```ts
  * const config = resolveDeployConfig({
@@ -51,13 +53,14 @@ export function resolveDeployConfig({
       `The "config" context value must be a file path, got ${JSON.stringify(configFile)}: pass --context config=path/to/config.yaml`,
     );
   }
-  const overlay = readConfigFile(
+  const { value: overlay, text } = readConfigFile(
     isAbsolute(configFile) ? configFile : resolve(projectRoot, configFile),
     configFile,
   );
   return parseDeployConfig({
     input: mergeSettings(base, overlay),
     origin: `${contextOrigin} and ${configFile}`,
+    locate: settingLocator({ text, file: configFile }),
   });
 }
 
@@ -74,7 +77,7 @@ function parseContextValue(context: unknown): unknown {
   }
 }
 
-function readConfigFile(path: string, shownAs: string): unknown {
+function readConfigFile(path: string, shownAs: string): { value: unknown; text: string } {
   let text: string;
   try {
     text = readFileSync(path, 'utf8');
@@ -84,6 +87,10 @@ function readConfigFile(path: string, shownAs: string): unknown {
       { cause: error },
     );
   }
+  return { value: parseConfigText(path, shownAs, text), text };
+}
+
+function parseConfigText(path: string, shownAs: string, text: string): unknown {
   const tooDeep = findExcessiveNesting(text);
   if (tooDeep !== undefined) {
     const at = positionAtOffset(text, tooDeep.offset);

@@ -1,8 +1,10 @@
 import { z } from 'zod';
 import { SEVERITIES } from '../shared/notify/alert.js';
+import { connectionProblems, connectionSchema } from '../shared/poll/connections.js';
 import {
   atlasFlavorSchema,
   inventorySettingsSchema,
+  MAX_CONNECTIONS,
   sourcesSchema,
   timingSchema,
 } from '../shared/poll/poller-config.js';
@@ -10,9 +12,11 @@ import { describeSettingIssue } from '../shared/poll/setting-issues.js';
 import { planRoutes } from '../shared/routes/route-plan.js';
 import { routesSchema, slackChannelShape } from '../shared/routes/route-settings.js';
 import { DEFAULT_ROUTE, deliveryRoutePath, deliveryRoutes, hasDefaultRoute } from './delivery-routes.js';
+import { connectionIdPart } from './deploy-connections.js';
 import { DeployConfigError, type DeployConfigProblem } from './errors.js';
 import { fanOutSettingsSchema } from './fan-out-settings.js';
 import { NETWORK_CHECKS, networkSettingsSchema } from './network-settings.js';
+import type { SettingLocator } from './setting-positions.js';
 
 /** The `cdk.json` context key that holds the deploy configuration. */
 export const DEPLOY_CONFIG_CONTEXT_KEY = 'atlasAuditAlerts';
@@ -44,6 +48,31 @@ const kmsKeyArnSchema = z
   .regex(/^arn:aws[a-z-]*:kms:[a-z0-9-]+:\d{12}:key\/[A-Za-z0-9-]+$/, 'must be the ARN of a KMS key');
 
 const emailListSchema = z.array(z.email('must be an email address')).default([]);
+
+const baseUrlSchema = z.url({
+  protocol: /^https?$/,
+  error:
+    'must be an http(s) URL: https://cloud.mongodb.com, or your Ops Manager such as https://opsmanager.example.com:8443',
+});
+
+/** Where a connection's credentials are: the top-level `credentials` and each connection's. */
+const credentialsSchema = z.strictObject({
+  /** An existing secret holding the credentials; when absent the stack creates one to fill in. */
+  secretArn: secretArnSchema.optional(),
+  /** The customer managed key that encrypts the existing secret, if it is not the default key. */
+  kmsKeyArn: kmsKeyArnSchema.optional(),
+});
+
+/**
+ * One more Atlas organization or Ops Manager, polled with credentials of its own: the poller's
+ * connection settings, with the secret given the way the top-level `credentials` give it.
+ */
+const deployConnectionSchema = connectionSchema.omit({ secretArn: true }).extend({
+  baseUrl: baseUrlSchema.default('https://cloud.mongodb.com'),
+  // A connection is there to poll something: `allowNone` is the deployment's alone.
+  sources: sourcesSchema.omit({ allowNone: true }),
+  credentials: credentialsSchema.prefault({}),
+});
 
 const slackSchema = z.strictObject({
   ...slackChannelShape,
@@ -81,13 +110,7 @@ export const deploySettingsSchema = z.strictObject({
   atlas: z
     .strictObject({
       flavor: atlasFlavorSchema.default('atlas-v2'),
-      baseUrl: z
-        .url({
-          protocol: /^https?$/,
-          error:
-            'must be an http(s) URL: https://cloud.mongodb.com, or your Ops Manager such as https://opsmanager.example.com:8443',
-        })
-        .default('https://cloud.mongodb.com'),
+      baseUrl: baseUrlSchema.default('https://cloud.mongodb.com'),
     })
     .prefault({}),
   sources: sourcesSchema
@@ -156,14 +179,15 @@ export const deploySettingsSchema = z.strictObject({
       strict: z.boolean().optional(),
     })
     .prefault({}),
-  credentials: z
-    .strictObject({
-      /** An existing secret holding the Atlas credentials; when absent the stack creates one to fill in. */
-      secretArn: secretArnSchema.optional(),
-      /** The customer managed key that encrypts the existing secret, if it is not the default key. */
-      kmsKeyArn: kmsKeyArnSchema.optional(),
-    })
-    .prefault({}),
+  /** The credentials of the top-level `atlas` and `sources` settings (the connection `default`). */
+  credentials: credentialsSchema.prefault({}),
+  /**
+   * More Atlas organizations and Ops Manager instances, each with its own flavour, base URL,
+   * credentials (a secret of its own) and sources, and optionally its own timings and inventory
+   * settings. The top-level `atlas`, `sources` and `credentials` stay the connection `default`.
+   * See docs/deploy.md.
+   */
+  connections: z.array(deployConnectionSchema).max(MAX_CONNECTIONS).default([]),
   table: z
     .strictObject({
       /** `retain` keeps the table (watermarks, alert history) when the stack is deleted. */
@@ -246,6 +270,60 @@ const CROSS_CHECKS: readonly CrossCheck[] = [
     },
   },
   ...uniqueLists,
+  {
+    inputs: [['sources'], ['connections']],
+    check(config, fail) {
+      const named = config.connections.some(
+        ({ sources }) => sources.orgIds.length > 0 || sources.projectIds.length > 0,
+      );
+      if (config.sources.allowNone && named) {
+        fail(
+          ['sources', 'allowNone'],
+          'is only for a deployment with no organization and no project, and its connections name some: remove it',
+        );
+      }
+      // The one checker the poller runs too; a top-level id listed twice is reported as such above.
+      for (const problem of connectionProblems(config, config.connections)) {
+        if (problem.path[0] !== 'sources') fail([...problem.path], problem.message);
+      }
+    },
+  },
+  {
+    inputs: [['connections']],
+    check(config, fail) {
+      const ids = new Map<string, string>();
+      config.connections.forEach((connection, index) => {
+        const at = ['connections', index] as const;
+        const { orgIds, projectIds, allProjectsOfOrgs } = connection.sources;
+        if (orgIds.length === 0 && projectIds.length === 0) {
+          fail(
+            [...at, 'sources'],
+            'names no organization and no project: give the connection sources.orgIds or sources.projectIds, or remove it',
+          );
+        } else if (allProjectsOfOrgs && orgIds.length === 0) {
+          fail([...at, 'sources', 'allProjectsOfOrgs'], 'needs at least one org id in sources.orgIds');
+        }
+        if (
+          connection.credentials.kmsKeyArn !== undefined &&
+          connection.credentials.secretArn === undefined
+        ) {
+          fail(
+            [...at, 'credentials', 'kmsKeyArn'],
+            `only applies to an existing secret: set connections[${index}].credentials.secretArn too`,
+          );
+        }
+        const id = connectionIdPart(connection.name);
+        const other = ids.get(id);
+        if (other !== undefined && other !== connection.name) {
+          fail(
+            [...at, 'name'],
+            `"${connection.name}" and "${other}" give the same CloudFormation names (${id}): rename one`,
+          );
+        }
+        ids.set(id, connection.name);
+      });
+    },
+  },
   {
     inputs: [
       ['timing', 'deadlineMarginSeconds'],
@@ -380,32 +458,40 @@ export interface ParseDeployConfigOptions {
   input: unknown;
   /** Where the input came from, for the error message (`cdk.json context "atlasAuditAlerts"`). */
   origin: string;
+  /** Finds a setting in the configuration file, so a problem there names its file, line and column. */
+  locate?: SettingLocator | undefined;
 }
 
 /**
  * Validates a deploy configuration and fills in its defaults.
  *
- * @throws {DeployConfigError} listing every wrong or unknown setting with its path.
+ * @throws {DeployConfigError} listing every wrong or unknown setting with its path, and with its
+ *   file, line and column when `locate` finds it in the configuration file.
  * @example
  * ```ts
  * const config = parseDeployConfig({ input: { sources: { orgIds: ['5f4e3d2c1b0a998877665544'] } }, origin: 'test' });
  * config.timing.scheduleMinutes; // 5
  * ```
  */
-export function parseDeployConfig({ input, origin }: ParseDeployConfigOptions): DeployConfig {
+export function parseDeployConfig({ input, origin, locate }: ParseDeployConfigOptions): DeployConfig {
   const settings = input ?? {};
   const result = deployConfigSchema.safeParse(settings);
   if (result.success) return result.data;
   const problems =
     typeof settings === 'object' && !Array.isArray(settings)
-      ? result.error.issues.flatMap((issue) => toProblems(issue, settings))
+      ? result.error.issues.flatMap((issue) => toProblems(issue, settings, locate))
       : [
           {
             path: '',
             message: `must be a mapping of settings (such as sources, alerts and timing), found ${kindOf(settings)}`,
           },
         ];
-  const list = problems.map((problem) => `  - ${problem.path || '(root)'}: ${problem.message}`).join('\n');
+  const list = problems
+    .map(({ path, message, location }) => {
+      const where = location === undefined ? '' : `${location.file}:${location.line}:${location.column}: `;
+      return `  - ${where}${path || '(root)'}: ${message}`;
+    })
+    .join('\n');
   const count = problems.length === 1 ? '1 setting' : `${problems.length} settings`;
   throw new DeployConfigError(
     `The deploy configuration from ${origin} is invalid (${count}); fix these, then run cdk synth again:\n${list}`,
@@ -422,17 +508,24 @@ function kindOf(value: unknown): string {
   return `a ${typeof value}`;
 }
 
-function toProblems(issue: z.core.$ZodIssue, settings: unknown): DeployConfigProblem[] {
+function toProblems(
+  issue: z.core.$ZodIssue,
+  settings: unknown,
+  locate: SettingLocator | undefined,
+): DeployConfigProblem[] {
+  const problem = (path: readonly PropertyKey[], message: string): DeployConfigProblem => {
+    const location = locate?.(path);
+    return { path: formatSettingPath(path), message, ...(location === undefined ? {} : { location }) };
+  };
   if (issue.code === 'unrecognized_keys') {
-    return issue.keys.map((key) => ({
-      path: formatSettingPath([...issue.path, key]),
-      message: 'is not a known setting (check its spelling against infra/examples/config.example.yaml)',
-    }));
+    return issue.keys.map((key) =>
+      problem(
+        [...issue.path, key],
+        'is not a known setting (check its spelling against infra/examples/config.example.yaml)',
+      ),
+    );
   }
-  return describeSettingIssue(issue, settings).map((problem) => ({
-    path: formatSettingPath(problem.path),
-    message: problem.message,
-  }));
+  return describeSettingIssue(issue, settings).map(({ path, message }) => problem(path, message));
 }
 
 /**

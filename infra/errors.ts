@@ -12,6 +12,8 @@ export interface DeployConfigProblem {
   /** Dotted path from the configuration's root, such as `alerts.emails[1]`; empty for the root. */
   path: string;
   message: string;
+  /** Where the configuration file sets it; absent when the `cdk.json` context does. */
+  location?: { file: string; line: number; column: number };
 }
 
 export interface DeployConfigErrorOptions extends ErrorOptions {

@@ -40,8 +40,8 @@ export type NetworkPlan = { mode: 'public' } | CreateVpcPlan | ExistingVpcPlan;
 export interface ResolveNetworkPlanOptions {
   /** The validated `network` settings. */
   network: NetworkSettings;
-  /** The validated `atlas.baseUrl`: its port is opened for Ops Manager. */
-  atlasBaseUrl: string;
+  /** The base URL of every connection polled (see `deployedConnections`): their ports are opened. */
+  atlasBaseUrls: readonly string[];
 }
 
 /**
@@ -51,15 +51,15 @@ export interface ResolveNetworkPlanOptions {
  * @throws {InfraError} when existing-vpc settings lack the VPC or its subnets, which validation rules out.
  * @example
  * ```ts
- * resolveNetworkPlan({ network: { mode: 'create-vpc' }, atlasBaseUrl: 'https://cloud.mongodb.com' });
+ * resolveNetworkPlan({ network: { mode: 'create-vpc' }, atlasBaseUrls: ['https://cloud.mongodb.com'] });
  * // { mode: 'create-vpc', natGateways: 1, interfaceEndpoints: false, egressPorts: [443] }
  * ```
  */
-export function resolveNetworkPlan({ network, atlasBaseUrl }: ResolveNetworkPlanOptions): NetworkPlan {
+export function resolveNetworkPlan({ network, atlasBaseUrls }: ResolveNetworkPlanOptions): NetworkPlan {
   if (network.mode === 'public') return { mode: 'public' };
   const base: VpcPlanBase = {
     interfaceEndpoints: network.interfaceEndpoints ?? false,
-    egressPorts: egressPortsFor(atlasBaseUrl),
+    egressPorts: [...new Set([443, ...atlasBaseUrls.flatMap(egressPortsFor)])],
   };
   if (network.mode === 'create-vpc') {
     return { mode: 'create-vpc', ...base, natGateways: network.natGateways === 2 ? 2 : 1 };

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { pollsTopLevelSources } from './deploy-connections.js';
 
 /** Where the poller runs: outside any VPC, in a VPC the stack creates, or in subnets of a VPC you name. */
 export const NETWORK_MODES = ['public', 'create-vpc', 'existing-vpc'] as const;
@@ -123,6 +124,8 @@ export interface SettingsCheck<Config> {
 export interface NetworkCheckContext {
   network: NetworkSettings;
   atlas: { baseUrl: string };
+  sources: { orgIds: readonly string[]; projectIds: readonly string[] };
+  connections: readonly { baseUrl: string }[];
   env?: { region?: string | undefined } | undefined;
 }
 
@@ -261,13 +264,22 @@ export const NETWORK_CHECKS: readonly SettingsCheck<NetworkCheckContext>[] = [
     },
   },
   {
-    inputs: [MODE, ['network', 'subnetType'], ['atlas', 'baseUrl']],
-    check({ network, atlas }, fail) {
+    inputs: [MODE, ['network', 'subnetType'], ['atlas', 'baseUrl'], ['sources'], ['connections']],
+    check(config, fail) {
+      const { network } = config;
       if (network.mode !== 'existing-vpc' || network.subnetType !== 'private-isolated') return;
-      if (!MONGODB_CLOUD_HOST.test(hostOf(atlas.baseUrl))) return;
+      const baseUrls = [
+        ...(pollsTopLevelSources(config) ? [{ setting: 'atlas.baseUrl', url: config.atlas.baseUrl }] : []),
+        ...config.connections.map(({ baseUrl }, index) => ({
+          setting: `connections[${index}].baseUrl`,
+          url: baseUrl,
+        })),
+      ];
+      const internet = baseUrls.find(({ url }) => MONGODB_CLOUD_HOST.test(hostOf(url)));
+      if (internet === undefined) return;
       fail(
         ['network', 'subnetType'],
-        `cannot be private-isolated with atlas.baseUrl ${atlas.baseUrl}: the Atlas Administration API is on the internet, so the subnets need a route through a NAT gateway (private-with-egress)`,
+        `cannot be private-isolated with ${internet.setting} ${internet.url}: the Atlas Administration API is on the internet, so the subnets need a route through a NAT gateway (private-with-egress)`,
       );
     },
   },

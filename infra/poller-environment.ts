@@ -1,7 +1,8 @@
+import { type ConnectionInput, connectionSchema } from '../shared/poll/connections.js';
 import { METRICS_NAMESPACE, METRICS_SERVICE } from '../shared/poll/metric-names.js';
 import { POLLER_CONFIG_ENV, type PollerConfig, pollerConfigSchema } from '../shared/poll/poller-config.js';
 import type { DeployConfig } from './config.js';
-import { PollerEnvironmentTooLargeError } from './errors.js';
+import { InfraError, PollerEnvironmentTooLargeError } from './errors.js';
 
 /** Lambda refuses a function whose environment variables, names and values together, exceed 4 KB. */
 export const LAMBDA_ENVIRONMENT_LIMIT_BYTES = 4096;
@@ -22,7 +23,23 @@ const LONGEST_REFERENCES = {
 export interface PollerResourceReferences {
   tableName: string;
   topicArn: string;
+  /** The secret of the top-level settings (the connection `default`), when they are polled. */
+  secretArn?: string | undefined;
+  /** The secret of each connection of `connections`, by its name. */
+  connectionSecrets?: readonly ConnectionSecretReference[] | undefined;
+}
+
+/** Where one connection's credentials are. */
+export interface ConnectionSecretReference {
+  /** The connection's name. */
+  name: string;
+  /** The secret's ARN: a token for a secret the stack creates. */
   secretArn: string;
+  /**
+   * The longest the ARN can be once deployed, which the 4 KB check counts: the ARN itself for an
+   * existing secret, a bound of the name CloudFormation gives a created one.
+   */
+  longestSecretArn: string;
 }
 
 /** Variables a function carries beside the poller's (the fan-out settings). */
@@ -67,7 +84,34 @@ export function pollerEnvironment({
   extra,
 }: PollerEnvironmentOptions): Record<string, string> {
   const settings = pollerSettings(config);
-  const longest = pollerConfigSchema.parse({ ...settings, ...LONGEST_REFERENCES });
+  const { connectionSecrets = [], secretArn, ...references } = resources;
+  const secretOf = (name: string): ConnectionSecretReference => {
+    const secret = connectionSecrets.find((candidate) => candidate.name === name);
+    if (secret === undefined) {
+      throw new InfraError(
+        `connection "${name}" has no secret reference: the stack passes one per connection`,
+      );
+    }
+    return secret;
+  };
+  const connectionsWith = (arnOf: (secret: ConnectionSecretReference) => string) =>
+    settings.connections?.map((connection) => ({
+      ...connection,
+      secretArn: arnOf(secretOf(connection.name)),
+    }));
+  const longestConnections = connectionsWith((secret) => secret.longestSecretArn);
+  // Checked by the poller's own schema at their longest, and measured as written: without defaults.
+  const { connections: _longestParsed, ...longestOthers } = pollerConfigSchema.parse({
+    ...settings,
+    ...(longestConnections === undefined ? {} : { connections: longestConnections }),
+    tableName: LONGEST_REFERENCES.tableName,
+    topicArn: LONGEST_REFERENCES.topicArn,
+    ...(secretArn === undefined ? {} : { secretArn: LONGEST_REFERENCES.secretArn }),
+  });
+  const longest = {
+    ...longestOthers,
+    ...(longestConnections === undefined ? {} : { connections: longestConnections }),
+  };
   const fixed: Record<string, string> = {
     POWERTOOLS_SERVICE_NAME: METRICS_SERVICE,
     POWERTOOLS_METRICS_NAMESPACE: METRICS_NAMESPACE,
@@ -77,31 +121,97 @@ export function pollerEnvironment({
   const extraBytes = extra === undefined ? 0 : environmentBytes(extra.longest);
   const worstCase = environmentBytes({ ...fixed, [POLLER_CONFIG_ENV]: JSON.stringify(longest) }) + extraBytes;
   if (worstCase > LAMBDA_ENVIRONMENT_LIMIT_BYTES) {
-    const ids = config.sources.orgIds.length + config.sources.projectIds.length;
-    // Each id takes 27 bytes in the JSON: 24 characters, two quotes and a comma.
-    const excess = Math.ceil((worstCase - LAMBDA_ENVIRONMENT_LIMIT_BYTES) / 27);
-    const names =
-      extra === undefined ? '' : ` and ${Object.keys(extra.longest).join(', ')} (${extraBytes} bytes)`;
     throw new PollerEnvironmentTooLargeError(
-      `The poller's environment${names} could reach ${worstCase} bytes once the table, topic, secret${extra === undefined ? '' : ' and queue'} names are known, over Lambda's limit of ${LAMBDA_ENVIRONMENT_LIMIT_BYTES} bytes; it lists ${ids} org and project ids. Remove at least ${excess} project ${excess === 1 ? 'id' : 'ids'}: list their orgs in sources.orgIds with sources.allProjectsOfOrgs: true instead.`,
+      tooLargeMessage({ config, connections: longestConnections ?? [], worstCase, extra, extraBytes }),
     );
   }
-  const pollerConfig: PollerConfig = { ...pollerConfigSchema.parse(settings), ...resources };
+  // The connections are written as given: their secrets are tokens here, checked at their longest above.
+  const { connections: _parsed, ...parsed } = pollerConfigSchema.parse(settings);
+  const connections = connectionsWith((secret) => secret.secretArn);
+  const pollerConfig = {
+    ...parsed,
+    ...(connections === undefined ? {} : { connections }),
+    ...references,
+    ...(secretArn === undefined ? {} : { secretArn }),
+  };
   return { ...fixed, [POLLER_CONFIG_ENV]: toJsonString(pollerConfig), ...extra?.variables };
 }
 
 /**
+ * What must go when the environment could pass 4 KB: project ids, when there are enough of them;
+ * else the connections' bytes.
+ */
+function tooLargeMessage(options: {
+  config: DeployConfig;
+  /** The connections as written, each secret ARN at its longest. */
+  connections: readonly unknown[];
+  worstCase: number;
+  extra: ExtraEnvironment | undefined;
+  extraBytes: number;
+}): string {
+  const { config, connections, worstCase, extra, extraBytes } = options;
+  const sources = [config.sources, ...config.connections.map((connection) => connection.sources)];
+  const ids = sources.reduce((sum, { orgIds, projectIds }) => sum + orgIds.length + projectIds.length, 0);
+  const projectIds = sources.reduce((sum, { projectIds }) => sum + projectIds.length, 0);
+  // Each id takes 27 bytes in the JSON: 24 characters, two quotes and a comma.
+  const excess = Math.ceil((worstCase - LAMBDA_ENVIRONMENT_LIMIT_BYTES) / 27);
+  const names =
+    extra === undefined ? '' : ` and ${Object.keys(extra.longest).join(', ')} (${extraBytes} bytes)`;
+  const listed =
+    connections.length === 0
+      ? `it lists ${ids} org and project ids.`
+      : `it lists ${ids} org and project ids and ${connections.length === 1 ? '1 connection' : `${connections.length} connections`}, which take ${Buffer.byteLength(JSON.stringify(connections))} bytes with each secret ARN at its longest.`;
+  const orgs = config.connections.length === 0 ? 'sources.orgIds' : "sources.orgIds (or a connection's)";
+  const created = config.connections.some((connection) => connection.credentials.secretArn === undefined);
+  const advice =
+    connections.length === 0 || projectIds >= excess
+      ? `Remove at least ${excess} project ${excess === 1 ? 'id' : 'ids'}: list their orgs in ${orgs} with sources.allProjectsOfOrgs: true instead.`
+      : `${created ? "Name the existing secret of some connections (connections[].credentials.secretArn): an ARN you give counts at its own length, far less than the longest a created secret's can be. Or split" : 'Split'} the connections between two deployments (each with its own stackName).`;
+  return `The poller's environment${names} could reach ${worstCase} bytes once the table, topic, secret${extra === undefined ? '' : ' and queue'} names are known, over Lambda's limit of ${LAMBDA_ENVIRONMENT_LIMIT_BYTES} bytes; ${listed} ${advice}`;
+}
+
+/** The poller's settings a deploy configuration gives: all but the resources and the connections' secrets. */
+export type PollerSettings = Omit<PollerConfig, 'tableName' | 'topicArn' | 'secretArn' | 'connections'> & {
+  /**
+   * Each without the settings it leaves at their defaults (the variable has a size limit; the poller
+   * fills them in again). Absent when there is none, so the environment of a deployment without
+   * connections is unchanged.
+   */
+  connections?: ConnectionInput[];
+};
+
+/** The settings of a connection that names nothing: its defaults. */
+const CONNECTION_DEFAULTS = connectionSchema.parse({ name: 'defaults', sources: {} });
+
+/**
  * The poller's settings from the deploy configuration, without the resource references: what the
  * Lambda runs with, and what `run --config` and `check --config` read from a deploy configuration.
+ * A connection's secret is there when the configuration names an existing one; the stack gives the
+ * ARNs of those it creates.
  *
  * @example
  * ```ts
  * pollerSettings(parseDeployConfig({ input, origin })).sources.orgIds;
  * ```
  */
-export function pollerSettings(config: DeployConfig): Omit<PollerConfig, keyof PollerResourceReferences> {
+export function pollerSettings(config: DeployConfig): PollerSettings {
   const { scheduleMinutes: _schedule, ...timing } = config.timing;
   const { allowNone, ...sources } = config.sources;
+  const connections = config.connections.map(
+    ({ credentials, flavor, baseUrl, sources: { orgIds, projectIds, allProjectsOfOrgs }, ...others }) => ({
+      name: others.name,
+      ...(flavor === CONNECTION_DEFAULTS.flavor ? {} : { flavor }),
+      ...(baseUrl === CONNECTION_DEFAULTS.baseUrl ? {} : { baseUrl }),
+      sources: {
+        ...(orgIds.length === 0 ? {} : { orgIds }),
+        ...(projectIds.length === 0 ? {} : { projectIds }),
+        ...(allProjectsOfOrgs === CONNECTION_DEFAULTS.sources.allProjectsOfOrgs ? {} : { allProjectsOfOrgs }),
+      },
+      ...(others.timing === undefined ? {} : { timing: others.timing }),
+      ...(others.inventory === undefined ? {} : { inventory: others.inventory }),
+      ...(credentials.secretArn === undefined ? {} : { secretArn: credentials.secretArn }),
+    }),
+  );
   return {
     atlas: config.atlas,
     // Written only when set: the variable has a size limit, and the poller reads its absence as false.
@@ -109,6 +219,7 @@ export function pollerSettings(config: DeployConfig): Omit<PollerConfig, keyof P
     timing,
     inventory: config.inventory,
     concurrency: config.concurrency,
+    ...(connections.length === 0 ? {} : { connections }),
   };
 }
 

@@ -1,11 +1,15 @@
+import { effectiveConnections } from '../../shared/poll/connections.js';
 import { POLLER_CONFIG_ENV, type PollerConfig, pollerConfigSchema } from '../../shared/poll/index.js';
 import { PollerConfigError } from './errors.js';
 
-/** The poller's configuration as the Lambda needs it: the table, topic and secret are required. */
+/**
+ * The poller's configuration as the Lambda needs it: the table and topic are required, and so is the
+ * secret of every connection polled (`secretArn` for the top-level settings when they are polled,
+ * `connections[].secretArn` for the others).
+ */
 export type LambdaPollerConfig = PollerConfig & {
   tableName: string;
   topicArn: string;
-  secretArn: string;
 };
 
 /** Options of {@link readLambdaConfig}. */
@@ -20,10 +24,11 @@ const REDEPLOY =
 /**
  * Reads the poller's configuration from the `ATLAS_AUDIT_ALERTS_CONFIG` environment variable (JSON,
  * checked by the same schema the CDK stack writes it with) and checks that it names the state table,
- * the alert topic and the credentials secret.
+ * the alert topic and the credentials secret of each connection.
  *
  * @throws {PollerConfigError} when the variable is missing or empty, is not JSON, breaks the schema
- *   (every problem listed with its path), or lacks `tableName`, `topicArn` or `secretArn`.
+ *   (every problem listed with its path), or lacks `tableName`, `topicArn` or the secret of a
+ *   connection it polls.
  * @example
  * ```ts
  * const config = readLambdaConfig({ env: process.env });
@@ -59,12 +64,15 @@ export function readLambdaConfig(options: ReadLambdaConfigOptions): LambdaPoller
     );
   }
   const config = parsed.data;
-  const missing = (['tableName', 'topicArn', 'secretArn'] as const).filter(
-    (key) => config[key] === undefined,
-  );
+  const missing: string[] = (['tableName', 'topicArn'] as const).filter((key) => config[key] === undefined);
+  for (const connection of effectiveConnections(config)) {
+    if (connection.secretArn !== undefined) continue;
+    const index = (config.connections ?? []).findIndex((candidate) => candidate.name === connection.name);
+    missing.push(connection.legacy ? 'secretArn' : `connections[${index}].secretArn`);
+  }
   if (missing.length > 0) {
     throw new PollerConfigError(
-      `${POLLER_CONFIG_ENV} lacks ${missing.join(', ')}: the Lambda needs its state table, alert topic and credentials secret; ${REDEPLOY}`,
+      `${POLLER_CONFIG_ENV} lacks ${missing.join(', ')}: the Lambda needs its state table, alert topic and credentials secret (one per connection); ${REDEPLOY}`,
     );
   }
   return config as LambdaPollerConfig;

@@ -3,9 +3,17 @@ import type { Metrics } from '@aws-lambda-powertools/metrics';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import type { SNSClient } from '@aws-sdk/client-sns';
+import type { AtlasClient } from '../../shared/atlas/index.js';
 import type { Clock } from '../../shared/clock.js';
-import { runTick, type TickSummary } from '../../shared/poll/index.js';
+import type { Logger } from '../../shared/logger.js';
+import {
+  type EffectiveConnection,
+  effectiveConnections,
+  runTick,
+  type TickSummary,
+} from '../../shared/poll/index.js';
 import type { RulePack } from '../../shared/rules/index.js';
+import { type ConnectionClients, refusedConnections } from './connection-clients.js';
 import type { LambdaPollerConfig } from './lambda-config.js';
 import { createPollerRuntime, describeError } from './poller-runtime.js';
 import { tickLogAttributes } from './tick-log.js';
@@ -30,7 +38,10 @@ export interface PollerHandlerOptions {
   pack: RulePack;
   dynamoDb: DynamoDBClient;
   sns: SNSClient;
-  /** Reads the credentials secret `config.secretArn` (every few minutes, see `SecretsManagerCredentials`). */
+  /**
+   * Reads each connection's credentials secret (`config.secretArn`, `config.connections[].secretArn`),
+   * every few minutes (see `SecretsManagerCredentials`).
+   */
   secretsManager: SecretsManagerClient;
   logger: PowertoolsLogger;
   metrics: Metrics;
@@ -40,18 +51,21 @@ export interface PollerHandlerOptions {
 
 /**
  * Builds the poller's handler and everything it keeps between invocations: the state store on the
- * DynamoDB table, the rule engine over it (it remembers suppressions), the SNS notifier, the Atlas
- * client (rebuilt only when the credentials change) and the project discovery cache.
+ * DynamoDB table, the rule engine over it (it remembers suppressions), the SNS notifier, each
+ * connection's Atlas client (rebuilt only when its credentials change) and the project discovery cache.
  *
  * Each invocation takes its deadline from `context.getRemainingTimeInMillis()` and its lease owner from
- * the request id, reads the credentials (cached), runs one tick, publishes the tick's metrics
- * (Powertools EMF) and logs one structured line of the summary, which it returns. After Atlas refused
- * the credentials the secret is read again on the next invocation, so a rotated key is picked up at once.
+ * the request id, reads every connection's credentials (cached), runs one tick over all of them,
+ * publishes the tick's metrics (Powertools EMF) and logs one structured line of the summary, which it
+ * returns. A connection whose secret cannot be read, or holds no credentials, fails its own sources
+ * (with the error's code) and the others are polled and their alerts delivered. After Atlas refused a
+ * connection's credentials its secret is read again on the next invocation, so a rotated key is
+ * picked up at once.
  *
- * @throws {CredentialsSecretError} (from the handler) when the secret is unreadable or does not hold
- *   credentials; `AtlasConfigError` when the base URL is unusable; `PollConfigError` when no source is
- *   configured. Each message says what to fix. A failing source, publish or Atlas call never throws:
- *   the summary reports it.
+ * @throws {CredentialsSecretError} (from the handler) when no connection's secret can be read or holds
+ *   credentials (the first connection's error); `AtlasConfigError` when the base URL of every
+ *   connection is unusable; `PollConfigError` when no source is configured. Each message says what to
+ *   fix. A failing connection, source, publish or Atlas call never throws: the summary reports it.
  * @example
  * ```ts
  * export const handler = createPollerHandler({
@@ -67,17 +81,28 @@ export interface PollerHandlerOptions {
  */
 export function createPollerHandler(options: PollerHandlerOptions): PollerHandler {
   const { config, metrics } = options;
-  const { clock, logger, store, engine, notifier, credentials, clients, discoveryCache, names, sink } =
+  const { clock, logger, store, engine, notifier, connections, discoveryCache, names, sink } =
     createPollerRuntime(options);
+  const polled = effectiveConnections(config);
 
   return async (_event, context) => {
     options.logger.addContext(context);
     const deadline = clock.now() + context.getRemainingTimeInMillis();
     let summary: TickSummary;
     try {
-      const atlas = clients.clientFor(await credentials.credentials());
+      const clients = await reachConnections(polled, connections, logger);
       summary = await runTick(
-        { atlas, store, engine, notifier, clock, logger, discoveryCache, names, metrics: sink },
+        {
+          atlas: (connection) => clients.get(connection.name) ?? connections.clientFor(connection),
+          store,
+          engine,
+          notifier,
+          clock,
+          logger,
+          discoveryCache,
+          names,
+          metrics: sink,
+        },
         { config, owner: context.awsRequestId, deadline },
       );
     } catch (error) {
@@ -87,11 +112,40 @@ export function createPollerHandler(options: PollerHandlerOptions): PollerHandle
       // Powertools warns about an empty flush; a tick that never ran has nothing to flush.
       if (metrics.hasStoredMetrics()) metrics.publishStoredMetrics();
     }
-    if (summary.totals.atlasAuthFailures > 0) credentials.invalidate();
+    connections.invalidate(refusedConnections(summary, polled));
     const attributes = tickLogAttributes(summary);
     // One message for both levels, so one Logs Insights filter finds every summary.
     if (summary.totals.sourceErrors > 0 || !summary.completed) logger.warn('Poll tick summary', attributes);
     else logger.info('Poll tick summary', attributes);
     return summary;
   };
+}
+
+/**
+ * Reads every connection's credentials (each secret is read every few minutes) and builds its
+ * client, all at once. A connection whose secret cannot be read fails its own sources in the tick;
+ * when none can be reached, nothing could be polled, and the first connection's error is thrown, as
+ * a deployment of one connection has always done, so the invocation fails and its alarm fires.
+ */
+async function reachConnections(
+  polled: readonly EffectiveConnection[],
+  connections: ConnectionClients,
+  logger: Logger,
+): Promise<Map<string, Promise<AtlasClient>>> {
+  const clients = new Map(polled.map((connection) => [connection.name, connections.clientFor(connection)]));
+  const settled = await Promise.allSettled(clients.values());
+  const failures = settled.flatMap((result, index) =>
+    result.status === 'rejected' ? [{ connection: polled[index], error: result.reason as unknown }] : [],
+  );
+  const [first] = failures;
+  if (first === undefined || failures.length < polled.length) return clients;
+  if (polled.length > 1) {
+    for (const { connection, error } of failures) {
+      logger.error('Connection unavailable: its credentials or client could not be had', {
+        connection: connection?.name,
+        ...describeError(error),
+      });
+    }
+  }
+  throw first.error;
 }

@@ -6,14 +6,20 @@ import type { SNSClient } from '@aws-sdk/client-sns';
 import { type Clock, systemClock } from '../../shared/clock.js';
 import type { LogAttributes, Logger } from '../../shared/logger.js';
 import { SnsNotifier } from '../../shared/notify/index.js';
-import { type MetricsSink, NameCache, ProjectDiscoveryCache } from '../../shared/poll/index.js';
+import {
+  DEFAULT_CONNECTION,
+  type MetricsSink,
+  NameCache,
+  ProjectDiscoveryCache,
+} from '../../shared/poll/index.js';
 import { createRuleEngine, type RuleEngine } from '../../shared/rules/engine.js';
 import type { RulePack } from '../../shared/rules/rule-pack.js';
 import { DynamoDbStateStore } from '../../shared/state/index.js';
-import { AtlasClientCache } from './atlas-client-cache.js';
+import type { AtlasClientCache } from './atlas-client-cache.js';
+import { ConnectionClients } from './connection-clients.js';
 import type { LambdaPollerConfig } from './lambda-config.js';
 import { powertoolsMetricsSink } from './powertools-metrics-sink.js';
-import { SecretsManagerCredentials } from './secret-credentials.js';
+import type { CredentialsProvider } from './secret-credentials.js';
 
 /** What {@link createPollerRuntime} builds from: the clients are created once per container. */
 export interface PollerRuntimeOptions {
@@ -38,9 +44,12 @@ export interface PollerRuntime {
   /** Built over `store`, so suppressions and thresholds persist. */
   engine: RuleEngine;
   notifier: SnsNotifier;
-  credentials: SecretsManagerCredentials;
-  /** The Atlas client for the current credentials (rebuilt only when they change). */
+  /** The credentials of the top-level settings (the connection `default`), read from `config.secretArn`. */
+  credentials: CredentialsProvider;
+  /** The Atlas client of the top-level settings for the current credentials (rebuilt only when they change). */
   clients: AtlasClientCache;
+  /** Each connection's credentials and client, `default` included (the same as `credentials` and `clients`). */
+  connections: ConnectionClients;
   discoveryCache: ProjectDiscoveryCache;
   /** Organization and project names for alerts, kept while the container is warm. */
   names: NameCache;
@@ -50,8 +59,8 @@ export interface PollerRuntime {
 
 /**
  * Builds what the poller, the fan-out dispatcher and the fan-out worker share: the state store on the
- * table, the rule engine over it, the SNS notifier, the credentials from the secret, the Atlas client
- * cache and the project discovery cache. Nothing is called until a tick runs.
+ * table, the rule engine over it, the SNS notifier, each connection's credentials (from its own
+ * secret) and Atlas client cache, and the project discovery cache. Nothing is called until a tick runs.
  *
  * @example
  * ```ts
@@ -69,6 +78,13 @@ export function createPollerRuntime(options: PollerRuntimeOptions): PollerRuntim
     clock,
     logger,
   });
+  const connections = new ConnectionClients({ secretsManager: options.secretsManager, clock, logger });
+  const topLevel = connections.entry({
+    name: DEFAULT_CONNECTION,
+    flavor: config.atlas.flavor,
+    baseUrl: config.atlas.baseUrl,
+    secretArn: config.secretArn,
+  });
   return {
     clock,
     logger,
@@ -81,16 +97,9 @@ export function createPollerRuntime(options: PollerRuntimeOptions): PollerRuntim
       console: { flavor: config.atlas.flavor, baseUrl: config.atlas.baseUrl },
       logger,
     }),
-    credentials: new SecretsManagerCredentials({
-      client: options.secretsManager,
-      secretArn: config.secretArn,
-      clock,
-      logger,
-    }),
-    clients: new AtlasClientCache({
-      client: { baseUrl: config.atlas.baseUrl, flavor: config.atlas.flavor, clock, logger },
-      logger,
-    }),
+    credentials: topLevel.credentials,
+    clients: topLevel.clients,
+    connections,
     discoveryCache: new ProjectDiscoveryCache(),
     names: new NameCache(),
     sink: powertoolsMetricsSink(options.metrics),

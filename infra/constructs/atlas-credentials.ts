@@ -1,4 +1,4 @@
-import { Aws, RemovalPolicy, Validations } from 'aws-cdk-lib';
+import { Aws, type CfnResource, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
 import { type IGrantable, PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import { type ISecret, Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
@@ -6,6 +6,11 @@ import { Construct } from 'constructs';
 /** What the rest of the stack needs of the credentials secret, whether it was created or imported. */
 export interface CredentialsSecret {
   readonly secretArn: string;
+  /**
+   * The longest `secretArn` can be once deployed, for the 4 KB check of the function environment:
+   * an existing secret's own ARN; for a created one, a bound of the name CloudFormation gives it.
+   */
+  readonly longestSecretArn: string;
   /** Lets `grantee` read the secret's value, and decrypt it when it has a key of its own. */
   grantRead(grantee: IGrantable): void;
 }
@@ -15,6 +20,32 @@ export interface AtlasCredentialsProps {
   secretArn?: string | undefined;
   /** The customer managed key of the existing secret, when it is not the account's default key. */
   kmsKeyArn?: string | undefined;
+  /**
+   * The connection whose credentials these are, named in a created secret's description; absent
+   * for the top-level settings, whose secret keeps the description it has always had.
+   */
+  connection?: { name: string; flavor: string; baseUrl: string } | undefined;
+}
+
+/** The longest ARN prefix: the longest partition and region names. */
+const LONGEST_ARN_PREFIX = 'arn:aws-us-gov:secretsmanager:us-gov-west-1:123456789012:secret:';
+
+/**
+ * CloudFormation names a secret it creates `<logical id>-<12 random characters>`, and Secrets
+ * Manager adds `-<6 characters>` to the ARN; the stack name is counted too, in case a name ever
+ * carries it.
+ */
+function longestCreatedSecretArn(secret: Secret): string {
+  const stack = Stack.of(secret);
+  const logicalId = String(stack.resolve(stack.getLogicalId(secret.node.defaultChild as CfnResource)));
+  return `${LONGEST_ARN_PREFIX}${stack.stackName}-${logicalId}-${'x'.repeat(12)}-AbCdEf`;
+}
+
+function secretDescription(connection: AtlasCredentialsProps['connection']): string {
+  const shapes = '{"publicKey","privateKey"} or {"clientId","clientSecret"}';
+  if (connection === undefined) return `Atlas Admin API credentials for atlas-audit-alerts: ${shapes}`;
+  const api = connection.flavor === 'ops-manager' ? 'Ops Manager API' : 'Atlas Admin API';
+  return `${api} credentials of the connection ${connection.name} (${connection.baseUrl}) for atlas-audit-alerts: ${shapes}`;
 }
 
 /**
@@ -25,6 +56,7 @@ export interface AtlasCredentialsProps {
  */
 export class AtlasCredentials extends Construct implements CredentialsSecret {
   readonly secretArn: string;
+  readonly longestSecretArn: string;
   private readonly secret: ISecret;
   private readonly kmsKeyArn: string | undefined;
 
@@ -33,10 +65,10 @@ export class AtlasCredentials extends Construct implements CredentialsSecret {
     this.kmsKeyArn = props.kmsKeyArn;
     if (props.secretArn !== undefined) {
       this.secret = Secret.fromSecretCompleteArn(this, 'Secret', props.secretArn);
+      this.longestSecretArn = props.secretArn;
     } else {
       const secret = new Secret(this, 'Secret', {
-        description:
-          'Atlas Admin API credentials for atlas-audit-alerts: {"publicKey","privateKey"} or {"clientId","clientSecret"}',
+        description: secretDescription(props.connection),
         generateSecretString: {
           secretStringTemplate: '{}',
           generateStringKey: 'replaceMe',
@@ -51,6 +83,7 @@ export class AtlasCredentials extends Construct implements CredentialsSecret {
       });
       // A Secret is an ISecret; exactOptionalPropertyTypes disagrees over one optional attribute.
       this.secret = secret as ISecret;
+      this.longestSecretArn = longestCreatedSecretArn(secret);
     }
     this.secretArn = this.secret.secretArn;
   }

@@ -36,7 +36,10 @@ export interface PollerFunctionProps {
   alertTopic: Pick<ITopic, 'topicArn'>;
   /** The key the alert topic is encrypted with. */
   alertTopicKey: Pick<IKey, 'keyArn'>;
-  secret: CredentialsSecret;
+  /** The secret of the top-level settings (the connection `default`), when they are polled. */
+  secret?: CredentialsSecret | undefined;
+  /** The secret of each connection of `connections`, by its name. */
+  connectionSecrets?: readonly ConnectionSecret[] | undefined;
   /** The VPC, subnets and security groups to run in; outside any VPC when absent. */
   network?: FunctionNetwork | undefined;
   /**
@@ -51,6 +54,13 @@ export interface PollerFunctionProps {
   polls?: boolean;
   /** More environment variables (the fan-out settings), counted in the 4 KB check. */
   environment?: ExtraEnvironment;
+}
+
+/** One connection's secret. */
+export interface ConnectionSecret {
+  /** The connection's name. */
+  name: string;
+  secret: CredentialsSecret;
 }
 
 /** The functions built by {@link PollerFunction}, each with its entry point, description and timeout. */
@@ -105,8 +115,8 @@ function maxEventAgeFor(scheduleMinutes: number): Duration {
  * The poller Lambda: one tick over every source per invocation. One execution at a time (reserved
  * concurrency 1), no retries of a failed tick (the next scheduled one reads the same window again), and
  * an invocation still queued when the next one is due is dropped. Its role may write its own logs, read
- * its secret, use its table and publish to the alert topic, nothing else; metrics go out as embedded
- * metric format log lines, so no `cloudwatch:PutMetricData` is needed.
+ * its secrets (one per connection), use its table and publish to the alert topic, nothing else; metrics
+ * go out as embedded metric format log lines, so no `cloudwatch:PutMetricData` is needed.
  */
 export class PollerFunction extends Construct {
   readonly function: IFunction;
@@ -129,7 +139,8 @@ export class PollerFunction extends Construct {
       description: `The atlas-audit-alerts ${functionRole}`,
     });
     logGroup.grantWrite(role);
-    props.secret.grantRead(role);
+    props.secret?.grantRead(role);
+    for (const { secret } of props.connectionSecrets ?? []) secret.grantRead(role);
     if (polls) {
       props.table.grant(role, ...STATE_TABLE_ACTIONS);
       grantTopicPublish({ grantee: role, topic: props.alertTopic, key: props.alertTopicKey });
@@ -169,7 +180,12 @@ export class PollerFunction extends Construct {
         resources: {
           tableName: props.table.tableName,
           topicArn: props.alertTopic.topicArn,
-          secretArn: props.secret.secretArn,
+          secretArn: props.secret?.secretArn,
+          connectionSecrets: props.connectionSecrets?.map(({ name, secret }) => ({
+            name,
+            secretArn: secret.secretArn,
+            longestSecretArn: secret.longestSecretArn,
+          })),
         },
         toJsonString: (value) => Stack.of(this).toJsonString(value),
         extra: props.environment,

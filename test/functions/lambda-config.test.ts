@@ -65,4 +65,32 @@ describe('readLambdaConfig', () => {
       /^ATLAS_AUDIT_ALERTS_CONFIG lacks topicArn, secretArn: the Lambda needs its state table, alert topic and credentials secret/,
     );
   });
+
+  it('needs no top-level secret when connections alone name the sources, each with its own', () => {
+    const { secretArn, ...resources } = RESOURCES;
+    const env = envWith({
+      connections: [{ name: 'production', sources: { orgIds: [ORG] }, secretArn }],
+      ...resources,
+    });
+
+    const config = readLambdaConfig({ env });
+
+    expect(config.secretArn).toBeUndefined();
+    expect(config.connections).toMatchObject([{ name: 'production', secretArn }]);
+  });
+
+  it('names each connection it polls that has no secret, the top-level settings included', () => {
+    const { secretArn: _secret, ...resources } = RESOURCES;
+    const env = envWith({
+      sources: { orgIds: [ORG] },
+      connections: [{ name: 'production', sources: { orgIds: ['5f4e3d2c1b0a998877665545'] } }],
+      ...resources,
+    });
+
+    const read = () => readLambdaConfig({ env });
+
+    expect(read).toThrow(
+      /^ATLAS_AUDIT_ALERTS_CONFIG lacks secretArn, connections\[0\]\.secretArn: the Lambda needs its state table, alert topic and credentials secret \(one per connection\)/,
+    );
+  });
 });

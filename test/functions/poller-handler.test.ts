@@ -293,3 +293,189 @@ describe('createPollerHandler', () => {
     expect(metricValues(output.lines(), 'TickCompleted')).toEqual([]);
   });
 });
+
+describe('createPollerHandler with connections', () => {
+  /** Acme Corp, in the second simulator: its own URL and its own API key. */
+  const CORP_ORG = '64b5c9e2f1a3d40012ab3c01';
+  const CORP_SECRET_ARN = 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:AtlasCorpCredentials-GhIjKl';
+  const CORP_KEY = { publicKey: 'corpconn', privateKey: 'fake-corp-private-key-0001' };
+  let corpSim: AtlasSimulator;
+  let output: OutputCapture;
+
+  beforeAll(async () => {
+    corpSim = await startSimulator({ ...CORP_KEY });
+  });
+
+  afterAll(async () => {
+    await corpSim?.stop();
+  });
+
+  beforeEach(() => {
+    sns.reset();
+    secrets.reset();
+    sns.on(PublishBatchCommand).callsFake(acceptAll);
+    output = captureOutput();
+  });
+
+  afterEach(() => {
+    output.restore();
+  });
+
+  /**
+   * A handler polling Acme Labs through the top-level settings (or the connection `labs`, with
+   * `topLevel: false`) and Acme Corp through the connection `corp`, each with its own secret.
+   */
+  async function newConnectionsHandler(options: { topLevel: boolean }): Promise<PollerHandler> {
+    const tableName = `poller-${randomUUID()}`;
+    await createStateTable({ client: dynamoDb, tableName });
+    const labs = { baseUrl: sim.baseUrl, flavor: 'atlas-v2' as const };
+    const corp = {
+      name: 'corp',
+      baseUrl: corpSim.baseUrl,
+      sources: { orgIds: [CORP_ORG] },
+      secretArn: CORP_SECRET_ARN,
+    };
+    const settings = options.topLevel
+      ? { atlas: labs, sources: { orgIds: [ORG] }, secretArn: SECRET_ARN, connections: [corp] }
+      : { connections: [{ name: 'labs', ...labs, sources: { orgIds: [ORG] }, secretArn: SECRET_ARN }, corp] };
+    const env = { [POLLER_CONFIG_ENV]: JSON.stringify({ ...settings, tableName, topicArn: TOPIC_ARN }) };
+    return createPollerHandler({
+      config: readLambdaConfig({ env }),
+      pack,
+      dynamoDb,
+      sns: new SNSClient({ region: 'eu-west-1' }),
+      secretsManager: new SecretsManagerClient({ region: 'eu-west-1' }),
+      logger: new Logger({ serviceName: METRICS_SERVICE }),
+      metrics: new Metrics({ namespace: METRICS_NAMESPACE, serviceName: METRICS_SERVICE }),
+    });
+  }
+
+  function accessDenied(): Error {
+    return Object.assign(new Error('User is not authorized to perform secretsmanager:GetSecretValue'), {
+      name: 'AccessDeniedException',
+    });
+  }
+
+  /** The organizations of the alerts published so far, each once. */
+  function publishedOrgs(): string[] {
+    return [
+      ...new Set(publishedEntries().map((entry) => String(entry.MessageAttributes?.orgId?.StringValue))),
+    ].sort();
+  }
+
+  function outcomes(summary: TickSummary) {
+    return summary.sources.map(({ source, connection, status, errorCode }) => ({
+      source,
+      connection,
+      status,
+      errorCode,
+    }));
+  }
+
+  it("delivers one connection's alerts while the other's secret cannot be read, and polls that one once it can", async () => {
+    // Prepare
+    secretHolding({ ...sim.credentials });
+    secrets
+      .on(GetSecretValueCommand, { SecretId: CORP_SECRET_ARN })
+      .rejectsOnce(accessDenied())
+      .resolves({
+        SecretString: JSON.stringify(CORP_KEY),
+      });
+    const handler = await newConnectionsHandler({ topLevel: true });
+
+    // Act
+    const first = await handler({}, invocation());
+    const orgsAfterFirst = publishedOrgs();
+    const second = await handler({}, invocation());
+
+    // Assess: the first tick delivers Acme Labs' alerts and fails Acme Corp alone, with the code.
+    expect(outcomes(first)).toEqual([
+      { source: `org:${ORG}`, connection: undefined, status: 'ok', errorCode: undefined },
+      {
+        source: `org:${CORP_ORG}`,
+        connection: 'corp',
+        status: 'failed',
+        errorCode: 'CREDENTIALS_SECRET_UNREADABLE',
+      },
+    ]);
+    expect(first.sources[1]?.message).toContain(
+      `Reading the Atlas credentials secret ${CORP_SECRET_ARN} failed`,
+    );
+    expect(first.totals.errorsByCode).toEqual({ CREDENTIALS_SECRET_UNREADABLE: 1 });
+    expect(published(first)).toBeGreaterThan(0);
+    expect(orgsAfterFirst).toEqual([ORG]);
+    expect(publishedEntries().map((entry) => validateSnsEntry(entry))).toEqual(
+      publishedEntries().map(() => ({ valid: true })),
+    );
+    expect(output.lines()).toContainEqual(
+      expect.objectContaining({
+        level: 'WARN',
+        message: 'Poll tick summary',
+        totals: expect.objectContaining({ sourceErrors: 1 }),
+      }),
+    );
+    // The second reads the secret again, polls Acme Corp with its own key, and Acme Labs only anew.
+    expect(outcomes(second).map(({ status }) => status)).toEqual(['ok', 'ok']);
+    expect(publishedOrgs()).toEqual([CORP_ORG, ORG].sort());
+    expect(output.text()).not.toContain(CORP_KEY.privateKey);
+    expect(output.text()).not.toContain(sim.credentials.privateKey);
+  });
+
+  it('reads again only the secret of the connection Atlas refused', async () => {
+    // Prepare: no top-level settings; corp's first key is revoked.
+    secretHolding({ ...sim.credentials });
+    secrets
+      .on(GetSecretValueCommand, { SecretId: CORP_SECRET_ARN })
+      .resolvesOnce({ SecretString: JSON.stringify({ ...CORP_KEY, privateKey: 'fake-revoked-corp-key' }) })
+      .resolves({ SecretString: JSON.stringify(CORP_KEY) });
+    const handler = await newConnectionsHandler({ topLevel: false });
+
+    // Act
+    const refused = await handler({}, invocation());
+    const accepted = await handler({}, invocation());
+
+    // Assess
+    expect(
+      refused.sources.map(({ connection, status, httpStatus }) => [connection, status, httpStatus]),
+    ).toEqual([
+      ['labs', 'ok', undefined],
+      ['corp', 'failed', 401],
+    ]);
+    expect(accepted.sources.map(({ status }) => status)).toEqual(['ok', 'ok']);
+    const reads = (secretId: string) =>
+      secrets.commandCalls(GetSecretValueCommand).filter((call) => call.args[0].input.SecretId === secretId);
+    expect(reads(SECRET_ARN)).toHaveLength(1);
+    expect(reads(CORP_SECRET_ARN)).toHaveLength(2);
+    expect(output.text()).not.toContain('fake-revoked-corp-key');
+  });
+
+  it("fails the invocation, logging each connection's cause, when no connection's secret can be read", async () => {
+    // Prepare
+    secrets.on(GetSecretValueCommand, { SecretId: SECRET_ARN }).rejects(accessDenied());
+    secrets
+      .on(GetSecretValueCommand, { SecretId: CORP_SECRET_ARN })
+      .resolves({ SecretString: JSON.stringify({ replaceMe: 'PlaceholderValue7f3a' }) });
+    const handler = await newConnectionsHandler({ topLevel: true });
+
+    // Act
+    const run = handler({}, invocation());
+
+    // Assess
+    await expect(run).rejects.toThrow(
+      `Reading the Atlas credentials secret ${SECRET_ARN} failed (AccessDeniedException)`,
+    );
+    expect(sns).not.toHaveReceivedCommand(PublishBatchCommand);
+    const causes = output
+      .lines()
+      .filter((line) => line.message === 'Connection unavailable: its credentials or client could not be had')
+      .map((line) => [line.connection, line.errorCode]);
+    expect(causes).toEqual([
+      ['default', 'CREDENTIALS_SECRET_UNREADABLE'],
+      ['corp', 'CREDENTIALS_SECRET_INVALID'],
+    ]);
+    expect(output.lines()).toContainEqual(
+      expect.objectContaining({ level: 'ERROR', message: 'The poll tick could not run' }),
+    );
+    expect(output.text()).not.toContain('PlaceholderValue7f3a');
+  });
+});

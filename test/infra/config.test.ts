@@ -41,6 +41,7 @@ describe('parseDeployConfig', () => {
       operations: { emails: [], watermarkLagAlarmMinutes: 60 },
       rules: { directories: ['builtin'] },
       credentials: {},
+      connections: [],
       fanOut: {
         mode: 'off',
         automaticAboveSources: 2_000,

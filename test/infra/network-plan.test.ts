@@ -1,12 +1,16 @@
 import { describe, expect, it } from 'vitest';
 import { parseDeployConfig } from '../../infra/config.js';
+import { deployedConnections } from '../../infra/deploy-connections.js';
 import { egressPortsFor, networkWarnings, resolveNetworkPlan } from '../../infra/network-plan.js';
 
 const SUBNET = { id: 'subnet-0a1b2c3d', availabilityZone: 'eu-west-1a', routeTableId: 'rtb-0a1b2c3d' };
 
 function planFor(input: unknown) {
   const config = parseDeployConfig({ input, origin: 'test settings' });
-  return resolveNetworkPlan({ network: config.network, atlasBaseUrl: config.atlas.baseUrl });
+  return resolveNetworkPlan({
+    network: config.network,
+    atlasBaseUrls: deployedConnections(config).map((connection) => connection.baseUrl),
+  });
 }
 
 describe('egressPortsFor', () => {

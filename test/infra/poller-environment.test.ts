@@ -30,7 +30,7 @@ describe('pollerEnvironment', () => {
       concurrency: 8,
     });
 
-    const config = JSON.parse(environment[POLLER_CONFIG_ENV] ?? '') as unknown;
+    const config = JSON.parse(environment[POLLER_CONFIG_ENV] ?? '') as Record<string, unknown>;
 
     expect(pollerConfigSchema.parse(config)).toEqual(config);
     expect(config).toEqual({
@@ -124,6 +124,67 @@ describe('pollerEnvironment', () => {
     expect(fanOutRuntimeSchema.parse(JSON.parse(fits[FAN_OUT_CONFIG_ENV] ?? ''))).toMatchObject({
       mode: 'automatic',
       automaticAboveSources: 100_000,
+    });
+  });
+
+  describe('with connections', () => {
+    /** `count` connections of one organization each, their secrets created by the stack or named. */
+    function connectionsEnvironment(count: number, secrets: 'created' | 'existing') {
+      const connections = Array.from({ length: count }, (_, index) => ({
+        name: `org-${index}`,
+        sources: { orgIds: [projectIds(count)[index] as string] },
+        ...(secrets === 'existing'
+          ? {
+              credentials: {
+                secretArn: `arn:aws:secretsmanager:eu-west-1:123456789012:secret:org-${index}-AbCdEf`,
+              },
+            }
+          : {}),
+      }));
+      const config = parseDeployConfig({ input: { connections }, origin: 'test settings' });
+      const { secretArn: _secret, ...resources } = RESOURCES;
+      return pollerEnvironment({
+        config,
+        resources: {
+          ...resources,
+          connectionSecrets: config.connections.map(({ name, credentials }) => ({
+            name,
+            secretArn: credentials.secretArn ?? `token-of-${name}`,
+            // As AtlasCredentials bounds a created secret's ARN: stack name, logical id, suffixes.
+            longestSecretArn:
+              credentials.secretArn ??
+              `arn:aws-us-gov:secretsmanager:us-gov-west-1:123456789012:secret:AtlasAuditAlerts-Connection${name}CredentialsSecret1A2B3C4D-xxxxxxxxxxxx-AbCdEf`,
+          })),
+        },
+        toJsonString: JSON.stringify,
+      });
+    }
+
+    it('writes each connection without its defaults, with its secret, and no top-level secret it does not poll', () => {
+      const environment = connectionsEnvironment(2, 'created');
+
+      const config = JSON.parse(environment[POLLER_CONFIG_ENV] ?? '') as Record<string, unknown>;
+
+      expect(config.connections).toEqual([
+        { name: 'org-0', sources: { orgIds: [projectIds(2)[0]] }, secretArn: 'token-of-org-0' },
+        { name: 'org-1', sources: { orgIds: [projectIds(2)[1]] }, secretArn: 'token-of-org-1' },
+      ]);
+      expect(config).not.toHaveProperty('secretArn');
+    });
+
+    it("counts each connection with its secret's ARN at its longest, and says what to do past 4 KB", () => {
+      const fits = () => connectionsEnvironment(13, 'created');
+      const overflows = () => connectionsEnvironment(14, 'created');
+
+      expect(fits).not.toThrow();
+      expect(overflows).toThrow(PollerEnvironmentTooLargeError);
+      expect(overflows).toThrow(
+        /it lists 14 org and project ids and 14 connections, which take \d+ bytes with each secret ARN at its longest\. Name the existing secret of some connections \(connections\[\]\.credentials\.secretArn\)/,
+      );
+      expect(() => connectionsEnvironment(14, 'existing')).not.toThrow();
+      expect(() => connectionsEnvironment(40, 'existing')).toThrow(
+        /connections, which take \d+ bytes with each secret ARN at its longest\. Split the connections between two deployments/,
+      );
     });
   });
 });
