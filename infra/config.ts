@@ -12,7 +12,7 @@ import { describeSettingIssue } from '../shared/poll/setting-issues.js';
 import { planRoutes } from '../shared/routes/route-plan.js';
 import { routesSchema, slackChannelShape } from '../shared/routes/route-settings.js';
 import { DEFAULT_ROUTE, deliveryRoutePath, deliveryRoutes, hasDefaultRoute } from './delivery-routes.js';
-import { connectionIdPart } from './deploy-connections.js';
+import { connectionIdPart, deployedConnections } from './deploy-connections.js';
 import { DeployConfigError, type DeployConfigProblem } from './errors.js';
 import { fanOutSettingsSchema } from './fan-out-settings.js';
 import { NETWORK_CHECKS, networkSettingsSchema } from './network-settings.js';
@@ -375,7 +375,7 @@ const CROSS_CHECKS: readonly CrossCheck[] = [
     },
   },
   {
-    inputs: [['routes'], ['alerts']],
+    inputs: [['routes'], ['alerts'], ['connections'], ['sources'], ['atlas'], ['credentials']],
     check(config, fail) {
       const hasDefault = hasDefaultRoute(config);
       config.routes.forEach((route, index) => {
@@ -385,12 +385,15 @@ const CROSS_CHECKS: readonly CrossCheck[] = [
             `${DEFAULT_ROUTE} is the route alerts.emails and alerts.slack make: give this route another name`,
           );
         }
-        if (route.match.connections !== undefined) {
+        // An alert names the connection it came through: a name no connection has would match nothing.
+        const polled = deployedConnections(config).map((connection) => connection.name);
+        route.match.connections?.forEach((name, position) => {
+          if (polled.includes(name)) return;
           fail(
-            ['routes', index, 'match', 'connections'],
-            'this deployment polls Atlas through a single connection, so every alert comes through it: leave connections out',
+            ['routes', index, 'match', 'connections', position],
+            `no connection is named "${name}": this deployment polls ${polled.map((known) => `"${known}"`).join(', ')}, and an alert carries the name of the one it came through`,
           );
-        }
+        });
       });
       for (const problem of planRoutes(deliveryRoutes(config)).problems) {
         fail(deliveryRoutePath(config, problem.path), problem.message);

@@ -217,15 +217,38 @@ describe('parseDeployConfig', () => {
         message: 'default is the route alerts.emails and alerts.slack make: give this route another name',
       },
       {
-        path: 'routes[1].match.connections',
+        path: 'routes[1].match.connections[0]',
         message:
-          'this deployment polls Atlas through a single connection, so every alert comes through it: leave connections out',
+          'no connection is named "other": this deployment polls "default", and an alert carries the name of the one it came through',
       },
       {
         path: 'routes[2].match',
         message: expect.stringContaining('multiply to 160 combinations where SNS allows 150'),
       },
     ]);
+  });
+
+  it('takes routes that match on the connections the deployment polls, default included', () => {
+    const input = {
+      sources: { orgIds: [ORG_ID] },
+      connections: [{ name: 'data-centre', sources: { orgIds: ['5f4e3d2c1b0a998877665545'] } }],
+      routes: [
+        { name: 'dc', match: { connections: ['data-centre', 'default'] }, email: { to: ['dc@example.com'] } },
+        { name: 'gone', match: { connections: ['datacentre'] }, email: { to: ['x@example.com'] } },
+      ],
+    };
+
+    expect(problemsOf(input)).toEqual([
+      {
+        path: 'routes[1].match.connections[0]',
+        message:
+          'no connection is named "datacentre": this deployment polls "default", "data-centre", and an alert carries the name of the one it came through',
+      },
+    ]);
+    expect(
+      parseDeployConfig({ input: { ...input, routes: input.routes.slice(0, 1) }, origin: 'test settings' })
+        .routes[0]?.match.connections,
+    ).toEqual(['data-centre', 'default']);
   });
 
   it('takes the alerts settings as the default route beside the routes', () => {
