@@ -5,6 +5,7 @@ import {
   type AtlasCredentials,
   type AtlasFlavor,
 } from '../shared/atlas/index.js';
+import { DEFAULT_CONNECTION } from '../shared/poll/connections.js';
 import { UsageError } from './errors.js';
 
 /** The environment variables credentials are read from: the names the Atlas CLI uses. */
@@ -108,7 +109,8 @@ export function resolveAtlasCredentials(env: Environment, connection?: string): 
   const service = [value(clientId), value(clientSecret)] as const;
   const digestSet = digest.some((part) => part !== undefined);
   const serviceSet = service.some((part) => part !== undefined);
-  const of = connection === undefined || connection === 'default' ? '' : ` for connection "${connection}"`;
+  const of =
+    connection === undefined || connection === DEFAULT_CONNECTION ? '' : ` for connection "${connection}"`;
   if (digestSet && serviceSet) {
     throw new UsageError(
       `both an API key (${publicKey}, ${privateKey}) and a service account (${clientId}, ${clientSecret}) are set${of}: unset one pair`,
@@ -148,7 +150,7 @@ export function resolveAtlasCredentials(env: Environment, connection?: string): 
  * ```
  */
 export function connectionCredentialEnv(connection?: string): CredentialEnvNames {
-  if (connection === undefined || connection === 'default') return ATLAS_CREDENTIAL_ENV;
+  if (connection === undefined || connection === DEFAULT_CONNECTION) return ATLAS_CREDENTIAL_ENV;
   const suffix = `_${connection.toUpperCase().replaceAll('-', '_')}`;
   return {
     publicKey: `${ATLAS_CREDENTIAL_ENV.publicKey}${suffix}`,

@@ -1,3 +1,4 @@
+import { DEFAULT_CONNECTION } from '../shared/poll/connections.js';
 import type { RulePack } from '../shared/rules/index.js';
 import type { RunSettings } from './run-options.js';
 import { describeTarget } from './run-targets.js';
@@ -21,7 +22,7 @@ export function describeRun(settings: RunSettings, pack: RulePack): string {
       ? describeSources(settings.config.sources, settings.config.atlas)
       : connections
           .map((connection) =>
-            connections.length === 1 && connection.name === 'default'
+            connections.length === 1 && connection.name === DEFAULT_CONNECTION
               ? describeSources(connection.sources, connection)
               : `${describeSources(connection.sources, connection)} (connection ${connection.name})`,
           )

@@ -1,3 +1,4 @@
+import { DEFAULT_CONNECTION } from '../shared/poll/connections.js';
 import type { SourceReport } from '../shared/state/index.js';
 import { cleanVisibleLine } from '../shared/text-cleaning.js';
 import { formatDuration } from './duration-option.js';
@@ -50,7 +51,7 @@ export function formatStatusTable(reports: readonly SourceReport[], now: number)
 
 /** The connection a source was polled through: `default` when the store recorded none. */
 function connectionOf(report: SourceReport): string {
-  return report.connection ?? 'default';
+  return report.connection ?? DEFAULT_CONNECTION;
 }
 
 /**

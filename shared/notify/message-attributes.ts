@@ -22,7 +22,10 @@ import { type Alert, severityRank } from './alert.js';
  * values. Ten, the most SNS carries.
  */
 
-/** The connection of the top-level settings: an alert that names none came through it. */
+/**
+ * The connection of the top-level settings (the poller's `DEFAULT_CONNECTION`, spelt here so that
+ * delivery does not depend on polling): an alert that names none came through it.
+ */
 const DEFAULT_CONNECTION_NAME = 'default';
 
 /** SNS carries at most 10 attributes to every kind of subscription. */

@@ -1,4 +1,5 @@
 import { SEVERITIES } from '../notify/alert.js';
+import { DEFAULT_CONNECTION } from './connections.js';
 import { MetricName, type MetricNameValue } from './metric-names.js';
 import type { TickSummary } from './tick-types.js';
 
@@ -104,7 +105,7 @@ function connectionFigures(summary: TickSummary): Map<string, ConnectionFigures>
   if (summary.sources.every((source) => source.connection === undefined)) return figures;
   const oldest = new Map<string, number>();
   for (const source of summary.sources) {
-    const name = source.connection ?? 'default';
+    const name = source.connection ?? DEFAULT_CONNECTION;
     let entry = figures.get(name);
     if (entry === undefined) {
       entry = {
