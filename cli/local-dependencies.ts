@@ -177,7 +177,18 @@ function createNotifier(
   closers: Array<() => Promise<void> | void>,
   color: boolean,
 ): Notifier {
-  const links = consoleLinks === undefined ? {} : { console: consoleLinks };
+  const links = {
+    ...(consoleLinks === undefined ? {} : { console: consoleLinks }),
+    // Each connection's alerts link to its own console, an Ops Manager's host among them.
+    connectionConsoles: new Map(
+      settings.connections
+        .filter(({ connection }) => !connection.legacy)
+        .map(({ connection }) => [
+          connection.name,
+          { flavor: connection.flavor, baseUrl: connection.baseUrl },
+        ]),
+    ),
+  };
   switch (settings.notify.kind) {
     case 'console':
       return new ConsoleNotifier({ stream: stdout, clock, logger, color, ...links });

@@ -5,7 +5,7 @@ import type { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import type { SNSClient } from '@aws-sdk/client-sns';
 import { type Clock, systemClock } from '../../shared/clock.js';
 import type { LogAttributes, Logger } from '../../shared/logger.js';
-import { SnsNotifier } from '../../shared/notify/index.js';
+import { type ConsoleLinkOptions, SnsNotifier } from '../../shared/notify/index.js';
 import {
   DEFAULT_CONNECTION,
   type MetricsSink,
@@ -95,6 +95,7 @@ export function createPollerRuntime(options: PollerRuntimeOptions): PollerRuntim
       topicArn: config.topicArn,
       clock,
       console: { flavor: config.atlas.flavor, baseUrl: config.atlas.baseUrl },
+      connectionConsoles: connectionConsoles(config),
       logger,
     }),
     credentials: topLevel.credentials,
@@ -131,4 +132,14 @@ export function describeError(error: unknown): LogAttributes {
     ...(typeof code === 'string' ? { errorCode: code } : {}),
     error: error.message,
   };
+}
+
+/** Each connection's console, by name, for the links of its alerts (an Ops Manager's own host). */
+function connectionConsoles(config: LambdaPollerConfig): Map<string, ConsoleLinkOptions> {
+  return new Map(
+    (config.connections ?? []).map((connection) => [
+      connection.name,
+      { flavor: connection.flavor, baseUrl: connection.baseUrl },
+    ]),
+  );
 }

@@ -7,7 +7,7 @@ import {
 } from './chatbot-notification.js';
 import { eventLinks } from './event-links.js';
 import { fingerprintDigest } from './fingerprint-digest.js';
-import type { FormatContext } from './format-context.js';
+import { consoleOf, type FormatContext } from './format-context.js';
 import { formatHeadline } from './headline.js';
 import { allowedMentionTokens } from './mentions.js';
 import { escapeSlackText } from './slack-escape.js';
@@ -65,7 +65,7 @@ export function formatChatbotNotification(alert: Alert, options: ChatbotFormatOp
   // A severity outside the type still formats; the validator then refuses the entry.
   const emoji = SEVERITY_EMOJI[alert.severity] ?? ':warning:';
   const firstEvent = alert.events[0] ?? {};
-  const links = eventLinks(alert.events.at(-1) ?? {}, context.console);
+  const links = eventLinks(alert.events.at(-1) ?? {}, consoleOf(context, alert));
   const consoleLink = links.find((link) => link.kind === 'console');
 
   const headline = `${label} ${formatHeadline(alert, facts)}`;

@@ -15,6 +15,8 @@ export interface ConsoleNotifierOptions {
   clock: Clock;
   /** Where console links in messages point. */
   console?: ConsoleLinkOptions;
+  /** Where the console links of each connection's alerts point, by connection (see `FormatContext`). */
+  connectionConsoles?: ReadonlyMap<string, ConsoleLinkOptions>;
   /** ANSI colours. Default: only when `stream` is a TTY. */
   color?: boolean;
   logger?: Logger;
@@ -46,6 +48,7 @@ export class ConsoleNotifier implements Notifier {
   readonly #stream: NodeJS.WritableStream;
   readonly #clock: Clock;
   readonly #console: ConsoleLinkOptions | undefined;
+  readonly #connectionConsoles: ReadonlyMap<string, ConsoleLinkOptions> | undefined;
   readonly #color: boolean;
   readonly #logger: Logger;
 
@@ -55,12 +58,14 @@ export class ConsoleNotifier implements Notifier {
     this.#stream = options.stream;
     this.#clock = options.clock;
     this.#console = options.console;
+    for (const links of options.connectionConsoles?.values() ?? []) assertConsoleLinks(links);
+    this.#connectionConsoles = options.connectionConsoles;
     this.#color = options.color ?? (options.stream as { isTTY?: boolean }).isTTY === true;
     this.#logger = options.logger ?? silentLogger;
   }
 
   async publish(alerts: readonly Alert[], options: PublishOptions = {}): Promise<PublishResult[]> {
-    const context = formatContextAt(this.#clock.now(), this.#console);
+    const context = formatContextAt(this.#clock.now(), this.#console, this.#connectionConsoles);
     const { prepared, results } = prepareEntries(alerts, {
       context,
       entryId: (_, index) => `alert-${index}`,

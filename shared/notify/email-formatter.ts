@@ -9,7 +9,7 @@ import type { Alert } from './alert.js';
 import { type AlertFacts, describeAlert, type Fact, headerFacts } from './alert-facts.js';
 import { cutToJsonStringBytes } from './byte-size.js';
 import { eventLinks } from './event-links.js';
-import type { FormatContext } from './format-context.js';
+import { consoleOf, type FormatContext } from './format-context.js';
 import { type BoundedJson, boundedPrettyJson } from './json-truncation.js';
 
 /** Limits of the parts of an email that are not cut to fit the message size. */
@@ -104,7 +104,7 @@ export function composeEmail(alert: Alert, options: EmailComposeOptions): EmailC
     const runbook = cleanMultiline(sliceCodePoints(alert.runbook, EMAIL_LIMITS.runbookLength * 2)).trim();
     tail.push(titled('Runbook', truncateText(runbook, EMAIL_LIMITS.runbookLength)));
   }
-  const links = eventLinks(alert.events.at(-1) ?? {}, context.console);
+  const links = eventLinks(alert.events.at(-1) ?? {}, consoleOf(context, alert));
   if (links.length > 0)
     tail.push(titled('Links', alignedFacts(links.map(({ label, url }) => ({ label, value: url })))));
   const footer = `--\nSent by atlas-audit-alerts. Alert fingerprint: ${value(alert.fingerprint)}${rulePackLine(alert, value)}`;

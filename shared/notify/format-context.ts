@@ -25,6 +25,29 @@ export interface FormatContext {
   now: number;
   /** Where console links point; without it, messages carry only the event's own API link. */
   console?: ConsoleLinkOptions;
+  /**
+   * Where the console links of an alert read through a connection other than `default` point, by its
+   * name (`alert.context.connection`): an Ops Manager's own host. An alert of a connection not here
+   * carries only its API link, never a link to another connection's console.
+   */
+  connectionConsoles?: ReadonlyMap<string, ConsoleLinkOptions>;
+}
+
+/**
+ * Where the console links of `alert` point: its connection's console, or `context.console` for an
+ * alert of the top-level settings.
+ *
+ * @example
+ * ```ts
+ * eventLinks(alert.events.at(-1) ?? {}, consoleOf(context, alert));
+ * ```
+ */
+export function consoleOf(
+  context: FormatContext,
+  alert: { context?: { connection?: string } | undefined },
+): ConsoleLinkOptions | undefined {
+  const connection = alert.context?.connection;
+  return connection === undefined ? context.console : context.connectionConsoles?.get(connection);
 }
 
 /**
@@ -35,6 +58,14 @@ export interface FormatContext {
  * const context = formatContextAt(clock.now(), { flavor: 'atlas-v2', baseUrl: 'https://cloud.mongodb.com' });
  * ```
  */
-export function formatContextAt(now: number, consoleLinks: ConsoleLinkOptions | undefined): FormatContext {
-  return consoleLinks === undefined ? { now } : { now, console: consoleLinks };
+export function formatContextAt(
+  now: number,
+  consoleLinks: ConsoleLinkOptions | undefined,
+  connectionConsoles?: ReadonlyMap<string, ConsoleLinkOptions>,
+): FormatContext {
+  return {
+    now,
+    ...(consoleLinks === undefined ? {} : { console: consoleLinks }),
+    ...(connectionConsoles === undefined ? {} : { connectionConsoles }),
+  };
 }

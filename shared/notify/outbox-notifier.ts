@@ -17,6 +17,8 @@ export interface OutboxNotifierOptions {
   clock: Clock;
   /** Where console links in messages point. */
   console?: ConsoleLinkOptions;
+  /** Where the console links of each connection's alerts point, by connection (see `FormatContext`). */
+  connectionConsoles?: ReadonlyMap<string, ConsoleLinkOptions>;
   logger?: Logger;
 }
 
@@ -38,6 +40,7 @@ export class OutboxNotifier implements Notifier {
   readonly #path: string;
   readonly #clock: Clock;
   readonly #console: ConsoleLinkOptions | undefined;
+  readonly #connectionConsoles: ReadonlyMap<string, ConsoleLinkOptions> | undefined;
   readonly #logger: Logger;
 
   /** @throws {NotifyConfigError} when the path is empty or the console base URL is not an http(s) URL. */
@@ -51,11 +54,13 @@ export class OutboxNotifier implements Notifier {
     this.#path = options.path;
     this.#clock = options.clock;
     this.#console = options.console;
+    for (const links of options.connectionConsoles?.values() ?? []) assertConsoleLinks(links);
+    this.#connectionConsoles = options.connectionConsoles;
     this.#logger = options.logger ?? silentLogger;
   }
 
   async publish(alerts: readonly Alert[], options: PublishOptions = {}): Promise<PublishResult[]> {
-    const context = formatContextAt(this.#clock.now(), this.#console);
+    const context = formatContextAt(this.#clock.now(), this.#console, this.#connectionConsoles);
     const { prepared, results } = prepareEntries(alerts, {
       context,
       entryId: (alert, index) => `alert-${fingerprintDigest(alert.fingerprint)}-${index}`,

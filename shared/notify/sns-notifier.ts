@@ -27,6 +27,8 @@ export interface SnsNotifierOptions {
   clock: Clock;
   /** Where console links in messages point; without it, messages carry only the event's API link. */
   console?: ConsoleLinkOptions;
+  /** Where the console links of each connection's alerts point, by connection (see `FormatContext`). */
+  connectionConsoles?: ReadonlyMap<string, ConsoleLinkOptions>;
   retry?: SnsRetryOptions;
   logger?: Logger;
   /** Jitter source in [0, 1); tests pass a fixed one. Default `Math.random`. */
@@ -60,6 +62,7 @@ export class SnsNotifier implements Notifier {
   readonly #topicArn: string;
   readonly #clock: Clock;
   readonly #console: ConsoleLinkOptions | undefined;
+  readonly #connectionConsoles: ReadonlyMap<string, ConsoleLinkOptions> | undefined;
   readonly #logger: Logger;
   readonly #random: () => number;
   readonly #maxAttempts: number;
@@ -82,13 +85,15 @@ export class SnsNotifier implements Notifier {
     this.#topicArn = options.topicArn;
     this.#clock = options.clock;
     this.#console = options.console;
+    for (const links of options.connectionConsoles?.values() ?? []) assertConsoleLinks(links);
+    this.#connectionConsoles = options.connectionConsoles;
     this.#logger = options.logger ?? silentLogger;
     this.#random = options.random ?? Math.random;
   }
 
   async publish(alerts: readonly Alert[], options: PublishOptions = {}): Promise<PublishResult[]> {
     const { signal } = options;
-    const context = formatContextAt(this.#clock.now(), this.#console);
+    const context = formatContextAt(this.#clock.now(), this.#console, this.#connectionConsoles);
     const prepared = prepareEntries(alerts, {
       context,
       entryId: (_, index) => `alert-${index}`,

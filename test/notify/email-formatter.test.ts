@@ -71,6 +71,27 @@ describe('formatEmailText', () => {
     expect(email).toContain(`Project activity feed:   https://cloud.mongodb.com/v2/${PROJECT_ID}#/activity`);
   });
 
+  it("links an alert to the console of the connection it came through, and to no other connection's", () => {
+    // Prepare
+    const opsManager = { flavor: 'ops-manager', baseUrl: 'https://opsmanager.example.com:8443' } as const;
+    const context = { ...ATLAS_CONTEXT, connectionConsoles: new Map([['data-centre', opsManager]]) };
+    const fromDataCentre = makeAlert({ context: { orgId: ORG_ID, connection: 'data-centre' } });
+    const fromUnknown = makeAlert({ context: { orgId: ORG_ID, connection: 'elsewhere' } });
+
+    // Act
+    const dataCentre = formatEmailText(fromDataCentre, { context });
+    const unknown = formatEmailText(fromUnknown, { context });
+    const topLevel = formatEmailText(makeAlert(), { context });
+
+    // Assess
+    expect(dataCentre).toContain(`https://opsmanager.example.com:8443/v2/${PROJECT_ID}`);
+    expect(dataCentre).not.toContain('https://cloud.mongodb.com/v2/');
+    expect(unknown).not.toContain('Project activity feed:');
+    expect(topLevel).toContain(
+      `Project activity feed:   https://cloud.mongodb.com/v2/${PROJECT_ID}#/activity`,
+    );
+  });
+
   it('ends with the raw event, pretty-printed and whole when small', () => {
     // Prepare
     const event = accessListEvent();
