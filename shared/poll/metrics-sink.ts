@@ -1,6 +1,7 @@
 import { SEVERITIES } from '../notify/alert.js';
 import { DEFAULT_CONNECTION } from './connections.js';
 import { MetricName, type MetricNameValue } from './metric-names.js';
+import { sourceFailure } from './tick-summary.js';
 import type { TickSummary } from './tick-types.js';
 
 /** Units the tick's metrics use, spelled as CloudWatch (and Powertools' `MetricUnit`) spell them. */
@@ -119,12 +120,7 @@ function connectionFigures(summary: TickSummary): Map<string, ConnectionFigures>
     }
     entry.eventsNew += source.eventsNew;
     for (const severity of SEVERITIES) entry.alertsPublished += source.alerts.published[severity];
-    const failure =
-      source.status === 'failed'
-        ? source
-        : source.inventory?.status === 'failed'
-          ? source.inventory
-          : undefined;
+    const failure = sourceFailure(source);
     if (failure !== undefined) {
       entry.sourceErrors += 1;
       if (failure.httpStatus === 401 || failure.httpStatus === 403) entry.atlasAuthFailures += 1;

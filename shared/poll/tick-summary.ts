@@ -54,11 +54,8 @@ export function summarizeTick(options: SummarizeTickOptions): TickSummary {
       oldestAnyWatermark = watermark;
     }
     addAlertCounts(alerts, source.alerts);
-    // One failure per source: an org whose events and inventory both fail counts once.
-    if (source.status === 'failed') countFailure(source.errorCode, source.httpStatus);
-    else if (source.inventory?.status === 'failed') {
-      countFailure(source.inventory.errorCode, source.inventory.httpStatus);
-    }
+    const failure = sourceFailure(source);
+    if (failure !== undefined) countFailure(failure.errorCode, failure.httpStatus);
     if (
       source.watermark !== undefined &&
       (oldestWatermark === undefined || source.watermark < oldestWatermark)
@@ -109,4 +106,23 @@ export function summarizeTick(options: SummarizeTickOptions): TickSummary {
 
 function lagSeconds(now: number, watermark: number | undefined): number | undefined {
   return watermark === undefined ? undefined : Math.max(0, Math.round((now - watermark) / 1000));
+}
+
+/**
+ * What a source failed with, counted once: its own failure, else its inventory's (an org whose events
+ * and inventory both fail counts once); `undefined` when neither failed.
+ *
+ * @example
+ * ```ts
+ * sourceFailure(outcome)?.httpStatus; // 403
+ * ```
+ */
+export function sourceFailure(
+  source: SourceOutcome,
+): { errorCode: string | undefined; httpStatus: number | undefined } | undefined {
+  if (source.status === 'failed') return { errorCode: source.errorCode, httpStatus: source.httpStatus };
+  const inventory = source.inventory;
+  if (inventory?.status === 'failed')
+    return { errorCode: inventory.errorCode, httpStatus: inventory.httpStatus };
+  return undefined;
 }
