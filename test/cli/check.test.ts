@@ -12,7 +12,11 @@ import { pollerConfigSchema } from '../../shared/poll/index.js';
 import { type AtlasSimulator, startSimulator } from '../../simulator/index.js';
 import { ids, pollerKey, pollSeed } from '../poll/support/poll-fixture.js';
 import { runCli } from './cli-runner.js';
-import { type RunPollCommandOptions, runPollCommand as runCommand } from './poll-command-harness.js';
+import {
+  type RunPollCommandOptions,
+  runPollCommand as runCommand,
+  writeEstateConfig,
+} from './poll-command-harness.js';
 
 const DEPLOY_EXAMPLE = fileURLToPath(new URL('../../infra/examples/config.example.yaml', import.meta.url));
 /** In the default seed: Acme Corp, and keys with the roles each case needs (throwaway values). */
@@ -135,22 +139,12 @@ describe('check', () => {
     const opsManager = await startSimulator({ seed: pollSeed() });
     const folder = await mkdtemp(join(tmpdir(), 'check-connections-'));
     const config = join(folder, 'estate.yaml');
-    await writeFile(
-      config,
-      [
-        'atlas:',
-        `  baseUrl: ${sim.baseUrl}`,
-        'sources:',
-        `  orgIds: [${ORG}]`,
-        'connections:',
-        '  - name: data-centre',
-        '    flavor: ops-manager',
-        `    baseUrl: ${opsManager.baseUrl}`,
-        '    sources:',
-        `      projectIds: [${ids.project}]`,
-        '',
-      ].join('\n'),
-    );
+    await writeEstateConfig(config, {
+      atlasBaseUrl: sim.baseUrl,
+      orgId: ORG,
+      opsManagerBaseUrl: opsManager.baseUrl,
+      projectIds: [ids.project],
+    });
     const withKey = (privateKey: string) => ({
       ...envOf(OWNER_KEY),
       MONGODB_ATLAS_PUBLIC_API_KEY_DATA_CENTRE: pollerKey.publicKey,

@@ -1,4 +1,4 @@
-import { readFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { Command, CommanderError } from 'commander';
@@ -185,4 +185,38 @@ export async function expectedAlertFingerprints(options: ExpectedAlertsOptions):
     counters: new MemoryCounterStore(),
   });
   return (await engine.evaluate([...events, ...findings])).map((alert) => alert.fingerprint).sort();
+}
+
+/** Options of {@link writeEstateConfig}. */
+export interface EstateConfigOptions {
+  /** The Atlas of the top-level settings, and the organization it polls. */
+  atlasBaseUrl: string;
+  orgId: string;
+  /** The Ops Manager of the connection `data-centre`, and the projects it polls. */
+  opsManagerBaseUrl: string;
+  projectIds: readonly string[];
+  /** Lines of a `local:` block, each without its indent. */
+  local?: readonly string[];
+}
+
+/**
+ * Writes a run configuration of two connections: the top-level settings on an Atlas, and
+ * `data-centre`, an Ops Manager (whose credentials are the variables named `..._DATA_CENTRE`).
+ */
+export async function writeEstateConfig(path: string, options: EstateConfigOptions): Promise<void> {
+  const lines = [
+    'atlas:',
+    `  baseUrl: ${options.atlasBaseUrl}`,
+    'sources:',
+    `  orgIds: [${options.orgId}]`,
+    'connections:',
+    '  - name: data-centre',
+    '    flavor: ops-manager',
+    `    baseUrl: ${options.opsManagerBaseUrl}`,
+    '    sources:',
+    `      projectIds: [${options.projectIds.join(', ')}]`,
+    ...(options.local === undefined ? [] : ['local:', ...options.local.map((line) => `  ${line}`)]),
+    '',
+  ];
+  await writeFile(path, lines.join('\n'));
 }

@@ -23,6 +23,7 @@ import {
   type RunPollCommandOptions,
   readOutbox,
   runPollCommand as runCommand,
+  writeEstateConfig,
 } from './poll-command-harness.js';
 
 const BIN = fileURLToPath(new URL('../../cli/bin.mjs', import.meta.url));
@@ -438,25 +439,13 @@ describe('atlas-audit-alerts run', () => {
     try {
       const folder = await workspace();
       const config = join(folder, 'estate.yaml');
-      await writeFile(
-        config,
-        [
-          'atlas:',
-          `  baseUrl: ${sim.baseUrl}`,
-          'sources:',
-          `  orgIds: [${ORG}]`,
-          'connections:',
-          '  - name: data-centre',
-          '    flavor: ops-manager',
-          `    baseUrl: ${opsManager.baseUrl}`,
-          '    sources:',
-          `      projectIds: [${ids.project}, ${ids.foreignProject}]`,
-          'local:',
-          '  notify: outbox:alerts.jsonl',
-          `  state: file:state.json`,
-          '',
-        ].join('\n'),
-      );
+      await writeEstateConfig(config, {
+        atlasBaseUrl: sim.baseUrl,
+        orgId: ORG,
+        opsManagerBaseUrl: opsManager.baseUrl,
+        projectIds: [ids.project, ids.foreignProject],
+        local: ['notify: outbox:alerts.jsonl', 'state: file:state.json'],
+      });
       const opened = opsManager.addEvent({ groupId: ids.project }, alertingEvent(Date.now() - 10 * 60_000));
       const env = {
         ...ENV,
