@@ -3,20 +3,11 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { type DeployConfigInput, parseDeployConfig } from '../../infra/config.js';
 import { mergeSettings, resolveDeployConfig } from '../../infra/config-source.js';
 import { deliveryRoutes } from '../../infra/delivery-routes.js';
-import { DeployConfigError, DeployConfigFileError } from '../../infra/errors.js';
+import { DeployConfigFileError } from '../../infra/errors.js';
+import { problemsOf } from './support/deploy-problems.js';
 import { cdkJsonContext, createTestWorkspace, PROJECT_ROOT } from './support/workspace.js';
 
 const ORG_ID = '5f4e3d2c1b0a998877665544';
-
-function problemsOf(input: unknown): { path: string; message: string }[] {
-  try {
-    parseDeployConfig({ input, origin: 'test settings' });
-  } catch (error) {
-    if (error instanceof DeployConfigError) return [...error.problems];
-    throw error;
-  }
-  throw new Error('The configuration was accepted');
-}
 
 describe('parseDeployConfig', () => {
   it('fills in every default from an empty configuration', () => {

@@ -7,6 +7,7 @@ import { pollerSettings } from '../../infra/poller-environment.js';
 import { settingLocator } from '../../infra/setting-positions.js';
 import { effectiveConnections } from '../../shared/poll/connections.js';
 import { pollerConfigSchema } from '../../shared/poll/poller-config.js';
+import { problemsOf } from './support/deploy-problems.js';
 import { createTestWorkspace, PROJECT_ROOT } from './support/workspace.js';
 
 const PROD_ORG = '5f4e3d2c1b0a998877665544';
@@ -14,16 +15,6 @@ const DEV_ORG = '5f4e3d2c1b0a998877665545';
 const OPS_ORG = '64b5c9e2f1a3d40012ab3c09';
 const SECRET_ARN = 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:atlas-development-AbCdEf';
 const KEY_ARN = 'arn:aws:kms:eu-west-1:123456789012:key/1234abcd-12ab-34cd-56ef-1234567890ab';
-
-function problemsOf(input: DeployConfigInput | Record<string, unknown>): { path: string; message: string }[] {
-  try {
-    parseDeployConfig({ input, origin: 'test settings' });
-  } catch (error) {
-    if (error instanceof DeployConfigError) return [...error.problems];
-    throw error;
-  }
-  throw new Error('The configuration was accepted');
-}
 
 describe('parseDeployConfig connections', () => {
   it('reads each connection with the defaults of the top-level settings and credentials to create', () => {

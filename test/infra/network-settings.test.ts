@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { parseDeployConfig } from '../../infra/config.js';
-import { DeployConfigError } from '../../infra/errors.js';
+import { problemsOf } from './support/deploy-problems.js';
 
 const VPC_ID = 'vpc-0a1b2c3d4e5f67890';
 const SUBNET_A = {
@@ -9,16 +9,6 @@ const SUBNET_A = {
   routeTableId: 'rtb-0a1b2c3d',
 };
 const SUBNET_B = { id: 'subnet-1b2c3d4e', availabilityZone: 'eu-west-1b', routeTableId: 'rtb-1b2c3d4e' };
-
-function problemsOf(input: unknown): { path: string; message: string }[] {
-  try {
-    parseDeployConfig({ input, origin: 'test settings' });
-  } catch (error) {
-    if (error instanceof DeployConfigError) return [...error.problems];
-    throw error;
-  }
-  throw new Error('The configuration was accepted');
-}
 
 describe('the network settings', () => {
   it('run the poller outside any VPC by default', () => {
