@@ -1,7 +1,7 @@
 import { SEVERITIES } from '../notify/alert.js';
 import { DEFAULT_CONNECTION } from './connections.js';
 import { MetricName, type MetricNameValue } from './metric-names.js';
-import { sourceFailure } from './tick-summary.js';
+import { lagSeconds, sourceFailure } from './tick-summary.js';
 import type { TickSummary } from './tick-types.js';
 
 /** Units the tick's metrics use, spelled as CloudWatch (and Powertools' `MetricUnit`) spell them. */
@@ -131,8 +131,7 @@ function connectionFigures(summary: TickSummary): Map<string, ConnectionFigures>
   }
   for (const [name, watermark] of oldest) {
     const entry = figures.get(name);
-    if (entry !== undefined)
-      entry.watermarkLagSeconds = Math.max(0, Math.round((summary.finishedAt - watermark) / 1_000));
+    if (entry !== undefined) entry.watermarkLagSeconds = lagSeconds(summary.finishedAt, watermark);
   }
   return figures;
 }

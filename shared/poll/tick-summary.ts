@@ -104,7 +104,8 @@ export function summarizeTick(options: SummarizeTickOptions): TickSummary {
   };
 }
 
-function lagSeconds(now: number, watermark: number | undefined): number | undefined {
+/** Now minus a watermark, in whole seconds, never below 0; `undefined` without a watermark. */
+export function lagSeconds(now: number, watermark: number | undefined): number | undefined {
   return watermark === undefined ? undefined : Math.max(0, Math.round((now - watermark) / 1000));
 }
 
