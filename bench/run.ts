@@ -38,7 +38,7 @@ export { type BenchSizes, SCENARIOS, type ScenarioName } from './scenario.js';
 
 /** The sizes the issue of each target names. */
 export const FULL_SIZES: BenchSizes = {
-  digest: { calls: 1_000, rounds: 4, warmupCalls: 3_000 },
+  digest: { calls: 2_000, rounds: 8, warmupCalls: 3_000 },
   backlog: { events: 100_000, projects: 20 },
   pagedBacklog: { events: 100_000, pageLatencyMs: 300 },
   backlogMemory: { sizes: [10_000, 100_000, 300_000], projects: 20 },
@@ -56,7 +56,7 @@ export const FULL_SIZES: BenchSizes = {
  * alert) and time fewer runs.
  */
 export const QUICK_SIZES: BenchSizes = {
-  digest: { calls: 1_000, rounds: 4, warmupCalls: 3_000 },
+  digest: { calls: 1_000, rounds: 8, warmupCalls: 3_000 },
   backlog: { events: 80_000, projects: 20 },
   pagedBacklog: { events: 50_000, pageLatencyMs: 300 },
   backlogMemory: { sizes: [2_000, 10_000, 30_000], projects: 20 },
@@ -422,7 +422,7 @@ export function renderReport(report: BenchReport): string {
     const digest = results.digest;
     parts.push(
       `1. Digest client against peers: ${digest.callsPerRound.toLocaleString('en-US')} sequential one-page calls ` +
-        `(${digest.itemsPerPage} events) per client per round, ${digest.rounds} rounds in rotated order, median round; ` +
+        `(${digest.itemsPerPage} events) per client per round, ${digest.rounds} rounds in rotated order, median round (a share of the ceiling: the median of the ratios within a round); ` +
         `the simulator's budget ${digest.rateLimitPerMinute.toLocaleString('en-US')} requests a minute, our client's calls paced ${digest.pacedCalls}\n` +
         digestTable(digest),
     );

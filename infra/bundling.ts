@@ -75,6 +75,44 @@ export function pollerNodejsBundling({ rulePackModule }: PollerBundleOptions): N
 }
 
 /**
+ * The esbuild options the Lambda bundles share, for any entry point and without the rule pack: an ES
+ * module for the Lambda's Node.js, minified with a source map, every package bundled in, with the
+ * `require` banner. The digest benchmark builds the Atlas client with them, so it times the client as
+ * the Lambda runs it.
+ *
+ * @example
+ * ```ts
+ * await build(lambdaEsbuildOptions({ projectRoot, entry: 'shared/atlas/index.ts', outfile: '/tmp/atlas.mjs' }));
+ * ```
+ */
+export function lambdaEsbuildOptions({
+  projectRoot,
+  entry,
+  outfile,
+}: {
+  projectRoot: string;
+  entry: string;
+  outfile: string;
+}): BuildOptions {
+  return {
+    absWorkingDir: projectRoot,
+    entryPoints: [resolve(projectRoot, entry)],
+    outfile,
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    target: `node${POLLER_NODE_MAJOR}`,
+    minify: true,
+    sourcemap: true,
+    sourcesContent: false,
+    banner: { js: ESM_REQUIRE_BANNER },
+    mainFields: MAIN_FIELDS,
+    external: [],
+    logLevel: 'warning',
+  };
+}
+
+/**
  * The same bundle as {@link pollerNodejsBundling}, as options for esbuild's own API: the bundle test and
  * the cold-start benchmark build with it, so they measure what the stack deploys. The output is
  * `index.mjs` in `outdir`, as NodejsFunction names it.
@@ -91,20 +129,7 @@ export function pollerEsbuildOptions({
   entry = POLLER_ENTRY,
 }: PollerBundleOptions & { outdir: string; entry?: string }): BuildOptions {
   return {
-    absWorkingDir: projectRoot,
-    entryPoints: [resolve(projectRoot, entry)],
-    outfile: join(outdir, 'index.mjs'),
-    bundle: true,
-    platform: 'node',
-    format: 'esm',
-    target: `node${POLLER_NODE_MAJOR}`,
-    minify: true,
-    sourcemap: true,
-    sourcesContent: false,
-    banner: { js: ESM_REQUIRE_BANNER },
-    mainFields: MAIN_FIELDS,
-    external: [],
+    ...lambdaEsbuildOptions({ projectRoot, entry, outfile: join(outdir, 'index.mjs') }),
     inject: [rulePackModule],
-    logLevel: 'warning',
   };
 }

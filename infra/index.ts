@@ -6,6 +6,7 @@ export {
 export { AuditAlertsStack, type AuditAlertsStackProps } from './audit-alerts-stack.js';
 export {
   ESM_REQUIRE_BANNER,
+  lambdaEsbuildOptions,
   POLLER_ENTRY,
   POLLER_NODE_MAJOR,
   type PollerBundleOptions,

@@ -75,6 +75,14 @@ describe('the benchmark run at a tiny size', () => {
     for (const target of [digest.targets.versusUrllib, digest.targets.versusCeiling]) {
       expect(target.met).toBe(target.ratio >= target.target);
     }
+    // A share of the ceiling is the median of the ratios within a round, not a ratio of medians.
+    expect(digest.clients.every((client) => client.roundRates.length === 2)).toBe(true);
+    expect(byClient[DIGEST_CLIENTS.ceiling]?.ofCeiling).toBe(1);
+    const ours = byClient[DIGEST_CLIENTS.ours]?.roundRates ?? [];
+    const ceiling = byClient[DIGEST_CLIENTS.ceiling]?.roundRates ?? [];
+    const withinRounds = ((ours[0] ?? 0) / (ceiling[0] ?? 1) + (ours[1] ?? 0) / (ceiling[1] ?? 1)) / 2;
+    expect(digest.targets.versusCeiling.ratio).toBeCloseTo(withinRounds, 1);
+    expect(byClient[DIGEST_CLIENTS.ours]?.ofCeiling).toBe(digest.targets.versusCeiling.ratio);
   });
 
   it('reads the backlog with one request per page it reads plus one challenge, all events once', () => {
