@@ -126,6 +126,7 @@ function invocation(): PollerInvocationContext {
 async function runtimeOptions(
   concurrency: number,
   sources: Record<string, unknown> = { orgIds: [...sim.orgIds], projectIds: [], allProjectsOfOrgs: true },
+  connections?: unknown[],
 ): Promise<PollerRuntimeOptions & { config: LambdaPollerConfig }> {
   const tableName = `fan-out-${randomUUID()}`;
   await createStateTable({ client: dynamoDb, tableName });
@@ -138,6 +139,7 @@ async function runtimeOptions(
       tableName,
       topicArn: TOPIC_ARN,
       secretArn: SECRET_ARN,
+      ...(connections === undefined ? {} : { connections }),
     }),
   };
   return {
@@ -468,5 +470,87 @@ describe('the fan-out dispatcher and worker', () => {
     expect(queue.depth).toBe(0);
     expect(queue.deadLetters).toHaveLength(1);
     expect(output.text()).toContain('FAN_OUT_BAD_MESSAGE');
+  });
+
+  it("lists and polls each connection's sources with its own key, and queues the others' when one connection's secret is unreadable", async () => {
+    // Prepare: the first organization through the top-level settings, the second through its own
+    // connection and key (Organization Owner of it alone), and a third connection whose secret is refused.
+    const [first, second] = sim.orgs.map((org) => org.id) as [string, string];
+    const subsidiarySecret = `${SECRET_ARN.slice(0, -6)}Subsid`;
+    const archiveSecret = `${SECRET_ARN.slice(0, -6)}Archiv`;
+    secrets.on(GetSecretValueCommand, { SecretId: subsidiarySecret }).resolves({
+      SecretString: JSON.stringify({ publicKey: 'zydgnobx', privateKey: 'fake-private-key-labs-admin' }),
+    });
+    secrets
+      .on(GetSecretValueCommand, { SecretId: archiveSecret })
+      .rejects(
+        Object.assign(new Error('not authorized to read the secret'), { name: 'AccessDeniedException' }),
+      );
+    const options = await runtimeOptions(4, { orgIds: [first], allProjectsOfOrgs: true }, [
+      {
+        name: 'subsidiary',
+        baseUrl: sim.baseUrl,
+        secretArn: subsidiarySecret,
+        sources: { orgIds: [second], allProjectsOfOrgs: true },
+      },
+      {
+        name: 'archive',
+        baseUrl: sim.baseUrl,
+        secretArn: archiveSecret,
+        sources: { projectIds: ['64b5ca17f1a3d40012ab3dff'] },
+      },
+    ]);
+    const queue = new InMemorySourceQueue({ clock: queueClock() });
+    const dispatcher = createDispatcherHandler({ ...options, fanOut: FAN_OUT, queue });
+    const worker = createWorkerHandler({ ...options, queue });
+
+    // Act
+    const dispatch = await dispatcher({ scheduledTime: '2026-11-24T03:08:17Z' }, invocation());
+    const queued = queue.receive(1_000);
+    const answer = await worker(queued, invocation());
+    queue.complete(queued, answer);
+
+    // Assess: the second organization's sources are queued under its connection, in its own groups.
+    const messages = queued.Records.map((record) => ({
+      message: JSON.parse(record.body) as SourceMessage,
+      group: record.attributes.MessageGroupId,
+    }));
+    const theirs = messages.filter(({ message }) => message.orgId === second);
+    const ours = messages.filter(({ message }) => message.orgId === first);
+    expect(dispatch).toMatchObject({ mode: 'fanned-out', failed: 0, unavailableConnections: ['archive'] });
+    expect(dispatch.sent).toBe(messages.length);
+    expect(theirs.length).toBeGreaterThan(1);
+    expect(ours.length).toBeGreaterThan(1);
+    expect(theirs.length + ours.length).toBe(messages.length);
+    for (const { message, group } of theirs) {
+      expect(message.connection).toBe('subsidiary');
+      expect(group).toMatch(new RegExp(`^subsidiary:${second}#[01]$`));
+    }
+    for (const { message, group } of ours) {
+      expect(message.connection).toBeUndefined();
+      expect(group).toMatch(new RegExp(`^${first}#[01]$`));
+    }
+    // The refused connection's one source counts as a source error under its name.
+    const refused = output
+      .lines()
+      .find((line) => line.connection === 'archive' && typeof line.SourceErrors === 'number');
+    expect(refused?.SourceErrors).toBe(1);
+    // Every queued source was polled to the end, the subsidiary's with the key of its own secret.
+    expect(answer.batchItemFailures).toEqual([]);
+    const summary = output.lines().find((line) => line.message === 'Poll tick summary') as
+      | { sources: Array<{ source: string; status: string; connection?: string }> }
+      | undefined;
+    expect(summary?.sources).toHaveLength(messages.length);
+    expect(summary?.sources.every((outcome) => outcome.status === 'ok')).toBe(true);
+    expect(
+      summary?.sources
+        .filter((outcome) => outcome.connection === 'subsidiary')
+        .map((outcome) => outcome.source),
+    ).toEqual(expect.arrayContaining(theirs.map(({ message }) => `${message.kind}:${message.id}`)));
+    const secretReads = secrets
+      .commandCalls(GetSecretValueCommand)
+      .map((call) => call.args[0].input.SecretId);
+    expect(secretReads).toContain(subsidiarySecret);
+    expect(output.text()).not.toContain('fake-private-key-labs-admin');
   });
 });
