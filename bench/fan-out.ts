@@ -13,6 +13,8 @@ import {
 } from '../shared/fan-out/index.js';
 import type { Notifier } from '../shared/notify/index.js';
 import {
+  type ConnectionClients,
+  effectiveConnections,
   listTickSources,
   orderSources,
   type PollerConfig,
@@ -25,7 +27,11 @@ import {
 import { createRuleEngine, loadRulePack, type RulePack } from '../shared/rules/index.js';
 import { createStateTable, DynamoDbStateStore } from '../shared/state/index.js';
 import { createDynamoDbLocalClient } from '../test/support/dynamodb-local.js';
-import { startBenchSimulator } from './support/bench-simulator.js';
+import {
+  type BenchOrganization,
+  benchOrganizations,
+  startBenchSimulator,
+} from './support/bench-simulator.js';
 import { openBenchDynamoDb, uniqueTableName } from './support/dynamodb.js';
 import type { SimulatorProcess } from './support/simulator-process.js';
 import { renderTable } from './support/table.js';
@@ -40,6 +46,11 @@ import { renderTable } from './support/table.js';
  * `batchSize` from an in-memory FIFO queue, each polling its batch at `concurrency`) are timed on
  * the same table.
  *
+ * With `connections`, the estate is that many organizations, each polled whole (`allProjectsOfOrgs`)
+ * through a connection of its own with an API key of its own, as a deployment that watches many
+ * organizations is: `sources` counts the organizations and their projects. The dispatcher lists each
+ * connection's sources with its key, and each worker polls with the key its messages name.
+ *
  * Made to run 10,000 sources on a small machine: the simulator runs in a process of its own, both
  * modes share one table on one DynamoDB Local (the run's, when given), and SNS stands outside (every
  * alert is taken at once). Everything else runs in this one process, so the workers share its CPU
@@ -48,8 +59,13 @@ import { renderTable } from './support/table.js';
  * workers).
  */
 export interface FanOutBenchOptions {
-  /** Default 10,000. */
+  /** Default 10,000: projects, and with `connections` the organizations too. */
   sources?: number;
+  /**
+   * Organizations, each a connection with its own credentials that polls it whole. Default 0: the
+   * sources are projects named in the top-level settings, polled with one key.
+   */
+  connections?: number;
   /** Default 8. */
   workers?: number;
   /** Default 10 (the FIFO limit). */
@@ -79,10 +95,14 @@ export interface FanOutModeResult {
   /** Outcomes other than one `ok` per source: duplicates, failures, skips. */
   otherOutcomes: number;
   atlas: { requests: number; challenges: number };
+  /** DynamoDB requests of the tick: every store's (the dispatcher's and each worker's included). */
+  dynamoDbRequests: number;
 }
 
 export interface FanOutBenchResult {
   sources: number;
+  /** Connections, each with its own organization and key; 0 for the top-level settings alone. */
+  connections: number;
   workers: number;
   batchSize: number;
   concurrency: number;
@@ -128,42 +148,71 @@ const quietLogger = { debug() {}, info() {}, warn() {}, error() {} };
  */
 export async function runFanOutBenchmark(options: FanOutBenchOptions = {}): Promise<FanOutBenchResult> {
   const sources = options.sources ?? 10_000;
+  const connections = options.connections ?? 0;
+  if (connections > 0 && sources < 2 * connections) {
+    throw new Error(
+      `${connections} connections need at least ${2 * connections} sources (an organization and a project each)`,
+    );
+  }
   const workers = options.workers ?? 8;
   const batchSize = options.batchSize ?? 10;
   const concurrency = options.concurrency ?? 4;
   const latencyMs = options.latencyMs ?? { min: 50, max: 150 };
   const seed = options.seed ?? 5;
   const stage = options.onStage ?? (() => {});
-  const sim = await startBenchSimulator();
+  const sim = await startBenchSimulator({ organizations: Math.max(1, connections) });
+  const organizations = connections === 0 ? [] : benchOrganizations(connections);
   const dynamoDbLocal = await openBenchDynamoDb(options.dynamoDbEndpoint);
   const dynamoDb = createDynamoDbLocalClient(dynamoDbLocal.endpoint);
   try {
-    stage(`generating ${sources} projects`);
+    const projects = sources - connections;
+    stage(
+      connections === 0
+        ? `generating ${projects} projects`
+        : `generating ${projects} projects in ${connections} organizations, one connection each`,
+    );
     const now = Date.now();
     const generated = await sim.generateEvents({
-      count: sources * (options.eventsPerSource ?? 2),
-      projects: sources,
+      count: projects * (options.eventsPerSource ?? 2),
+      projects,
       seed,
       spanMs: 5 * MINUTE_MS,
       endMs: now - 2 * MINUTE_MS,
+      ...(connections === 0 ? {} : { orgIds: organizations.map((org) => org.id) }),
     });
     const pack = await loadRulePack({ paths: [RULES] });
     const config = pollerConfigSchema.parse({
       atlas: { baseUrl: sim.baseUrl, flavor: 'atlas-v2' },
-      sources: { projectIds: generated.projectIds },
+      sources: { projectIds: connections === 0 ? generated.projectIds : [] },
+      ...(connections === 0
+        ? {}
+        : {
+            connections: organizations.map((org) => ({
+              name: connectionName(org),
+              baseUrl: sim.baseUrl,
+              sources: { orgIds: [org.id], allProjectsOfOrgs: true },
+            })),
+          }),
       concurrency,
       timing: { initialLookbackSeconds: 3_600 },
     });
     const tableName = uniqueTableName('fan-out-bench');
     await createStateTable({ client: dynamoDb, tableName });
-    const context = { sim, dynamoDb, pack, tableName };
+    const context: BenchContext = {
+      sim,
+      dynamoDb,
+      pack,
+      tableName,
+      organizations,
+      discoveryCache: new ProjectDiscoveryCache(),
+    };
 
     stage('setup tick (sets every cursor, no latency)');
     const single = dependencies(context);
     const setup = await timed(() =>
       runTick(single, { config: { ...config, concurrency: SETUP_CONCURRENCY }, owner: 'bench-setup' }),
     );
-    const setupCheck = checkOutcomes(setup.value.sources, generated.projectIds.length);
+    const setupCheck = checkOutcomes(setup.value.sources, sources);
     if (setupCheck.polledOnceOk !== sources) {
       throw new Error(
         `the setup tick read ${setupCheck.polledOnceOk} of ${sources} sources to the end: the timed ticks would not be idle`,
@@ -174,9 +223,11 @@ export async function runFanOutBenchmark(options: FanOutBenchOptions = {}): Prom
     await nextSecond();
     await sim.setFaults({ seed, probabilities: { latency: 1 }, latencyMs: latencyMs });
     stage(`single invocation, concurrency ${concurrency}`);
+    const singleStore = single.store.stats().total;
     const singleTick = await measured(sim, () =>
       runTick(single, { config, owner: 'bench-single' }).then((summary) => summary.sources),
     );
+    const singleDynamoDb = single.store.stats().total - singleStore;
 
     stage(`single invocation took ${seconds(singleTick.ms)} s`);
     await nextSecond();
@@ -185,10 +236,11 @@ export async function runFanOutBenchmark(options: FanOutBenchOptions = {}): Prom
     await sim.setFaults(undefined);
     stage(`fan-out took ${seconds(fanned.ms)} s`);
 
-    const singleResult = modeResult(singleTick, sources);
+    const singleResult = modeResult(singleTick, sources, singleDynamoDb);
     const dispatchMs = fanned.value.dispatchMs;
     return {
       sources,
+      connections,
       workers,
       batchSize,
       concurrency,
@@ -196,7 +248,7 @@ export async function runFanOutBenchmark(options: FanOutBenchOptions = {}): Prom
       setupMs: setup.ms,
       single: singleResult,
       fanOut: {
-        ...modeResult({ ...fanned, value: fanned.value.outcomes }, sources),
+        ...modeResult({ ...fanned, value: fanned.value.outcomes }, sources, fanned.value.dynamoDbRequests),
         dispatchMs,
         batches: fanned.value.batches,
         redelivered: fanned.value.redelivered,
@@ -218,19 +270,53 @@ interface BenchContext {
   dynamoDb: DynamoDBClient;
   pack: RulePack;
   tableName: string;
+  /** One connection each; none when the sources are the top-level settings'. */
+  organizations: readonly BenchOrganization[];
+  /**
+   * The organizations' projects as the setup tick listed them, kept across ticks as the poller's and
+   * the dispatcher's containers keep theirs: an idle tick lists none again.
+   */
+  discoveryCache: ProjectDiscoveryCache;
 }
 
-/** A poller's (or a worker's) own Atlas client and store on the shared table. */
-function dependencies(
-  context: BenchContext,
-): TickDependencies & { atlas: AtlasClient; store: DynamoDbStateStore } {
+function connectionName(org: BenchOrganization): string {
+  return `org-${org.id.slice(-6)}`;
+}
+
+/**
+ * A poller's (or a worker's) own Atlas clients and store on the shared table: one client with the
+ * key that owns every organization, or with connections, one per connection with its own key, made
+ * when the connection is first polled (as the Lambda reads a connection's secret).
+ */
+function dependencies(context: BenchContext): TickDependencies & {
+  atlas: AtlasClient | ConnectionClients;
+  store: DynamoDbStateStore;
+  discoveryCache: ProjectDiscoveryCache;
+  clientOf(connection: string): AtlasClient;
+} {
   const store = new DynamoDbStateStore({ client: context.dynamoDb, tableName: context.tableName });
+  const keys = new Map(context.organizations.map((org) => [connectionName(org), org.credentials]));
+  const clients = new Map<string, AtlasClient>();
+  const clientOf = (connection: string): AtlasClient => {
+    let client = clients.get(connection);
+    if (client === undefined) {
+      const credentials = keys.get(connection) ?? context.sim.credentials;
+      client = new AtlasClient({
+        baseUrl: context.sim.baseUrl,
+        credentials: { kind: 'digest', ...credentials },
+      });
+      clients.set(connection, client);
+    }
+    return client;
+  };
   return {
-    atlas: new AtlasClient({
-      baseUrl: context.sim.baseUrl,
-      credentials: { kind: 'digest', ...context.sim.credentials },
-    }),
+    atlas:
+      context.organizations.length === 0
+        ? clientOf('default')
+        : async (connection) => clientOf(connection.name),
+    clientOf,
     store,
+    discoveryCache: context.discoveryCache,
     engine: createRuleEngine({ pack: context.pack, counters: store, firstSeen: store, clock: systemClock }),
     notifier: silentNotifier,
     clock: systemClock,
@@ -249,11 +335,17 @@ async function fanOutTick(
   batches: number;
   redelivered: number;
   deadLetters: number;
+  dynamoDbRequests: number;
 }> {
   const queue = new InMemorySourceQueue();
   const dispatcher = dependencies(options);
+  const stores = [dispatcher.store];
   const started = performance.now();
-  const { sources } = await listTickSources({ atlas: dispatcher.atlas, config: options.config });
+  const { sources } = await listTickSources({
+    atlas: dispatcher.atlas,
+    config: options.config,
+    discoveryCache: dispatcher.discoveryCache,
+  });
   const order = await orderSources({ store: dispatcher.store, sources, concurrency: 1, logger: quietLogger });
   await queue.send(
     queuedSources({
@@ -268,12 +360,16 @@ async function fanOutTick(
   let redelivered = 0;
   const worker = async (index: number): Promise<void> => {
     const deps = dependencies(options);
+    stores.push(deps.store);
+    // A worker is a container of its own: it learns the organizations' projects once, when it first
+    // checks a message of one of them.
+    const discoveryCache = new ProjectDiscoveryCache();
     for (let event = queue.receive(options.batchSize); event.Records.length > 0; ) {
       batches += 1;
       const configured = new ConfiguredSources({
-        sources: options.config.sources,
-        atlas: deps.atlas,
-        cache: new ProjectDiscoveryCache(),
+        connections: effectiveConnections(options.config),
+        atlas: deps.clientOf,
+        cache: discoveryCache,
         clock: systemClock,
       });
       const result = await pollSourceBatch({
@@ -292,7 +388,14 @@ async function fanOutTick(
   };
   await Promise.all(Array.from({ length: options.workers }, (_, index) => worker(index)));
   if (queue.depth > 0) throw new Error(`${queue.depth} source messages were left in the queue`);
-  return { outcomes, dispatchMs, batches, redelivered, deadLetters: queue.deadLetters.length };
+  return {
+    outcomes,
+    dispatchMs,
+    batches,
+    redelivered,
+    deadLetters: queue.deadLetters.length,
+    dynamoDbRequests: stores.reduce((sum, store) => sum + store.stats().total, 0),
+  };
 }
 
 interface Measured<T> {
@@ -317,7 +420,11 @@ async function measured<T>(sim: SimulatorProcess, run: () => Promise<T>): Promis
   };
 }
 
-function modeResult(tick: Measured<SourceOutcome[]>, sources: number): FanOutModeResult {
+function modeResult(
+  tick: Measured<SourceOutcome[]>,
+  sources: number,
+  dynamoDbRequests: number,
+): FanOutModeResult {
   const { polledOnceOk, otherOutcomes } = checkOutcomes(tick.value, sources);
   return {
     tickMs: tick.ms,
@@ -326,6 +433,7 @@ function modeResult(tick: Measured<SourceOutcome[]>, sources: number): FanOutMod
     polledOnceOk,
     otherOutcomes,
     atlas: tick.atlas,
+    dynamoDbRequests,
   };
 }
 
@@ -376,6 +484,8 @@ export function fanOutTable(result: FanOutBenchResult): string {
     (tick.cpuMs / result.sources).toFixed(1),
     count(tick.polledOnceOk),
     count(tick.atlas.requests),
+    (tick.atlas.requests / result.sources).toFixed(3),
+    (tick.dynamoDbRequests / result.sources).toFixed(3),
   ];
   return renderTable(
     [
@@ -386,6 +496,8 @@ export function fanOutTable(result: FanOutBenchResult): string {
       'CPU per source (ms)',
       'polled once, ok',
       'Atlas requests',
+      'Atlas req per source',
+      'DynamoDB req per source',
     ],
     [
       row(`single invocation, concurrency ${result.concurrency}`, result.single),
@@ -394,6 +506,8 @@ export function fanOutTable(result: FanOutBenchResult): string {
         `fan-out, ${result.workers} workers with a CPU each (computed)`,
         count(result.sources),
         seconds(result.fanOutOwnCpuTickMs),
+        '',
+        '',
         '',
         '',
         '',
@@ -410,18 +524,20 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
       workers: { type: 'string' },
       batchSize: { type: 'string' },
       concurrency: { type: 'string' },
+      connections: { type: 'string' },
     },
   });
   const begun = performance.now();
   const options: FanOutBenchOptions = {
     onStage: (name) => process.stderr.write(`[${seconds(performance.now() - begun)} s] ${name}\n`),
   };
-  for (const name of ['sources', 'workers', 'batchSize', 'concurrency'] as const) {
+  for (const name of ['sources', 'workers', 'batchSize', 'concurrency', 'connections'] as const) {
     const given = values[name];
     if (given === undefined) continue;
     const number = Number(given);
-    if (!Number.isInteger(number) || number < 1) {
-      console.error(`--${name} must be a whole number of at least 1, not "${given}"`);
+    const least = name === 'connections' ? 0 : 1;
+    if (!Number.isInteger(number) || number < least) {
+      console.error(`--${name} must be a whole number of at least ${least}, not "${given}"`);
       process.exit(2);
     }
     options[name] = number;

@@ -12,6 +12,7 @@ import {
 import { mergeSettings } from '../infra/config-source.js';
 import { DeployConfigError } from '../infra/errors.js';
 import { pollerSettings } from '../infra/poller-environment.js';
+import { type SettingLocator, settingLocator } from '../infra/setting-positions.js';
 import {
   checkConnections,
   describeSettingIssue,
@@ -89,7 +90,8 @@ export async function readRunConfigFile(options: { path: string; cwd?: string })
     });
   }
   const value = parseConfigText(path, text) ?? {};
-  if (isDeployConfig(value)) return readDeployConfig(path, value, cwd);
+  const locate = settingLocator({ text, file: path });
+  if (isDeployConfig(value)) return readDeployConfig(path, value, cwd, locate);
   if (typeof value === 'object' && value !== null && !Array.isArray(value)) {
     const connections = (value as { connections?: unknown }).connections;
     const lambdaKeys: string[] = LAMBDA_ONLY_KEYS.filter((key) => key in value);
@@ -112,10 +114,10 @@ export async function readRunConfigFile(options: { path: string; cwd?: string })
       issue.code === 'unrecognized_keys'
         ? issue.keys.map(
             (key) =>
-              `${settingPath([...issue.path, key])}: is not a known setting (see cli/examples/run.example.yaml, or infra/examples/config.example.yaml for a deploy configuration)`,
+              `${where(locate, [...issue.path, key])}${settingPath([...issue.path, key])}: is not a known setting (see cli/examples/run.example.yaml, or infra/examples/config.example.yaml for a deploy configuration)`,
           )
         : describeSettingIssue(issue, value).map(
-            (problem) => `${settingPath(problem.path)}: ${problem.message}`,
+            (problem) => `${where(locate, problem.path)}${settingPath(problem.path)}: ${problem.message}`,
           ),
     );
     throw new UsageError(`config file ${path} is not valid: ${problems.join('; ')}`, { cause: parsed.error });
@@ -182,8 +184,19 @@ function isDeployConfig(value: unknown): value is Record<string, unknown> {
   );
 }
 
+/** `file:line:column: ` of a setting the configuration file holds, or nothing for one it does not. */
+function where(locate: SettingLocator, path: readonly PropertyKey[]): string {
+  const location = locate(path);
+  return location === undefined ? '' : `${location.file}:${location.line}:${location.column}: `;
+}
+
 /** A deploy configuration, as `cdk synth` resolves it from `cwd`, turned into a local run's settings. */
-function readDeployConfig(path: string, value: Record<string, unknown>, cwd: string): RunConfigFile {
+function readDeployConfig(
+  path: string,
+  value: Record<string, unknown>,
+  cwd: string,
+  locate: SettingLocator,
+): RunConfigFile {
   if ('local' in value) {
     throw new UsageError(
       `config file ${path} is a deploy configuration, which cdk synth reads and which holds no local: block (synth refuses settings it does not know): give state, notify and rules with --state, --notify and --rules, or keep them in a run configuration (cli/examples/run.example.yaml)`,
@@ -191,10 +204,13 @@ function readDeployConfig(path: string, value: Record<string, unknown>, cwd: str
   }
   let config: DeployConfig;
   try {
-    config = parseDeployConfig({ input: mergeSettings(cdkJsonContext(cwd), value), origin: path });
+    config = parseDeployConfig({ input: mergeSettings(cdkJsonContext(cwd), value), origin: path, locate });
   } catch (error) {
     if (!(error instanceof DeployConfigError)) throw error;
-    const problems = error.problems.map((problem) => `${problem.path || '(top level)'}: ${problem.message}`);
+    const problems = error.problems.map(
+      ({ path: setting, message, location }) =>
+        `${location === undefined ? '' : `${location.file}:${location.line}:${location.column}: `}${setting || '(top level)'}: ${message}`,
+    );
     throw new UsageError(
       `config file ${path} is a deploy configuration that cdk synth would refuse (${problems.length === 1 ? '1 setting' : `${problems.length} settings`}): ${problems.join('; ')}`,
       { cause: error },

@@ -135,6 +135,9 @@ export class AuditAlertsStack extends Stack {
       })),
       notificationTopics: { alerts: alerts.topic, operations: operations.topic },
       subscriptionDeadLetters: deadLetters.queues,
+      ...(config.connections.length === 0
+        ? {}
+        : { connections: credentials.map(({ connection }) => connection.name) }),
     });
     const dashboard = new OperationsDashboard(this, 'Dashboard', {
       poller: poller.function,

@@ -10,9 +10,14 @@ export interface GenerateEventsOptions {
   count: number;
   /**
    * How many projects to spread them over. The seeded projects are used first; more are created in
-   * the first organization. Default: every project the data holds (at least one).
+   * the organizations of `orgIds`. Default: every project the data holds (at least one).
    */
   projects?: number;
+  /**
+   * The organizations the projects created are spread over, in turn (the first project in the first
+   * organization, the second in the second...). Default: the first organization of the data.
+   */
+  orgIds?: readonly string[];
   /** PRNG seed: the same seed and options give the same events and ids. Default 1. */
   seed?: number;
   /** The events' `created` fall in `[endMs - spanMs, endMs]`. Default one hour. */
@@ -234,12 +239,20 @@ export function generateEvents(
   const endMs = options.endMs ?? now;
   const existing = [...data.projects.values()];
   const wanted = Math.max(1, options.projects ?? existing.length);
-  const firstOrg = data.orgs.keys().next().value as string;
+  const orgIds = options.orgIds ?? [data.orgs.keys().next().value as string];
+  const unknownOrg = orgIds.find((orgId) => !data.orgs.has(orgId));
+  if (orgIds.length === 0 || unknownOrg !== undefined) {
+    throw new SimulatorOptionsError(
+      orgIds.length === 0
+        ? 'generateEvents needs at least one organization in orgIds, or none given for the first one.'
+        : `generateEvents cannot create projects in organization ${unknownOrg}: the data has no such organization.`,
+    );
+  }
   const projects = existing.slice(0, wanted);
   for (let n = projects.length; n < wanted; n++) {
     projects.push(
       data.addProject({
-        orgId: firstOrg,
+        orgId: orgIds[(n - existing.length) % orgIds.length] as string,
         name: `load-project-${String(n + 1).padStart(3, '0')}`,
         id: ids.next(endMs - spanMs),
       }),

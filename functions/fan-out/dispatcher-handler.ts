@@ -4,9 +4,18 @@ import {
   type SourceQueue,
   tickIdentity,
 } from '../../shared/fan-out/index.js';
-import { listTickSources, orderSources, runTick, type TickSummary } from '../../shared/poll/index.js';
+import {
+  effectiveConnections,
+  listTickSources,
+  MetricName,
+  orderSources,
+  runTick,
+  type TickSummary,
+} from '../../shared/poll/index.js';
+import { refusedConnections } from '../poller/connection-clients.js';
 import type { PollerInvocationContext } from '../poller/poller-handler.js';
 import { createPollerRuntime, describeError, type PollerRuntimeOptions } from '../poller/poller-runtime.js';
+import { reachConnections } from '../poller/reach-connections.js';
 import { tickLogAttributes } from '../poller/tick-log.js';
 
 /** What one dispatch did. */
@@ -21,6 +30,11 @@ export interface DispatchSummary {
   failed: number;
   /** Organizations whose project listing failed (their last list was used). */
   discoveryFailures: number;
+  /**
+   * Connections whose credentials could not be had: their sources were not queued (each counts in
+   * `SourceErrors` with its `connection` dimension), and the others' were.
+   */
+  unavailableConnections: string[];
   /**
    * The tick this invocation belongs to, ISO-8601 UTC: the scheduled time (`tickFrom: schedule`) or the
    * dispatcher's start (`tickFrom: start`, an invoke by hand), rounded down to the schedule period.
@@ -55,13 +69,19 @@ export interface DispatcherHandlerOptions extends PollerRuntimeOptions {
  * a tick with no source at all (a deployment with `sources.allowNone`), which completes at once. Metrics:
  * `SourcesDispatched` and `DispatchFailures`.
  *
+ * Each connection's sources are listed with its own credentials, and its messages name it, so a
+ * worker polls them with the same; an organization's message groups are its connection's, so
+ * `maxConcurrencyPerOrg` holds per connection and organization. A connection whose secret cannot be
+ * read is left out of the tick (its sources count in `SourceErrors` with their `connection`
+ * dimension, as the single poller's do) and the others' sources are queued.
+ *
  * The tick is named by the schedule's time in the input (`scheduledTime`, which the stack's schedule
  * sets), or by the start of a manual invoke, rounded down to the schedule period (`tickIdentity`): a
  * second invocation of one tick (a duplicate delivery, a retry, an invoke by hand) sends messages with
  * the deduplication ids of the first, which the FIFO queue drops.
  *
- * @throws {CredentialsSecretError} when the secret is unreadable (discovery needs Atlas); a refused
- *   message never throws: the summary counts it and the log names its source.
+ * @throws {CredentialsSecretError} when no connection's secret is readable (discovery needs Atlas);
+ *   a refused message never throws: the summary counts it and the log names its source.
  * @example
  * ```ts
  * export const handler = createDispatcherHandler({ ...runtimeOptions, fanOut: readFanOutConfig({ env }),
@@ -72,6 +92,7 @@ export function createDispatcherHandler(options: DispatcherHandlerOptions): Disp
   const { config, fanOut, queue, metrics } = options;
   const runtime = createPollerRuntime(options);
   const { clock, logger } = runtime;
+  const connections = effectiveConnections(config);
 
   return async (event, context) => {
     options.logger.addContext(context);
@@ -80,16 +101,18 @@ export function createDispatcherHandler(options: DispatcherHandlerOptions): Disp
     const identity = tickIdentity({ event, startedAt, periodSeconds: fanOut.schedulePeriodSeconds });
     const named = { tickAt: new Date(identity.tickAt).toISOString(), tickFrom: identity.from };
     try {
-      const atlas = runtime.clients.clientFor(await runtime.credentials.credentials());
-      const { sources, discovery } = await listTickSources({
+      const atlas = await reachConnections(connections, runtime.connections, logger);
+      const { sources, discovery, unavailable } = await listTickSources({
         atlas,
         config,
         discoveryCache: runtime.discoveryCache,
+        names: runtime.names,
         clock,
         logger,
         deadline,
       });
       const discoveryFailures = discovery.filter((outcome) => outcome.status === 'failed').length;
+      const unavailableConnections = unavailable.map((connection) => connection.connection);
       // No source at all (sources.allowNone) is a tick with nothing to queue: run it here, so that it
       // completes (the heartbeat) as the single poller's does, or fails as that one's does.
       const pollHere =
@@ -110,7 +133,7 @@ export function createDispatcherHandler(options: DispatcherHandlerOptions): Disp
           },
           { config, owner: context.awsRequestId, deadline },
         );
-        if (tick.totals.atlasAuthFailures > 0) runtime.credentials.invalidate();
+        runtime.connections.invalidate(refusedConnections(tick, connections));
         logger.info('Poll tick summary', tickLogAttributes(tick));
         return {
           mode: 'polled',
@@ -118,6 +141,7 @@ export function createDispatcherHandler(options: DispatcherHandlerOptions): Disp
           sent: 0,
           failed: 0,
           discoveryFailures,
+          unavailableConnections,
           ...named,
           tick,
         };
@@ -134,12 +158,19 @@ export function createDispatcherHandler(options: DispatcherHandlerOptions): Disp
       );
       metrics.addMetric('SourcesDispatched', 'Count', report.sent);
       metrics.addMetric('DispatchFailures', 'Count', report.failed.length);
+      // listTickSources logged each, with its error; the single poller counts their sources so too.
+      for (const connection of unavailable) {
+        runtime.sink.addMetric(MetricName.sourceErrors, 'Count', connection.sources.length, {
+          connection: connection.connection,
+        });
+      }
       const summary: DispatchSummary = {
         mode: 'fanned-out',
         sources: sources.length,
         sent: report.sent,
         failed: report.failed.length,
         discoveryFailures,
+        unavailableConnections,
         ...named,
       };
       if (report.failed.length > 0) {

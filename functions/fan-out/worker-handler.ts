@@ -5,7 +5,8 @@ import {
   type SqsBatchResponse,
   type SqsEvent,
 } from '../../shared/fan-out/index.js';
-import { runTick } from '../../shared/poll/index.js';
+import { effectiveConnections, PollConfigError, runTick } from '../../shared/poll/index.js';
+import { refusedConnections } from '../poller/connection-clients.js';
 import type { PollerInvocationContext } from '../poller/poller-handler.js';
 import { createPollerRuntime, describeError, type PollerRuntimeOptions } from '../poller/poller-runtime.js';
 import { tickLogAttributes } from '../poller/tick-log.js';
@@ -22,14 +23,17 @@ export interface WorkerHandlerOptions extends PollerRuntimeOptions {
 /**
  * Builds the fan-out worker: each invocation polls the sources its batch of queue messages names,
  * those of the deployed configuration only (see `ConfiguredSources`: a message naming any other
- * source is logged, counted in `UnconfiguredSourceMessages` and dropped, unpolled), with the
- * poller's own tick code (leases, cursors, windows, rules, claims, publishing, metrics), and
+ * source is logged, counted in `UnconfiguredSourceMessages` and dropped, unpolled), each through
+ * the connection its message names, with that connection's credentials (read from its secret when
+ * first needed, kept per container), with the poller's own tick code (leases, cursors, windows,
+ * rules, claims, publishing, metrics), and
  * answers which messages to deliver again (`ReportBatchItemFailures`, see `pollSourceBatch`): a
  * source whose lease another worker holds is acknowledged and skipped, a 429 hides its message for
  * `Retry-After`, a server or store failure is retried and ends in the dead-letter queue if it keeps
  * failing.
  *
- * @throws {CredentialsSecretError} when the secret is unreadable: the whole batch is delivered again.
+ * A connection whose secret is unreadable fails its own sources (`CONNECTION_UNAVAILABLE`, delivered
+ * again like a server error); the batch's other sources are polled as usual.
  * @example
  * ```ts
  * export const handler = createWorkerHandler({ ...runtimeOptions,
@@ -40,15 +44,21 @@ export function createWorkerHandler(options: WorkerHandlerOptions): WorkerHandle
   const { config, metrics, queue } = options;
   const runtime = createPollerRuntime(options);
   const { clock, logger } = runtime;
+  const connections = effectiveConnections(config);
+  const byName = new Map(connections.map((connection) => [connection.name, connection]));
+  const clientOf = (name: string) => {
+    const connection = byName.get(name);
+    if (connection === undefined) throw new PollConfigError(`connection "${name}" is not configured`);
+    return runtime.connections.clientFor(connection);
+  };
 
   return async (event, context) => {
     options.logger.addContext(context);
     const deadline = clock.now() + context.getRemainingTimeInMillis();
     try {
-      const atlas = runtime.clients.clientFor(await runtime.credentials.credentials());
       const configured = new ConfiguredSources({
-        sources: config.sources,
-        atlas,
+        connections,
+        atlas: clientOf,
         cache: runtime.discoveryCache,
         clock,
       });
@@ -64,7 +74,7 @@ export function createWorkerHandler(options: WorkerHandlerOptions): WorkerHandle
         poll: (sources) =>
           runTick(
             {
-              atlas,
+              atlas: (connection) => runtime.connections.clientFor(connection),
               store: runtime.store,
               engine: runtime.engine,
               notifier: runtime.notifier,
@@ -82,7 +92,7 @@ export function createWorkerHandler(options: WorkerHandlerOptions): WorkerHandle
       }
       if (result.delayed > 0) metrics.addMetric('SourcesDelayed', 'Count', result.delayed);
       if (result.summary !== undefined) {
-        if (result.summary.totals.atlasAuthFailures > 0) runtime.credentials.invalidate();
+        runtime.connections.invalidate(refusedConnections(result.summary, connections));
         logger.info('Poll tick summary', {
           ...tickLogAttributes(result.summary),
           messages: event.Records.length,

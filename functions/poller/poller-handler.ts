@@ -3,19 +3,13 @@ import type { Metrics } from '@aws-lambda-powertools/metrics';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import type { SNSClient } from '@aws-sdk/client-sns';
-import type { AtlasClient } from '../../shared/atlas/index.js';
 import type { Clock } from '../../shared/clock.js';
-import type { Logger } from '../../shared/logger.js';
-import {
-  type EffectiveConnection,
-  effectiveConnections,
-  runTick,
-  type TickSummary,
-} from '../../shared/poll/index.js';
+import { effectiveConnections, runTick, type TickSummary } from '../../shared/poll/index.js';
 import type { RulePack } from '../../shared/rules/index.js';
-import { type ConnectionClients, refusedConnections } from './connection-clients.js';
+import { refusedConnections } from './connection-clients.js';
 import type { LambdaPollerConfig } from './lambda-config.js';
 import { createPollerRuntime, describeError } from './poller-runtime.js';
+import { reachConnections } from './reach-connections.js';
 import { tickLogAttributes } from './tick-log.js';
 
 /** What the poller reads of the Lambda context object. */
@@ -90,10 +84,10 @@ export function createPollerHandler(options: PollerHandlerOptions): PollerHandle
     const deadline = clock.now() + context.getRemainingTimeInMillis();
     let summary: TickSummary;
     try {
-      const clients = await reachConnections(polled, connections, logger);
+      const atlas = await reachConnections(polled, connections, logger);
       summary = await runTick(
         {
-          atlas: (connection) => clients.get(connection.name) ?? connections.clientFor(connection),
+          atlas,
           store,
           engine,
           notifier,
@@ -119,33 +113,4 @@ export function createPollerHandler(options: PollerHandlerOptions): PollerHandle
     else logger.info('Poll tick summary', attributes);
     return summary;
   };
-}
-
-/**
- * Reads every connection's credentials (each secret is read every few minutes) and builds its
- * client, all at once. A connection whose secret cannot be read fails its own sources in the tick;
- * when none can be reached, nothing could be polled, and the first connection's error is thrown, as
- * a deployment of one connection has always done, so the invocation fails and its alarm fires.
- */
-async function reachConnections(
-  polled: readonly EffectiveConnection[],
-  connections: ConnectionClients,
-  logger: Logger,
-): Promise<Map<string, Promise<AtlasClient>>> {
-  const clients = new Map(polled.map((connection) => [connection.name, connections.clientFor(connection)]));
-  const settled = await Promise.allSettled(clients.values());
-  const failures = settled.flatMap((result, index) =>
-    result.status === 'rejected' ? [{ connection: polled[index], error: result.reason as unknown }] : [],
-  );
-  const [first] = failures;
-  if (first === undefined || failures.length < polled.length) return clients;
-  if (polled.length > 1) {
-    for (const { connection, error } of failures) {
-      logger.error('Connection unavailable: its credentials or client could not be had', {
-        connection: connection?.name,
-        ...describeError(error),
-      });
-    }
-  }
-  throw first.error;
 }

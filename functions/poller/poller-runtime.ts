@@ -6,20 +6,13 @@ import type { SNSClient } from '@aws-sdk/client-sns';
 import { type Clock, systemClock } from '../../shared/clock.js';
 import type { LogAttributes, Logger } from '../../shared/logger.js';
 import { type ConsoleLinkOptions, SnsNotifier } from '../../shared/notify/index.js';
-import {
-  DEFAULT_CONNECTION,
-  type MetricsSink,
-  NameCache,
-  ProjectDiscoveryCache,
-} from '../../shared/poll/index.js';
+import { type MetricsSink, NameCache, ProjectDiscoveryCache } from '../../shared/poll/index.js';
 import { createRuleEngine, type RuleEngine } from '../../shared/rules/engine.js';
 import type { RulePack } from '../../shared/rules/rule-pack.js';
 import { DynamoDbStateStore } from '../../shared/state/index.js';
-import type { AtlasClientCache } from './atlas-client-cache.js';
 import { ConnectionClients } from './connection-clients.js';
 import type { LambdaPollerConfig } from './lambda-config.js';
 import { powertoolsMetricsSink } from './powertools-metrics-sink.js';
-import type { CredentialsProvider } from './secret-credentials.js';
 
 /** What {@link createPollerRuntime} builds from: the clients are created once per container. */
 export interface PollerRuntimeOptions {
@@ -44,11 +37,10 @@ export interface PollerRuntime {
   /** Built over `store`, so suppressions and thresholds persist. */
   engine: RuleEngine;
   notifier: SnsNotifier;
-  /** The credentials of the top-level settings (the connection `default`), read from `config.secretArn`. */
-  credentials: CredentialsProvider;
-  /** The Atlas client of the top-level settings for the current credentials (rebuilt only when they change). */
-  clients: AtlasClientCache;
-  /** Each connection's credentials and client, `default` included (the same as `credentials` and `clients`). */
+  /**
+   * Each connection's credentials (read from its own secret; the top-level settings' from
+   * `config.secretArn`, as the connection `default`) and its client, rebuilt only when they change.
+   */
   connections: ConnectionClients;
   discoveryCache: ProjectDiscoveryCache;
   /** Organization and project names for alerts, kept while the container is warm. */
@@ -65,7 +57,7 @@ export interface PollerRuntime {
  * @example
  * ```ts
  * const runtime = createPollerRuntime({ config, pack, dynamoDb, sns, secretsManager, logger, metrics });
- * const atlas = runtime.clients.clientFor(await runtime.credentials.credentials());
+ * const atlas = await runtime.connections.clientFor(effectiveConnections(config)[0]);
  * ```
  */
 export function createPollerRuntime(options: PollerRuntimeOptions): PollerRuntime {
@@ -79,12 +71,6 @@ export function createPollerRuntime(options: PollerRuntimeOptions): PollerRuntim
     logger,
   });
   const connections = new ConnectionClients({ secretsManager: options.secretsManager, clock, logger });
-  const topLevel = connections.entry({
-    name: DEFAULT_CONNECTION,
-    flavor: config.atlas.flavor,
-    baseUrl: config.atlas.baseUrl,
-    secretArn: config.secretArn,
-  });
   return {
     clock,
     logger,
@@ -98,8 +84,6 @@ export function createPollerRuntime(options: PollerRuntimeOptions): PollerRuntim
       connectionConsoles: connectionConsoles(config),
       logger,
     }),
-    credentials: topLevel.credentials,
-    clients: topLevel.clients,
     connections,
     discoveryCache: new ProjectDiscoveryCache(),
     names: new NameCache(),

@@ -60,6 +60,7 @@ function sourceAttributes(outcome: SourceOutcome): Record<string, unknown> {
   const failed = Object.values(outcome.alerts.failed).reduce((sum, count) => sum + count, 0);
   return {
     source: outcome.source,
+    ...(outcome.connection === undefined ? {} : { connection: outcome.connection }),
     status: outcome.status,
     ...(outcome.reason === undefined ? {} : { reason: outcome.reason }),
     ...(outcome.errorCode === undefined ? {} : { errorCode: outcome.errorCode }),

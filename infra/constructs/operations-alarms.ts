@@ -6,6 +6,7 @@ import type { ITopic } from 'aws-cdk-lib/aws-sns';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { MetricName } from '../../shared/poll/metric-names.js';
+import { connectionIdPart } from '../deploy-connections.js';
 import { pollerMetric } from './poller-metrics.js';
 import type { SubscriptionDeadLetterQueue } from './subscription-dead-letters.js';
 
@@ -26,6 +27,12 @@ export interface OperationsAlarmsProps {
   notificationTopics: { alerts: ITopic; operations: ITopic };
   /** The dead-letter queues of the stack's subscriptions, each with its alarm. */
   subscriptionDeadLetters: readonly SubscriptionDeadLetterQueue[];
+  /**
+   * The connections polled, by name, when the configuration has `connections` (`default` included
+   * when the top-level settings name sources): each gets an alarm on its own sources' errors. None
+   * for a deployment of the top-level settings alone, whose metrics carry no connection.
+   */
+  connections?: readonly string[];
 }
 
 interface AlarmSpec {
@@ -44,7 +51,9 @@ interface AlarmSpec {
  * refusing the credentials, the watermark falling behind, a rule failing on an event, a first-seen record
  * the state table did not keep, alerts that could not be published, Slack messages that could not be
  * forwarded, and notifications SNS could not deliver to a subscription (its topic's
- * `NumberOfNotificationsFailed`, and each subscription's dead-letter queue).
+ * `NumberOfNotificationsFailed`, and each subscription's dead-letter queue). With connections, one
+ * more per connection (`ConnectionSourceErrors<Name>`): its sources failing two periods running, so
+ * the alarm says which credentials or which Atlas to look at.
  */
 export class OperationsAlarms extends Construct {
   readonly alarms: readonly Alarm[];
@@ -174,6 +183,23 @@ export class OperationsAlarms extends Construct {
         }),
         ...atLeastOnce,
         description: deadLetters.description,
+      });
+    }
+
+    for (const name of props.connections ?? []) {
+      specs.push({
+        id: `ConnectionSourceErrors${connectionIdPart(name)}`,
+        metric: pollerMetric({
+          name: MetricName.sourceErrors,
+          statistic: 'Sum',
+          period,
+          dimensions: { connection: name },
+        }),
+        threshold: 1,
+        comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+        evaluationPeriods: 2,
+        treatMissingData: TreatMissingData.NOT_BREACHING,
+        description: `Sources of connection ${name} failed two schedule periods running: the tick summary in the poller's log group names each with its error code. Check that connection's secret (CREDENTIALS_SECRET_UNREADABLE, CREDENTIALS_SECRET_INVALID, CONNECTION_UNAVAILABLE), its key's roles and access list (401, 403), and its base URL.`,
       });
     }
 

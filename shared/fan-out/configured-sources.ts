@@ -1,6 +1,6 @@
 import type { AtlasClient } from '../atlas/atlas-client.js';
 import type { Clock } from '../clock.js';
-import type { PollerConfig, ProjectDiscoveryCache } from '../poll/index.js';
+import { DEFAULT_CONNECTION, type EffectiveConnection, type ProjectDiscoveryCache } from '../poll/index.js';
 import type { SourceMessage } from './source-message.js';
 
 /** Whether a deployment polls the source a message names. */
@@ -12,12 +12,18 @@ export type SourceStanding =
   /** Whether it is could not be learnt (Atlas did not list the organization's projects): ask again later. */
   | { status: 'unknown'; reason: string };
 
+/** What lists an organization's projects: `listOrgProjects` of an Atlas client. */
+export type ProjectLister = Pick<AtlasClient, 'listOrgProjects'>;
+
 /** Options of {@link ConfiguredSources}. */
 export interface ConfiguredSourcesOptions {
-  /** The deployment's `sources`. */
-  sources: PollerConfig['sources'];
-  /** Lists an organization's projects when `allProjectsOfOrgs` is on. */
-  atlas: Pick<AtlasClient, 'listOrgProjects'>;
+  /** The deployment's connections (`effectiveConnections`), each with its `sources`. */
+  connections: readonly Pick<EffectiveConnection, 'name' | 'sources'>[];
+  /**
+   * The client that lists the projects of a connection's organization when its `allProjectsOfOrgs`
+   * is on. Asked only then; a connection whose client cannot be had leaves its projects `unknown`.
+   */
+  atlas: (connection: string) => ProjectLister | Promise<ProjectLister>;
   /** The organizations' project lists, kept between invocations (the worker's module scope). */
   cache: ProjectDiscoveryCache;
   clock: Pick<Clock, 'now'>;
@@ -28,9 +34,10 @@ export interface ConfiguredSourcesOptions {
  * only those: a message left from before the configuration changed, or one that never came from the
  * dispatcher, must not give an organization or project a cursor, an inventory or alerts.
  *
- * An organization is one when it is in `sources.orgIds`, a project when it is in `sources.projectIds`
- * or, with `allProjectsOfOrgs`, when Atlas lists it under a polled organization (the message's
- * `orgId`). That list comes from the cache while it is fresh; for a project missing from it the
+ * A source is one of the connection the message names (`default` when it names none): an
+ * organization when it is in that connection's `sources.orgIds`, a project when it is in its
+ * `sources.projectIds` or, with `allProjectsOfOrgs`, when Atlas lists it, through that connection's
+ * credentials, under one of its organizations (the message's `orgId`). That list comes from the cache while it is fresh; for a project missing from it the
  * organization is listed again, once per instance (the worker builds one per invocation), since the
  * dispatcher may have seen a project created since. When Atlas cannot list the
  * organization, a project of its last list is one; any other is `unknown`, and asked about again
@@ -38,15 +45,15 @@ export interface ConfiguredSourcesOptions {
  *
  * @example
  * ```ts
- * const configured = new ConfiguredSources({ sources: config.sources, atlas, cache: discoveryCache, clock });
+ * const configured = new ConfiguredSources({ connections: effectiveConnections(config),
+ *   atlas: (name) => clientOf(name), cache: discoveryCache, clock });
  * const standing = await configured.standing(parseSourceMessage(record.body));
  * if (standing.status === 'not-configured') logger.warn('dropped', { reason: standing.reason });
  * ```
  */
 export class ConfiguredSources {
   readonly #options: ConfiguredSourcesOptions;
-  readonly #orgIds: ReadonlySet<string>;
-  readonly #projectIds: ReadonlySet<string>;
+  readonly #connections: ReadonlyMap<string, ConnectionSources>;
   /**
    * Organizations this instance listed (each at most once: the worker builds one per invocation),
    * with why the listing failed, if it did.
@@ -55,37 +62,62 @@ export class ConfiguredSources {
 
   constructor(options: ConfiguredSourcesOptions) {
     this.#options = options;
-    this.#orgIds = new Set(options.sources.orgIds);
-    this.#projectIds = new Set(options.sources.projectIds);
+    this.#connections = new Map(
+      options.connections.map((connection) => [
+        connection.name,
+        {
+          sources: connection.sources,
+          orgIds: new Set(connection.sources.orgIds),
+          projectIds: new Set(connection.sources.projectIds),
+        },
+      ]),
+    );
   }
 
   /** Whether the message's source is one of this deployment; never throws. */
   async standing(message: SourceMessage, options: { signal?: AbortSignal } = {}): Promise<SourceStanding> {
     const { id } = message;
-    if (message.kind === 'org') {
-      return this.#orgIds.has(id)
-        ? { status: 'configured' }
-        : { status: 'not-configured', reason: `organization ${id} is not in sources.orgIds` };
-    }
-    if (this.#projectIds.has(id)) return { status: 'configured' };
-    const orgId = message.orgId;
-    if (!this.#options.sources.allProjectsOfOrgs || orgId === undefined || !this.#orgIds.has(orgId)) {
+    const name = message.connection ?? DEFAULT_CONNECTION;
+    const connection = this.#connections.get(name);
+    const where = name === DEFAULT_CONNECTION ? '' : `connection ${name}'s `;
+    if (connection === undefined) {
       return {
         status: 'not-configured',
-        reason: this.#options.sources.allProjectsOfOrgs
-          ? `project ${id} is not in sources.projectIds, and its organization ${orgId ?? '(not named)'} is not in sources.orgIds`
-          : `project ${id} is not in sources.projectIds`,
+        reason:
+          name === DEFAULT_CONNECTION
+            ? 'the top-level sources name no organization or project, and the message names no connection'
+            : `connection ${name} is not configured`,
       };
     }
-    return this.#projectOfOrg(id, orgId, options.signal);
+    if (message.kind === 'org') {
+      return connection.orgIds.has(id)
+        ? { status: 'configured' }
+        : { status: 'not-configured', reason: `organization ${id} is not in ${where}sources.orgIds` };
+    }
+    if (connection.projectIds.has(id)) return { status: 'configured' };
+    const orgId = message.orgId;
+    if (!connection.sources.allProjectsOfOrgs || orgId === undefined || !connection.orgIds.has(orgId)) {
+      return {
+        status: 'not-configured',
+        reason: connection.sources.allProjectsOfOrgs
+          ? `project ${id} is not in ${where}sources.projectIds, and its organization ${orgId ?? '(not named)'} is not in ${where}sources.orgIds`
+          : `project ${id} is not in ${where}sources.projectIds`,
+      };
+    }
+    return this.#projectOfOrg(name, id, orgId, options.signal);
   }
 
-  async #projectOfOrg(projectId: string, orgId: string, signal?: AbortSignal): Promise<SourceStanding> {
+  async #projectOfOrg(
+    connection: string,
+    projectId: string,
+    orgId: string,
+    signal?: AbortSignal,
+  ): Promise<SourceStanding> {
     const { cache, clock } = this.#options;
     const fresh = cache.fresh(orgId, clock.now());
     if (fresh?.projectIds.includes(projectId)) return { status: 'configured' };
     if (!this.#listed.has(orgId)) {
-      this.#listed.set(orgId, await this.#list(orgId, signal));
+      this.#listed.set(orgId, await this.#list(connection, orgId, signal));
     }
     const listed = cache.fresh(orgId, clock.now()) ?? cache.last(orgId);
     if (listed?.projectIds.includes(projectId)) return { status: 'configured' };
@@ -98,19 +130,25 @@ export class ConfiguredSources {
   }
 
   /** Lists the organization's projects into the cache; returns why it failed, if it did. */
-  async #list(orgId: string, signal?: AbortSignal): Promise<string | undefined> {
+  async #list(connection: string, orgId: string, signal?: AbortSignal): Promise<string | undefined> {
     const { cache, clock } = this.#options;
     try {
       const listedAt = clock.now();
-      const projects = await this.#options.atlas
-        .listOrgProjects(orgId, signal === undefined ? {} : { signal })
-        .toArray();
+      const atlas = await this.#options.atlas(connection);
+      const projects = await atlas.listOrgProjects(orgId, signal === undefined ? {} : { signal }).toArray();
       cache.remember(orgId, { projectIds: projects.map((project) => project.id), listedAt });
       return undefined;
     } catch (error) {
       return error instanceof Error ? error.message : String(error);
     }
   }
+}
+
+/** A connection's sources, with its ids in sets. */
+interface ConnectionSources {
+  sources: EffectiveConnection['sources'];
+  orgIds: ReadonlySet<string>;
+  projectIds: ReadonlySet<string>;
 }
 
 function notListed(projectId: string, orgId: string): SourceStanding {

@@ -17,12 +17,13 @@ export interface QueuedSourcesOptions {
 
 /**
  * One queue entry per source. Sources of an organization share `maxConcurrencyPerOrg` FIFO message
- * groups (`<orgId>#<slot>`, the slot a stable hash of the source name): SQS hands a group to one
- * consumer at a time, so at most that many worker invocations poll one organization at once, and a
- * message held back after a 429 holds back the rest of its group. A project whose organization is not
- * known (listed in `sources.projectIds`) is a group of its own. The deduplication id is the tick and
- * the source: within the queue's deduplication window (five minutes in SQS), the same source is never
- * queued twice for one tick, however often its dispatch runs.
+ * groups (`<orgId>#<slot>`, the slot a stable hash of the source name; `<connection>:<orgId>#<slot>`
+ * for a source of a named connection): SQS hands a group to one consumer at a time, so at most that
+ * many worker invocations poll one organization through one connection's credentials at once, and a
+ * message held back after a 429 holds back the rest of its group. A project whose organization is
+ * not known (listed in `sources.projectIds`) is a group of its own. The deduplication id is the tick
+ * and the source: within the queue's deduplication window (five minutes in SQS), the same source is
+ * never queued twice for one tick, however often its dispatch runs.
  *
  * @example
  * ```ts
@@ -34,16 +35,19 @@ export function queuedSources(options: QueuedSourcesOptions): QueuedSource[] {
   const tick = new Date(options.tickAt).toISOString();
   return options.sources.map((source) => {
     const slot = slotOf(source.name, options.maxConcurrencyPerOrg);
+    // The connection default keeps the ids of a deployment without connections.
+    const scope = source.connection === undefined ? '' : `${source.connection}:`;
     return {
       message: {
         v: SOURCE_MESSAGE_VERSION,
         kind: source.kind,
         id: source.id,
         ...(source.orgId === undefined ? {} : { orgId: source.orgId }),
+        ...(source.connection === undefined ? {} : { connection: source.connection }),
         tick,
       },
-      groupId: source.orgId === undefined ? source.name : `${source.orgId}#${slot}`,
-      deduplicationId: `${tick}#${source.name}`,
+      groupId: `${scope}${source.orgId === undefined ? source.name : `${source.orgId}#${slot}`}`,
+      deduplicationId: `${tick}#${scope}${source.name}`,
     };
   });
 }

@@ -1,5 +1,12 @@
 import { z } from 'zod';
-import { atlasIdSchema, orgSource, type PollSource, projectSource } from '../poll/index.js';
+import {
+  atlasIdSchema,
+  CONNECTION_NAME,
+  DEFAULT_CONNECTION,
+  orgSource,
+  type PollSource,
+  projectSource,
+} from '../poll/index.js';
 import { SourceMessageError } from './errors.js';
 
 /** The version of the message body; a worker refuses any other. */
@@ -16,6 +23,8 @@ export interface SourceMessage {
   id: string;
   /** The organization the source belongs to, when known: its rate-limit group. */
   orgId?: string;
+  /** The connection whose credentials poll it; absent for the connection `default`. */
+  connection?: string;
   /** The tick that queued it, ISO-8601 UTC: its scheduled time rounded down to the period (see `tickIdentity`). */
   tick: string;
 }
@@ -25,6 +34,11 @@ const sourceMessageSchema = z.strictObject({
   kind: z.enum(['org', 'project']),
   id: atlasIdSchema,
   orgId: atlasIdSchema.optional(),
+  connection: z
+    .string()
+    .regex(CONNECTION_NAME)
+    .refine((name) => name !== DEFAULT_CONNECTION, 'the connection default is named by leaving it out')
+    .optional(),
   tick: z.iso.datetime(),
 });
 
@@ -65,8 +79,12 @@ export function parseSourceMessage(body: string): SourceMessage {
       `source message is not a version ${SOURCE_MESSAGE_VERSION} source message (${problems}); it goes to the dead-letter queue`,
     );
   }
-  const { orgId, ...rest } = parsed.data;
-  return orgId === undefined ? rest : { ...rest, orgId };
+  const { orgId, connection, ...rest } = parsed.data;
+  return {
+    ...rest,
+    ...(orgId === undefined ? {} : { orgId }),
+    ...(connection === undefined ? {} : { connection }),
+  };
 }
 
 /**
@@ -74,9 +92,10 @@ export function parseSourceMessage(body: string): SourceMessage {
  *
  * @example
  * ```ts
- * messageSource(parseSourceMessage(body)).name; // 'project:5f4e…'
+ * messageSource(parseSourceMessage(body)).name; // 'project:5f4e…' (and `.connection`, when the message names one)
  * ```
  */
 export function messageSource(message: SourceMessage): PollSource {
-  return message.kind === 'org' ? orgSource(message.id) : projectSource(message.id);
+  const source = message.kind === 'org' ? orgSource(message.id) : projectSource(message.id);
+  return message.connection === undefined ? source : { ...source, connection: message.connection };
 }

@@ -57,6 +57,7 @@ export {
   listTickSources,
   type TickSource,
   type TickSources,
+  type UnavailableConnection,
 } from './tick-sources.js';
 export type {
   AlertCounts,

@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import type { Clock } from '../clock.js';
 import { TickDeadlineError } from './errors.js';
 import type { CutShortReason } from './tick-types.js';
@@ -43,6 +44,10 @@ export class TickBudget {
     this.#deadline = options.deadline;
     this.#marginMs = options.marginMs;
     this.#callerSignal = options.signal;
+    // Every Atlas call and publish in flight listens on it, each removing its listener when it
+    // settles: with `concurrency` sources at once, each reading pages, inventory and names, more than
+    // Node's default of 10 is the tick working, not a leak to warn of in the function's log.
+    setMaxListeners(0, this.#controller.signal);
     const caller = options.signal;
     if (caller !== undefined) {
       if (caller.aborted) this.#controller.abort(caller.reason);

@@ -287,7 +287,7 @@ describe('atlas-audit-alerts run', () => {
     expect((await readOutbox(outbox)).length).toBeGreaterThan(0);
   });
 
-  it('refuses a deploy configuration cdk synth would refuse, naming each setting', async () => {
+  it('refuses a deploy configuration cdk synth would refuse, naming each setting at its line and column', async () => {
     const folder = await workspace();
     const config = join(folder, 'prod.yaml');
     await writeFile(
@@ -299,7 +299,32 @@ describe('atlas-audit-alerts run', () => {
 
     expect(result.code).toBe(2);
     expect(result.stderr).toBe(
-      `atlas-audit-alerts: config file ${config} is a deploy configuration that cdk synth would refuse (2 settings): sources.orgIds[0]: must be a 24-character hexadecimal Atlas id, such as 5f4e3d2c1b0a998877665544; alerts.emails[0]: must be an email address\n`,
+      `atlas-audit-alerts: config file ${config} is a deploy configuration that cdk synth would refuse (2 settings): ${config}:5:12: sources.orgIds[0]: must be a 24-character hexadecimal Atlas id, such as 5f4e3d2c1b0a998877665544; ${config}:3:12: alerts.emails[0]: must be an email address\n`,
+    );
+  });
+
+  it('refuses a source given to two connections of a run configuration, at the second place it is written', async () => {
+    const folder = await workspace();
+    const config = join(folder, 'estate.yaml');
+    await writeFile(
+      config,
+      [
+        'connections:',
+        '  - name: production',
+        `    sources: { orgIds: [${ORG}] }`,
+        '  - name: development',
+        '    sources:',
+        '      orgIds:',
+        `        - ${ORG}`,
+        '',
+      ].join('\n'),
+    );
+
+    const result = await runPollCommand(['run', '--config', config], { env: ENV, cwd: folder });
+
+    expect(result.code).toBe(2);
+    expect(result.stderr).toBe(
+      `atlas-audit-alerts: config file ${config} is not valid: ${config}:7:11: connections.1.sources.orgIds.0: organization ${ORG} is polled by connection "production" already: give each organization and project to one connection, whose credentials read it\n`,
     );
   });
 

@@ -26,7 +26,26 @@ describe('ConfiguredSources', () => {
 
   const wholeOrg: PollerConfig['sources'] = { orgIds: [ids.org], projectIds: [], allProjectsOfOrgs: true };
   const configured = (sources: PollerConfig['sources'], atlas = owner): ConfiguredSources =>
-    new ConfiguredSources({ sources, atlas, cache, clock: systemClock });
+    new ConfiguredSources({
+      connections: [{ name: 'default', sources }],
+      atlas: () => atlas,
+      cache,
+      clock: systemClock,
+    });
+  /** The organization of the test seed through the connection default, the other through `subsidiary`. */
+  const estate = (asked: string[] = []): ConfiguredSources =>
+    new ConfiguredSources({
+      connections: [
+        { name: 'default', sources: wholeOrg },
+        { name: 'subsidiary', sources: { orgIds: [ids.otherOrg], projectIds: [], allProjectsOfOrgs: true } },
+      ],
+      atlas: async (name) => {
+        asked.push(name);
+        return name === 'subsidiary' ? foreign : owner;
+      },
+      cache,
+      clock: systemClock,
+    });
   const listings = (): number => sim.counters.byPath[LISTING] ?? 0;
 
   beforeAll(async () => {
@@ -140,5 +159,41 @@ describe('ConfiguredSources', () => {
 
     expect(await sources.standing(project(ids.project, ids.org))).toEqual({ status: 'configured' });
     expect((await sources.standing(project(ids.otherProject, ids.org))).status).toBe('unknown');
+  });
+
+  it('takes a source only under the connection its message names', async () => {
+    const sources = estate();
+
+    expect(await sources.standing({ ...org(ids.otherOrg), connection: 'subsidiary' })).toEqual({
+      status: 'configured',
+    });
+    expect(await sources.standing(org(ids.otherOrg))).toEqual({
+      status: 'not-configured',
+      reason: `organization ${ids.otherOrg} is not in sources.orgIds`,
+    });
+    expect(await sources.standing({ ...org(ids.org), connection: 'subsidiary' })).toEqual({
+      status: 'not-configured',
+      reason: `organization ${ids.org} is not in connection subsidiary's sources.orgIds`,
+    });
+    expect(await sources.standing({ ...org(ids.org), connection: 'archive' })).toEqual({
+      status: 'not-configured',
+      reason: 'connection archive is not configured',
+    });
+    expect(listings()).toBe(0);
+  });
+
+  it("lists the projects of a connection's organization with that connection's credentials", async () => {
+    const asked: string[] = [];
+    const sources = estate(asked);
+
+    const theirs = await sources.standing({
+      ...project(ids.foreignProject, ids.otherOrg),
+      connection: 'subsidiary',
+    });
+    const ours = await sources.standing(project(ids.project, ids.org));
+
+    expect([theirs, ours]).toEqual([{ status: 'configured' }, { status: 'configured' }]);
+    expect(asked).toEqual(['subsidiary', 'default']);
+    expect(listings()).toBe(2);
   });
 });

@@ -4,13 +4,7 @@ import { Logger } from '@aws-lambda-powertools/logger';
 import { Metrics } from '@aws-lambda-powertools/metrics';
 import { type DynamoDBClient, ScanCommand } from '@aws-sdk/client-dynamodb';
 import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
-import {
-  PublishBatchCommand,
-  type PublishBatchCommandInput,
-  type PublishBatchRequestEntry,
-  type PublishBatchResponse,
-  SNSClient,
-} from '@aws-sdk/client-sns';
+import { PublishBatchCommand, type PublishBatchRequestEntry, SNSClient } from '@aws-sdk/client-sns';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import {
@@ -19,7 +13,7 @@ import {
 } from '../../functions/fan-out/dispatcher-handler.js';
 import { createWorkerHandler, type WorkerHandler } from '../../functions/fan-out/worker-handler.js';
 import { type LambdaPollerConfig, readLambdaConfig } from '../../functions/poller/lambda-config.js';
-import { createPollerHandler, type PollerInvocationContext } from '../../functions/poller/poller-handler.js';
+import { createPollerHandler } from '../../functions/poller/poller-handler.js';
 import type { PollerRuntimeOptions } from '../../functions/poller/poller-runtime.js';
 import { type Clock, systemClock } from '../../shared/clock.js';
 import {
@@ -34,6 +28,7 @@ import { createStateTable, DynamoDbStateStore } from '../../shared/state/index.j
 import { type AtlasSimulator, startSimulator } from '../../simulator/index.js';
 import { createDynamoDbLocalClient } from '../support/dynamodb-local.js';
 import { dynamoDbLocalEndpoint } from '../support/dynamodb-local-setup.js';
+import { acceptAll, invocation, publishedEntries } from './support/lambda-fixtures.js';
 import { captureOutput, type OutputCapture } from './support/output-capture.js';
 
 const TOPIC_ARN = 'arn:aws:sns:eu-west-1:123456789012:atlas-audit-alerts';
@@ -69,21 +64,6 @@ afterAll(async () => {
   dynamoDb?.destroy();
 });
 
-function acceptAll(input: PublishBatchCommandInput): PublishBatchResponse {
-  return {
-    Successful: (input.PublishBatchRequestEntries ?? []).map((entry) => ({
-      Id: entry.Id,
-      MessageId: `msg-${entry.Id}`,
-    })),
-  };
-}
-
-function publishedEntries(): PublishBatchRequestEntry[] {
-  return sns
-    .commandCalls(PublishBatchCommand)
-    .flatMap((call) => call.args[0].input.PublishBatchRequestEntries ?? []);
-}
-
 /** The fingerprints of the alerts (their text says how long ago, which changes between runs). */
 function fingerprints(entries: readonly PublishBatchRequestEntry[]): string[] {
   return entries
@@ -110,22 +90,11 @@ function alertKeys(entries: readonly PublishBatchRequestEntry[]): {
   return { perEvent: all.filter((fingerprint) => /^[\w-]+:[0-9a-f]{24}$/.test(fingerprint)), perRule };
 }
 
-function invocation(): PollerInvocationContext {
-  const remainingAt = Date.now() + 120_000;
-  return {
-    awsRequestId: randomUUID(),
-    functionName: 'AtlasAuditAlerts-Worker',
-    functionVersion: '$LATEST',
-    invokedFunctionArn: 'arn:aws:lambda:eu-west-1:123456789012:function:AtlasAuditAlerts-Worker',
-    memoryLimitInMB: '512',
-    getRemainingTimeInMillis: () => remainingAt - Date.now(),
-  };
-}
-
 /** A fresh table and the runtime options a function on it is built with: every org, all their projects. */
 async function runtimeOptions(
   concurrency: number,
   sources: Record<string, unknown> = { orgIds: [...sim.orgIds], projectIds: [], allProjectsOfOrgs: true },
+  connections?: unknown[],
 ): Promise<PollerRuntimeOptions & { config: LambdaPollerConfig }> {
   const tableName = `fan-out-${randomUUID()}`;
   await createStateTable({ client: dynamoDb, tableName });
@@ -138,6 +107,7 @@ async function runtimeOptions(
       tableName,
       topicArn: TOPIC_ARN,
       secretArn: SECRET_ARN,
+      ...(connections === undefined ? {} : { connections }),
     }),
   };
   return {
@@ -220,8 +190,11 @@ describe('the fan-out dispatcher and worker', () => {
   it('polls every source once and raises the same alerts as one invocation, through a partial failure and redeliveries', async () => {
     // Prepare: what one invocation over every source publishes.
     const single = createPollerHandler(await runtimeOptions(4));
-    const singleSummary = await single({}, invocation());
-    const expected = alertKeys(publishedEntries());
+    const singleSummary = await single(
+      {},
+      invocation({ functionName: 'AtlasAuditAlerts-Worker', remainingMs: 120_000 }),
+    );
+    const expected = alertKeys(publishedEntries(sns));
     sns.resetHistory();
     const clock = queueClock();
     const queue = new InMemorySourceQueue({ clock, visibilityTimeoutSeconds: 720, maxReceiveCount: 5 });
@@ -236,22 +209,31 @@ describe('the fan-out dispatcher and worker', () => {
     });
 
     // Act: dispatch, then deliver batches of 4 as the event source mapping would.
-    const dispatch = await dispatcher({}, invocation());
+    const dispatch = await dispatcher(
+      {},
+      invocation({ functionName: 'AtlasAuditAlerts-Worker', remainingMs: 120_000 }),
+    );
     const polled: string[] = [];
     const first = queue.receive(4);
-    const firstAnswer = await worker(first, invocation());
+    const firstAnswer = await worker(
+      first,
+      invocation({ functionName: 'AtlasAuditAlerts-Worker', remainingMs: 120_000 }),
+    );
     queue.complete(first, firstAnswer);
     polled.push(...sourcesOf(first));
     sim.setFaults();
     // A worker that dies after polling its batch: every message of it comes back.
     const second = queue.receive(4);
-    await worker(second, invocation());
+    await worker(second, invocation({ functionName: 'AtlasAuditAlerts-Worker', remainingMs: 120_000 }));
     queue.complete(second, undefined);
     clock.advance(721_000);
     const batches: SqsEvent[] = [];
     for (let event = queue.receive(4); event.Records.length > 0; event = queue.receive(4)) {
       batches.push(event);
-      queue.complete(event, await worker(event, invocation()));
+      queue.complete(
+        event,
+        await worker(event, invocation({ functionName: 'AtlasAuditAlerts-Worker', remainingMs: 120_000 })),
+      );
       polled.push(...sourcesOf(event));
     }
 
@@ -269,8 +251,8 @@ describe('the fan-out dispatcher and worker', () => {
     expect(queue.depth).toBe(0);
     expect(queue.deadLetters).toEqual([]);
     expect(expected.perEvent.length).toBeGreaterThan(0);
-    expect(fingerprints(publishedEntries())).toEqual([...new Set(fingerprints(publishedEntries()))]);
-    expect(alertKeys(publishedEntries())).toEqual(expected);
+    expect(fingerprints(publishedEntries(sns))).toEqual([...new Set(fingerprints(publishedEntries(sns)))]);
+    expect(alertKeys(publishedEntries(sns))).toEqual(expected);
     expect(output.text()).not.toContain(sim.credentials.privateKey);
   });
 
@@ -281,12 +263,21 @@ describe('the fan-out dispatcher and worker', () => {
     const dispatcher = createDispatcherHandler({ ...options, clock, fanOut: FAN_OUT, queue });
     const scheduled = { scheduledTime: '2026-11-24T03:08:17Z' };
 
-    const first = await dispatcher(scheduled, invocation());
+    const first = await dispatcher(
+      scheduled,
+      invocation({ functionName: 'AtlasAuditAlerts-Worker', remainingMs: 120_000 }),
+    );
     // The same run delivered again 40 s later, then an invoke by hand within the same period.
     clock.advance(40_000);
-    const again = await dispatcher(scheduled, invocation());
+    const again = await dispatcher(
+      scheduled,
+      invocation({ functionName: 'AtlasAuditAlerts-Worker', remainingMs: 120_000 }),
+    );
     clock.advance(30_000);
-    const byHand = await dispatcher({}, invocation());
+    const byHand = await dispatcher(
+      {},
+      invocation({ functionName: 'AtlasAuditAlerts-Worker', remainingMs: 120_000 }),
+    );
     const event = queue.receive(1_000);
 
     expect([first, again, byHand].map(({ tickAt, tickFrom }) => [tickAt, tickFrom])).toEqual([
@@ -316,9 +307,15 @@ describe('the fan-out dispatcher and worker', () => {
     const options = await runtimeOptions(4);
     const dispatcher = createDispatcherHandler({ ...options, clock, fanOut: FAN_OUT, queue });
 
-    const first = await dispatcher({ scheduledTime: '2026-11-24T03:08:17Z' }, invocation());
+    const first = await dispatcher(
+      { scheduledTime: '2026-11-24T03:08:17Z' },
+      invocation({ functionName: 'AtlasAuditAlerts-Worker', remainingMs: 120_000 }),
+    );
     clock.advance(300_000);
-    const next = await dispatcher({ scheduledTime: '2026-11-24T03:13:17Z' }, invocation());
+    const next = await dispatcher(
+      { scheduledTime: '2026-11-24T03:13:17Z' },
+      invocation({ functionName: 'AtlasAuditAlerts-Worker', remainingMs: 120_000 }),
+    );
     const event = queue.receive(1_000);
 
     expect(next.tickAt).toBe('2026-11-24T03:10:00.000Z');
@@ -334,7 +331,10 @@ describe('the fan-out dispatcher and worker', () => {
     const options = await runtimeOptions(4, { orgIds: [], projectIds: [], allowNone: true });
     const dispatcher = createDispatcherHandler({ ...options, fanOut: FAN_OUT, queue });
 
-    const summary = await dispatcher({ scheduledTime: '2026-11-24T03:08:17Z' }, invocation());
+    const summary = await dispatcher(
+      { scheduledTime: '2026-11-24T03:08:17Z' },
+      invocation({ functionName: 'AtlasAuditAlerts-Worker', remainingMs: 120_000 }),
+    );
 
     expect(summary).toMatchObject({ mode: 'polled', sources: 0, sent: 0, tick: { completed: true } });
     expect(queue.depth).toBe(0);
@@ -346,13 +346,22 @@ describe('the fan-out dispatcher and worker', () => {
     const options = await runtimeOptions(4);
     const worker = createWorkerHandler({ ...options, queue: new InMemorySourceQueue({ clock }) });
     const firstQueue = new InMemorySourceQueue({ clock });
-    await createDispatcherHandler({ ...options, fanOut: FAN_OUT, queue: firstQueue })({}, invocation());
+    await createDispatcherHandler({ ...options, fanOut: FAN_OUT, queue: firstQueue })(
+      {},
+      invocation({ functionName: 'AtlasAuditAlerts-Worker', remainingMs: 120_000 }),
+    );
     // The workers get through three sources only; the tick's other messages expire unpolled.
     const reached = firstQueue.receive(3);
-    firstQueue.complete(reached, await worker(reached, invocation()));
+    firstQueue.complete(
+      reached,
+      await worker(reached, invocation({ functionName: 'AtlasAuditAlerts-Worker', remainingMs: 120_000 })),
+    );
     const nextQueue = new InMemorySourceQueue({ clock });
 
-    await createDispatcherHandler({ ...options, fanOut: FAN_OUT, queue: nextQueue })({}, invocation());
+    await createDispatcherHandler({ ...options, fanOut: FAN_OUT, queue: nextQueue })(
+      {},
+      invocation({ functionName: 'AtlasAuditAlerts-Worker', remainingMs: 120_000 }),
+    );
 
     const order = sourcesOf(nextQueue.receive(1_000));
     expect(order.length).toBeGreaterThan(3);
@@ -366,13 +375,16 @@ describe('the fan-out dispatcher and worker', () => {
     const options = await runtimeOptions(4);
     const dispatcher = createDispatcherHandler({ ...options, fanOut: FAN_OUT, queue });
     const worker = createWorkerHandler({ ...options, queue });
-    await dispatcher({}, invocation());
+    await dispatcher({}, invocation({ functionName: 'AtlasAuditAlerts-Worker', remainingMs: 120_000 }));
     const event = queue.receive(3);
     const [leased] = sourcesOf(event);
     const store = new DynamoDbStateStore({ client: dynamoDb, tableName: options.config.tableName });
     await store.acquireLease({ source: leased as string, owner: 'another-worker', durationMs: 600_000 });
 
-    const answer = await worker(event, invocation());
+    const answer = await worker(
+      event,
+      invocation({ functionName: 'AtlasAuditAlerts-Worker', remainingMs: 120_000 }),
+    );
     queue.complete(event, answer);
 
     expect(answer.batchItemFailures).toEqual([]);
@@ -407,7 +419,10 @@ describe('the fan-out dispatcher and worker', () => {
 
     // Act
     const event = queue.receive(10);
-    const answer = await worker(event, invocation());
+    const answer = await worker(
+      event,
+      invocation({ functionName: 'AtlasAuditAlerts-Worker', remainingMs: 120_000 }),
+    );
     queue.complete(event, answer);
 
     // Assess: acknowledged, reported, counted; only the configured organization has state.
@@ -461,12 +476,103 @@ describe('the fan-out dispatcher and worker', () => {
 
     for (let attempt = 0; attempt < 2; attempt += 1) {
       const event = queue.receive(10);
-      queue.complete(event, await worker(event, invocation()));
+      queue.complete(
+        event,
+        await worker(event, invocation({ functionName: 'AtlasAuditAlerts-Worker', remainingMs: 120_000 })),
+      );
       clock.advance(721_000);
     }
 
     expect(queue.depth).toBe(0);
     expect(queue.deadLetters).toHaveLength(1);
     expect(output.text()).toContain('FAN_OUT_BAD_MESSAGE');
+  });
+
+  it("lists and polls each connection's sources with its own key, and queues the others' when one connection's secret is unreadable", async () => {
+    // Prepare: the first organization through the top-level settings, the second through its own
+    // connection and key (Organization Owner of it alone), and a third connection whose secret is refused.
+    const [first, second] = sim.orgs.map((org) => org.id) as [string, string];
+    const subsidiarySecret = `${SECRET_ARN.slice(0, -6)}Subsid`;
+    const archiveSecret = `${SECRET_ARN.slice(0, -6)}Archiv`;
+    secrets.on(GetSecretValueCommand, { SecretId: subsidiarySecret }).resolves({
+      SecretString: JSON.stringify({ publicKey: 'zydgnobx', privateKey: 'fake-private-key-labs-admin' }),
+    });
+    secrets
+      .on(GetSecretValueCommand, { SecretId: archiveSecret })
+      .rejects(
+        Object.assign(new Error('not authorized to read the secret'), { name: 'AccessDeniedException' }),
+      );
+    const options = await runtimeOptions(4, { orgIds: [first], allProjectsOfOrgs: true }, [
+      {
+        name: 'subsidiary',
+        baseUrl: sim.baseUrl,
+        secretArn: subsidiarySecret,
+        sources: { orgIds: [second], allProjectsOfOrgs: true },
+      },
+      {
+        name: 'archive',
+        baseUrl: sim.baseUrl,
+        secretArn: archiveSecret,
+        sources: { projectIds: ['64b5ca17f1a3d40012ab3dff'] },
+      },
+    ]);
+    const queue = new InMemorySourceQueue({ clock: queueClock() });
+    const dispatcher = createDispatcherHandler({ ...options, fanOut: FAN_OUT, queue });
+    const worker = createWorkerHandler({ ...options, queue });
+
+    // Act
+    const dispatch = await dispatcher(
+      { scheduledTime: '2026-11-24T03:08:17Z' },
+      invocation({ functionName: 'AtlasAuditAlerts-Worker', remainingMs: 120_000 }),
+    );
+    const queued = queue.receive(1_000);
+    const answer = await worker(
+      queued,
+      invocation({ functionName: 'AtlasAuditAlerts-Worker', remainingMs: 120_000 }),
+    );
+    queue.complete(queued, answer);
+
+    // Assess: the second organization's sources are queued under its connection, in its own groups.
+    const messages = queued.Records.map((record) => ({
+      message: JSON.parse(record.body) as SourceMessage,
+      group: record.attributes.MessageGroupId,
+    }));
+    const theirs = messages.filter(({ message }) => message.orgId === second);
+    const ours = messages.filter(({ message }) => message.orgId === first);
+    expect(dispatch).toMatchObject({ mode: 'fanned-out', failed: 0, unavailableConnections: ['archive'] });
+    expect(dispatch.sent).toBe(messages.length);
+    expect(theirs.length).toBeGreaterThan(1);
+    expect(ours.length).toBeGreaterThan(1);
+    expect(theirs.length + ours.length).toBe(messages.length);
+    for (const { message, group } of theirs) {
+      expect(message.connection).toBe('subsidiary');
+      expect(group).toMatch(new RegExp(`^subsidiary:${second}#[01]$`));
+    }
+    for (const { message, group } of ours) {
+      expect(message.connection).toBeUndefined();
+      expect(group).toMatch(new RegExp(`^${first}#[01]$`));
+    }
+    // The refused connection's one source counts as a source error under its name.
+    const refused = output
+      .lines()
+      .find((line) => line.connection === 'archive' && typeof line.SourceErrors === 'number');
+    expect(refused?.SourceErrors).toBe(1);
+    // Every queued source was polled to the end, the subsidiary's with the key of its own secret.
+    expect(answer.batchItemFailures).toEqual([]);
+    const summary = output.lines().find((line) => line.message === 'Poll tick summary') as
+      | { sources: Array<{ source: string; status: string; connection?: string }> }
+      | undefined;
+    expect(summary?.sources).toHaveLength(messages.length);
+    expect(summary?.sources.every((outcome) => outcome.status === 'ok')).toBe(true);
+    expect(
+      summary?.sources
+        .filter((outcome) => outcome.connection === 'subsidiary')
+        .map((outcome) => outcome.source),
+    ).toEqual(expect.arrayContaining(theirs.map(({ message }) => `${message.kind}:${message.id}`)));
+    const secretReads = secrets
+      .commandCalls(GetSecretValueCommand)
+      .map((call) => call.args[0].input.SecretId);
+    expect(secretReads).toContain(subsidiarySecret);
+    expect(output.text()).not.toContain('fake-private-key-labs-admin');
   });
 });

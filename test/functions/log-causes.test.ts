@@ -11,7 +11,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { createDispatcherHandler } from '../../functions/fan-out/dispatcher-handler.js';
 import { createWorkerHandler } from '../../functions/fan-out/worker-handler.js';
 import { type LambdaPollerConfig, readLambdaConfig } from '../../functions/poller/lambda-config.js';
-import { createPollerHandler, type PollerInvocationContext } from '../../functions/poller/poller-handler.js';
+import { createPollerHandler } from '../../functions/poller/poller-handler.js';
 import type { PollerRuntimeOptions } from '../../functions/poller/poller-runtime.js';
 import {
   type FanOutRuntimeConfig,
@@ -27,6 +27,7 @@ import { type AtlasSimulator, startSimulator } from '../../simulator/index.js';
 import { ids, keys, testSeed } from '../simulator/support/test-seed.js';
 import { createDynamoDbLocalClient } from '../support/dynamodb-local.js';
 import { dynamoDbLocalEndpoint } from '../support/dynamodb-local-setup.js';
+import { invocation } from './support/lambda-fixtures.js';
 import { captureOutput, type OutputCapture } from './support/output-capture.js';
 
 const TOPIC_ARN = 'arn:aws:sns:eu-west-1:123456789012:atlas-audit-alerts';
@@ -64,18 +65,6 @@ afterAll(async () => {
   await sim?.stop();
   dynamoDb?.destroy();
 });
-
-function invocation(): PollerInvocationContext {
-  const remainingAt = Date.now() + 60_000;
-  return {
-    awsRequestId: randomUUID(),
-    functionName: 'AtlasAuditAlerts-Poller',
-    functionVersion: '$LATEST',
-    invokedFunctionArn: 'arn:aws:lambda:eu-west-1:123456789012:function:AtlasAuditAlerts-Poller',
-    memoryLimitInMB: '512',
-    getRemainingTimeInMillis: () => remainingAt - Date.now(),
-  };
-}
 
 function credentials(key: { publicKey: string; privateKey: string }): void {
   secrets.on(GetSecretValueCommand, { SecretId: SECRET_ARN }).resolves({

@@ -4,23 +4,13 @@ import { Logger } from '@aws-lambda-powertools/logger';
 import { Metrics } from '@aws-lambda-powertools/metrics';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
-import {
-  PublishBatchCommand,
-  type PublishBatchCommandInput,
-  type PublishBatchRequestEntry,
-  type PublishBatchResponse,
-  SNSClient,
-} from '@aws-sdk/client-sns';
+import { PublishBatchCommand, SNSClient } from '@aws-sdk/client-sns';
 import { mockClient } from 'aws-sdk-client-mock';
 import 'aws-sdk-client-mock-vitest/extend';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { CredentialsSecretError } from '../../functions/poller/errors.js';
 import { readLambdaConfig } from '../../functions/poller/lambda-config.js';
-import {
-  createPollerHandler,
-  type PollerHandler,
-  type PollerInvocationContext,
-} from '../../functions/poller/poller-handler.js';
+import { createPollerHandler, type PollerHandler } from '../../functions/poller/poller-handler.js';
 import { SEVERITIES, validateSnsEntry } from '../../shared/notify/index.js';
 import {
   METRICS_NAMESPACE,
@@ -34,6 +24,7 @@ import { createStateTable } from '../../shared/state/index.js';
 import { type AtlasSimulator, startSimulator } from '../../simulator/index.js';
 import { createDynamoDbLocalClient } from '../support/dynamodb-local.js';
 import { dynamoDbLocalEndpoint } from '../support/dynamodb-local-setup.js';
+import { acceptAll, invocation, publishedEntries } from './support/lambda-fixtures.js';
 import { captureOutput, type OutputCapture } from './support/output-capture.js';
 
 const TOPIC_ARN = 'arn:aws:sns:eu-west-1:123456789012:atlas-audit-alerts';
@@ -61,38 +52,10 @@ afterAll(async () => {
   dynamoDb?.destroy();
 });
 
-/** SNS taking every entry, as it does when all goes well. */
-function acceptAll(input: PublishBatchCommandInput): PublishBatchResponse {
-  return {
-    Successful: (input.PublishBatchRequestEntries ?? []).map((entry) => ({
-      Id: entry.Id,
-      MessageId: `msg-${entry.Id}`,
-    })),
-  };
-}
-
-function publishedEntries(): PublishBatchRequestEntry[] {
-  return sns
-    .commandCalls(PublishBatchCommand)
-    .flatMap((call) => call.args[0].input.PublishBatchRequestEntries ?? []);
-}
-
 function secretHolding(value: Record<string, string>): void {
   secrets
     .on(GetSecretValueCommand, { SecretId: SECRET_ARN })
     .resolves({ SecretString: JSON.stringify(value) });
-}
-
-function invocation(options: { remainingMs?: number } = {}): PollerInvocationContext {
-  const remainingAt = Date.now() + (options.remainingMs ?? 60_000);
-  return {
-    awsRequestId: randomUUID(),
-    functionName: 'AtlasAuditAlerts-Poller',
-    functionVersion: '$LATEST',
-    invokedFunctionArn: 'arn:aws:lambda:eu-west-1:123456789012:function:AtlasAuditAlerts-Poller',
-    memoryLimitInMB: '512',
-    getRemainingTimeInMillis: () => remainingAt - Date.now(),
-  };
 }
 
 /** A handler as the module scope builds it, on its own table, polling Acme Labs and one of its projects. */
@@ -157,7 +120,7 @@ describe('createPollerHandler', () => {
     const handler = await newHandler();
 
     const first = await handler({}, invocation());
-    const entriesAfterFirst = publishedEntries();
+    const entriesAfterFirst = publishedEntries(sns);
     const second = await handler({}, invocation());
 
     expect(first.completed).toBe(true);
@@ -172,7 +135,7 @@ describe('createPollerHandler', () => {
     );
     expect(second.completed).toBe(true);
     expect(second.totals.eventsNew).toBe(0);
-    expect(publishedEntries()).toHaveLength(entriesAfterFirst.length);
+    expect(publishedEntries(sns)).toHaveLength(entriesAfterFirst.length);
     const lines = output.lines();
     expect(metricValues(lines, 'EventsFetched').map(({ value }) => value)).toEqual([
       first.totals.eventsFetched,
@@ -359,7 +322,7 @@ describe('createPollerHandler with connections', () => {
   /** The organizations of the alerts published so far, each once. */
   function publishedOrgs(): string[] {
     return [
-      ...new Set(publishedEntries().map((entry) => String(entry.MessageAttributes?.orgId?.StringValue))),
+      ...new Set(publishedEntries(sns).map((entry) => String(entry.MessageAttributes?.orgId?.StringValue))),
     ].sort();
   }
 
@@ -404,8 +367,8 @@ describe('createPollerHandler with connections', () => {
     expect(first.totals.errorsByCode).toEqual({ CREDENTIALS_SECRET_UNREADABLE: 1 });
     expect(published(first)).toBeGreaterThan(0);
     expect(orgsAfterFirst).toEqual([ORG]);
-    expect(publishedEntries().map((entry) => validateSnsEntry(entry))).toEqual(
-      publishedEntries().map(() => ({ valid: true })),
+    expect(publishedEntries(sns).map((entry) => validateSnsEntry(entry))).toEqual(
+      publishedEntries(sns).map(() => ({ valid: true })),
     );
     expect(output.lines()).toContainEqual(
       expect.objectContaining({

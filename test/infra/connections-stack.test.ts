@@ -208,6 +208,34 @@ describe('the connections example: two Atlas organizations and an Ops Manager, w
     SYNTH_TIMEOUT_MS,
   );
 
+  it("alarms on each connection's failing sources, by its name, and on no connection it does not poll", () => {
+    const alarms = template.findResources('AWS::CloudWatch::Alarm', {
+      Properties: { MetricName: 'SourceErrors' },
+    }) as Record<string, TemplateResource>;
+    const byConnection = Object.fromEntries(
+      Object.entries(alarms).map(([id, alarm]) => [
+        (alarm.Properties.Dimensions as Array<{ Name: string; Value: string }>).find(
+          (dimension) => dimension.Name === 'connection',
+        )?.Value,
+        { id, properties: alarm.Properties },
+      ]),
+    );
+
+    expect(Object.keys(byConnection).sort()).toEqual(['datacenter', 'development', 'production']);
+    expect(byConnection.production?.id).toMatch(/^AlarmsConnectionSourceErrorsProduction/);
+    expect(byConnection.datacenter?.properties).toMatchObject({
+      Namespace: 'AtlasAuditAlerts',
+      Statistic: 'Sum',
+      Threshold: 1,
+      EvaluationPeriods: 2,
+      ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+      TreatMissingData: 'notBreaching',
+      AlarmDescription: expect.stringMatching(
+        /^Sources of connection datacenter failed two schedule periods running/,
+      ),
+    });
+  });
+
   it('finds no unacknowledged cdk-nag finding', () => {
     expect(unacknowledgedFindings(app)).toEqual([]);
   });
@@ -269,6 +297,20 @@ describe('a deployment with top-level sources and a connection, fanned out in a 
         secretIds,
       );
     }
+  });
+
+  it("alarms on the top-level settings' sources as the connection default, beside the connection's", () => {
+    const alarms = template.findResources('AWS::CloudWatch::Alarm', {
+      Properties: { MetricName: 'SourceErrors' },
+    }) as Record<string, TemplateResource>;
+    const connections = Object.values(alarms).map(
+      (alarm) =>
+        (alarm.Properties.Dimensions as Array<{ Name: string; Value: string }>).find(
+          (dimension) => dimension.Name === 'connection',
+        )?.Value,
+    );
+
+    expect(connections.sort()).toEqual(['datacenter', 'default']);
   });
 
   it("opens the Ops Manager connection's port, though the top-level base URL is Atlas's", () => {

@@ -85,4 +85,25 @@ describe('TickBudget', () => {
     expect(budget.isAbort(reason)).toBe(true);
     expect(budget.isAbort(new Error('403'))).toBe(false);
   });
+
+  it('lets the calls of a tick at concurrency 32 listen on its signal without a leak warning in the log', async () => {
+    // Prepare
+    const warnings: Error[] = [];
+    const onWarning = (warning: Error): void => {
+      warnings.push(warning);
+    };
+    process.on('warning', onWarning);
+    const budget = new TickBudget({ clock: new TestClock(), marginMs: 20 * SECOND });
+    const listeners = Array.from({ length: 32 * 4 }, () => () => {});
+
+    // Act
+    for (const listener of listeners) budget.signal.addEventListener('abort', listener, { once: true });
+    await new Promise((resolve) => setImmediate(resolve));
+    process.off('warning', onWarning);
+    for (const listener of listeners) budget.signal.removeEventListener('abort', listener);
+    budget.dispose();
+
+    // Assess
+    expect(warnings.map((warning) => warning.name)).not.toContain('MaxListenersExceededWarning');
+  });
 });
