@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   type AtlasSimulator,
@@ -393,6 +394,13 @@ describe('simulator seed clusters', () => {
       return (error as Error).message;
     }
   };
+
+  it('accepts the cluster the simulator guide shows', () => {
+    const guide = readFileSync(new URL('../../docs/simulator.md', import.meta.url), 'utf8');
+    const example = /```json\n([\s\S]*?)```/.exec(guide)?.[1] ?? '';
+
+    expect(problems(seedWith([JSON.parse(example)]))).toBe('valid');
+  });
 
   it('accepts dedicated, shared-tier and Flex clusters and counts them for clusterCount', () => {
     const seed = parseSeed(
