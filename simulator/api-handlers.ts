@@ -1,19 +1,29 @@
 import type { AtlasLink } from '../shared/atlas/types.js';
+import { ACCESS_HISTORY_RETENTION_MS, MAX_ACCESS_LOG_LINES, type StoredAccessLog } from './access-history.js';
 import { ApiProblem, problems } from './api-problem.js';
 import type { EventLog, StoredEvent } from './event-log.js';
 import { isKnownEventType } from './known-event-types.js';
 import {
   type EventFilters,
   type PageParams,
+  parseAccessHistoryParams,
   parseBooleanParam,
   parseEventFilters,
   parsePageParams,
 } from './query-params.js';
 import { rawDocument } from './raw-document.js';
-import { canReadProject, isOrgMember } from './role-policy.js';
-import type { RouteMatch } from './routes.js';
-import type { SeedProjectAccessListEntry } from './seed-schema.js';
-import type { OrgRecord, Principal, ProjectRecord, SimulatorData } from './simulator-data.js';
+import { canReadAccessHistory, canReadProject, isOrgMember } from './role-policy.js';
+import type { ApiGeneration, RouteMatch } from './routes.js';
+import { CLUSTER_NAME, type SeedProjectAccessListEntry } from './seed-schema.js';
+import {
+  type ClusterRecord,
+  formatAtlasDate,
+  keepsAccessHistory,
+  type OrgRecord,
+  type Principal,
+  type ProjectRecord,
+  type SimulatorData,
+} from './simulator-data.js';
 
 /** A successful answer, its JSON body already encoded; `list` tells the writer how to envelope it. */
 export interface ApiSuccess {
@@ -36,6 +46,11 @@ export interface ApiRequest {
   /** The request path as sent, prefix included. */
   readonly pathname: string;
   readonly query: URLSearchParams;
+  readonly generation: ApiGeneration;
+  /** The v2 version the request asked for (`YYYY-MM-DD`); undefined on v1.0 and Ops Manager. */
+  readonly version: string | undefined;
+  /** Now on the simulator's clock: access history older than seven days is gone. */
+  readonly now: number;
 }
 
 const ATLAS_ID = /^[0-9a-f]{24}$/;
@@ -411,6 +426,16 @@ export function handleApiRequest(request: ApiRequest): ApiReply {
         requestCount: entry.count,
       }));
     }
+    case 'listClusters': {
+      const project = readableProject(request);
+      if (project instanceof ApiProblem) return project;
+      return paginate(request, [...project.clusters.values()], (cluster) =>
+        clusterBody(request, project, cluster),
+      );
+    }
+    case 'getClusterAccessHistory':
+    case 'getProcessAccessHistory':
+      return accessHistory(request);
     case 'listProjectAccessList': {
       const project = readableProject(request);
       if (project instanceof ApiProblem) return project;
@@ -425,6 +450,133 @@ export function handleApiRequest(request: ApiRequest): ApiReply {
       }));
     }
   }
+}
+
+/**
+ * The first v2 version of the clusters resource that describes a cluster by `replicationSpecs` with
+ * `regionConfigs` (`PaginatedAdvancedClusterDescriptionView`); 2023-01-01 has `providerSettings`.
+ */
+const ADVANCED_CLUSTERS_VERSION = '2023-02-01';
+
+/**
+ * A cluster as `GET /groups/{groupId}/clusters` lists it, in the shape of the API and version asked:
+ * Ops Manager's (`clusterName`, `typeName`), Atlas v1.0's and v2 2023-01-01's (`providerSettings`),
+ * or v2 2023-02-01's and 2024-08-05's (`replicationSpecs[].regionConfigs[]`).
+ */
+function clusterBody(
+  request: ApiRequest,
+  project: ProjectRecord,
+  cluster: ClusterRecord,
+): Record<string, unknown> {
+  const links = selfLink(
+    `${request.origin}${request.prefix}/groups/${project.id}/clusters/${encodeURIComponent(cluster.name)}`,
+  );
+  if (request.generation === 'ops-manager') {
+    return {
+      clusterName: cluster.name,
+      groupId: project.id,
+      id: cluster.id,
+      lastHeartbeat: formatAtlasDate(request.now),
+      links,
+      replicaSetName: cluster.name,
+      typeName: cluster.clusterType === 'REPLICASET' ? 'REPLICA_SET' : 'SHARDED_REPLICA_SET',
+    };
+  }
+  const settings = cluster.providerSettings;
+  const connectionStrings = {
+    standard: `mongodb://${cluster.hosts.map((host) => `${host}:27017`).join(',')}/?ssl=true&authSource=admin`,
+    standardSrv: `mongodb+srv://${cluster.srvHost}`,
+  };
+  const common = {
+    clusterType: cluster.clusterType,
+    connectionStrings,
+    createDate: cluster.created,
+    groupId: project.id,
+    id: cluster.id,
+    links,
+    name: cluster.name,
+    paused: false,
+    stateName: 'IDLE',
+  };
+  if (request.version === undefined || request.version < ADVANCED_CLUSTERS_VERSION) {
+    return {
+      ...common,
+      mongoURI: `mongodb://${cluster.hosts.map((host) => `${host}:27017`).join(',')}`,
+      providerSettings: { ...settings },
+      srvAddress: connectionStrings.standardSrv,
+    };
+  }
+  const region = {
+    ...('backingProviderName' in settings ? { backingProviderName: settings.backingProviderName } : {}),
+    electableSpecs: { instanceSize: settings.instanceSizeName, nodeCount: 3 },
+    priority: 7,
+    providerName: settings.providerName,
+    ...(settings.regionName === undefined ? {} : { regionName: settings.regionName }),
+  };
+  return { ...common, replicationSpecs: [{ id: cluster.id, regionConfigs: [region], zoneName: 'Zone 1' }] };
+}
+
+/**
+ * `GET /groups/{groupId}/dbAccessHistory/clusters/{clusterName}` and `.../processes/{hostname}`: the
+ * project, the caller's roles, the cluster (or the host's cluster) and its tier, then the query, then
+ * `{"accessLogs": [...]}`, newest first, at most `nLogs`, within the seven days Atlas keeps.
+ */
+function accessHistory(request: ApiRequest): ApiReply {
+  const { route } = request;
+  const project = findProject(request.data, route.params.groupId ?? '');
+  if (project instanceof ApiProblem) return project;
+  if (!canReadAccessHistory(request.principal.roles, project)) {
+    return problems.forbidden(
+      `database access history needs Project Cluster Log Viewer, Project Database Access Admin or Project Owner on project ${project.id}`,
+    );
+  }
+  let cluster: ClusterRecord | undefined;
+  let hostname: string | undefined;
+  if (route.name === 'getClusterAccessHistory') {
+    const name = route.params.clusterName ?? '';
+    if (!CLUSTER_NAME.test(name)) {
+      return problems.invalidAttribute(
+        'clusterName',
+        'must start with a letter or digit and hold only letters, digits and hyphens',
+      );
+    }
+    cluster = project.clusters.get(name);
+    if (cluster === undefined) return problems.clusterNotFound(name, project.id);
+  } else {
+    hostname = route.params.hostname ?? '';
+    cluster = [...project.clusters.values()].find((candidate) =>
+      candidate.hosts.includes(hostname as string),
+    );
+    if (cluster === undefined) return problems.resourceNotFound(request.pathname);
+  }
+  if (!keepsAccessHistory(cluster)) {
+    return problems.tenantClusterUnsupported(cluster.name, cluster.providerSettings.instanceSizeName);
+  }
+  const params = parseAccessHistoryParams(request.query, MAX_ACCESS_LOG_LINES);
+  if (params instanceof ApiProblem) return params;
+  const kept = request.now - ACCESS_HISTORY_RETENTION_MS;
+  const lines = cluster.accessHistory.query({
+    minMs: Math.max(kept, params.window?.startMs ?? kept),
+    maxMs: params.window?.endMs ?? Number.POSITIVE_INFINITY,
+    nLogs: params.nLogs,
+    authResult: params.authResult,
+    ipAddress: params.ipAddress,
+    hostname,
+  });
+  return accessLogsReply(lines);
+}
+
+const ACCESS_LOGS_OPEN = Buffer.from('{"accessLogs":[');
+const ACCESS_LOGS_CLOSE = Buffer.from(']}');
+
+function accessLogsReply(lines: readonly StoredAccessLog[]): ApiSuccess {
+  const parts: Buffer[] = [ACCESS_LOGS_OPEN];
+  lines.forEach((line, index) => {
+    if (index > 0) parts.push(COMMA);
+    parts.push(line.json);
+  });
+  parts.push(ACCESS_LOGS_CLOSE);
+  return { status: 200, body: Buffer.concat(parts), list: false };
 }
 
 /** A project entry's address fields as Atlas lists them: an address also shows as its /32 or /128. */

@@ -115,6 +115,25 @@ export const problems = {
       parameters: [name, value],
       fields: [{ field: name, description: `${value} is not a ${scope} event type` }],
     }),
+  clusterNotFound: (clusterName: string, groupId: string): ApiProblem =>
+    new ApiProblem({
+      status: 404,
+      errorCode: 'CLUSTER_NOT_FOUND',
+      detail: `No cluster named ${clusterName} exists in group ${groupId}.`,
+      parameters: [clusterName, groupId],
+    }),
+  /**
+   * Database access history asked of a shared-tier (M0, M2, M5) or Flex cluster. The OpenAPI document
+   * says only "You can't use this feature on tenant-tier clusters"; the status and code Atlas answers
+   * with are not documented, so the simulator names the case with a code of its own.
+   */
+  tenantClusterUnsupported: (clusterName: string, tier: string): ApiProblem =>
+    new ApiProblem({
+      status: 400,
+      errorCode: 'TENANT_CLUSTER_UNSUPPORTED',
+      detail: `Cluster ${clusterName} is a ${tier} cluster: database access history is not available on tenant-tier clusters (M0, M2, M5) or Flex clusters.`,
+      parameters: [clusterName],
+    }),
   resourceNotFound: (path: string): ApiProblem =>
     new ApiProblem({
       status: 404,

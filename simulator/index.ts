@@ -1,3 +1,5 @@
+export { ACCESS_HISTORY_RETENTION_MS, MAX_ACCESS_LOG_LINES } from './access-history.js';
+export type { GenerateAccessLogsOptions, GeneratedAccessLogs } from './access-log-generator.js';
 export type { DigestAlgorithm } from './digest-response.js';
 export {
   SeedValidationError,
@@ -11,10 +13,17 @@ export { FAULT_KINDS, type FaultKind, type FaultPlan, type FaultStep } from './f
 export type { SimulatorCounters } from './request-counters.js';
 export { API_PREFIXES, type ApiGeneration, TOKEN_PATH } from './routes.js';
 export { DEFAULT_SEED_PATH, loadSeedFile, parseSeed } from './seed-loader.js';
-export type { SeedData, SeedProjectAccessListEntry, ValidSeed } from './seed-schema.js';
-export type { EventScope, NewEvent } from './simulator-data.js';
+export type {
+  SeedClusterInput,
+  SeedData,
+  SeedProjectAccessListEntry,
+  ValidSeed,
+} from './seed-schema.js';
+export { type EventScope, type NewAccessLog, type NewEvent, WRONG_PASSWORD } from './simulator-data.js';
 export {
   type AtlasSimulator,
+  type SimulatorAccessLog,
+  type SimulatorCluster,
   type SimulatorOptions,
   type SimulatorServiceAccount,
   startSimulator,

@@ -152,3 +152,76 @@ export function parseEventFilters(
     clusterNames: options.projectFilters ? setParam(query, 'clusterNames') : undefined,
   };
 }
+
+/** The earliest `start` and `end` the API takes (`minimum: 1.1991456e+12`: 2008-01-01). */
+export const MIN_ACCESS_HISTORY_MS = 1_199_145_600_000;
+
+/** An IPv4 or IPv6 address as the OpenAPI document's `ipAddress` pattern takes it. */
+const ACCESS_HISTORY_IP =
+  /^((25[0-5]|(2[0-4]|1\d|[1-9]|)\d)(\.(?!$)|$)){4}$|^([0-9a-f]{1,4}:){7}[0-9a-f]{1,4}$/;
+
+export interface AccessHistoryParams {
+  /** Both or neither: `start` and `end` come together. */
+  window: { startMs: number; endMs: number } | undefined;
+  nLogs: number;
+  authResult: boolean | undefined;
+  ipAddress: string | undefined;
+}
+
+function parseEpochMs(query: URLSearchParams, name: 'start' | 'end'): number | undefined | ApiProblem {
+  const value = query.get(name);
+  if (value === null) return undefined;
+  const ms = /^\d{1,16}$/.test(value) ? Number(value) : Number.NaN;
+  if (!Number.isSafeInteger(ms) || ms < MIN_ACCESS_HISTORY_MS) {
+    return problems.invalidAttribute(
+      name,
+      `must be milliseconds since the epoch, ${MIN_ACCESS_HISTORY_MS} or later, got ${JSON.stringify(value)}`,
+    );
+  }
+  return ms;
+}
+
+/**
+ * Reads the query of a database access history request: `start` and `end` (epoch milliseconds, both
+ * or neither, `start` not after `end`), `nLogs` (0 to 20,000, default 20,000), `authResult` (true: the
+ * successes only; false: the failures only) and `ipAddress` (one IPv4 or IPv6 address).
+ *
+ * @example
+ * ```ts
+ * parseAccessHistoryParams(new URLSearchParams('nLogs=20001'), 20_000); // an ApiProblem, 400 INVALID_ATTRIBUTE
+ * ```
+ */
+export function parseAccessHistoryParams(
+  query: URLSearchParams,
+  maxLines: number,
+): AccessHistoryParams | ApiProblem {
+  const startMs = parseEpochMs(query, 'start');
+  if (startMs instanceof ApiProblem) return startMs;
+  const endMs = parseEpochMs(query, 'end');
+  if (endMs instanceof ApiProblem) return endMs;
+  if ((startMs === undefined) !== (endMs === undefined)) {
+    const missing = startMs === undefined ? 'start' : 'end';
+    return problems.invalidAttribute(missing, `is required with ${missing === 'start' ? 'end' : 'start'}`);
+  }
+  if (startMs !== undefined && endMs !== undefined && startMs > endMs) {
+    return problems.invalidAttribute('start', `must not be after end (${startMs} > ${endMs})`);
+  }
+  const nLogs = parseIntegerParam(query, 'nLogs', { fallback: maxLines, min: 0, max: maxLines });
+  if (nLogs instanceof ApiProblem) return nLogs;
+  const authResultValue = query.get('authResult');
+  const authResult = authResultValue === null ? undefined : parseBooleanParam(query, 'authResult', false);
+  if (authResult instanceof ApiProblem) return authResult;
+  const ipAddress = query.get('ipAddress') ?? undefined;
+  if (ipAddress !== undefined && !ACCESS_HISTORY_IP.test(ipAddress)) {
+    return problems.invalidAttribute(
+      'ipAddress',
+      `must be one IPv4 or IPv6 address, got ${JSON.stringify(ipAddress)}`,
+    );
+  }
+  return {
+    window: startMs === undefined || endMs === undefined ? undefined : { startMs, endMs },
+    nLogs,
+    authResult,
+    ipAddress,
+  };
+}

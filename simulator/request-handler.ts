@@ -65,6 +65,12 @@ const SERVICE_ACCOUNT_ROUTES: ReadonlySet<string> = new Set([
   'listServiceAccountAccessList',
 ]);
 
+/** Routes Ops Manager does not have: it keeps no database access history. */
+const ATLAS_ONLY_ROUTES: ReadonlySet<string> = new Set([
+  'getClusterAccessHistory',
+  'getProcessAccessHistory',
+]);
+
 /**
  * What `RateLimit-Limit` announces unless the simulator is started with another `rateLimitPerMinute`:
  * requests per principal, scope and minute. Atlas keeps a token bucket per endpoint set and scope
@@ -293,20 +299,28 @@ export function createRequestHandler(
       sendProblem(req, res, problems.resourceNotFound(pathname), shape);
       return;
     }
+    if (route !== undefined && ATLAS_ONLY_ROUTES.has(route.name) && split.generation === 'ops-manager') {
+      sendProblem(req, res, problems.resourceNotFound(pathname), shape);
+      return;
+    }
+    let version: string | undefined;
     if (split.generation === 'atlas-v2') {
-      const version = requestedVersion(req.headers.accept);
+      const requested = requestedVersion(req.headers.accept);
       if (
-        version === undefined ||
-        (route !== undefined && SERVICE_ACCOUNT_ROUTES.has(route.name) && version < SERVICE_ACCOUNTS_VERSION)
+        requested === undefined ||
+        (route !== undefined &&
+          SERVICE_ACCOUNT_ROUTES.has(route.name) &&
+          requested < SERVICE_ACCOUNTS_VERSION)
       ) {
         sendProblem(req, res, problems.notAcceptable(), shape);
         return;
       }
-      if (options.retiredApiVersions.has(version)) {
-        sendProblem(req, res, problems.versionGone(version, pathname.slice(1)), shape);
+      if (options.retiredApiVersions.has(requested)) {
+        sendProblem(req, res, problems.versionGone(requested, pathname.slice(1)), shape);
         return;
       }
-      contentType = `application/vnd.atlas.${version}+json`;
+      contentType = `application/vnd.atlas.${requested}+json`;
+      version = requested;
     }
     const unauthenticated = options.unauthenticatedPrincipal();
     const auth: AuthResult =
@@ -352,6 +366,9 @@ export function createRequestHandler(
       origin: `http://${req.headers.host ?? options.fallbackHost()}`,
       pathname,
       query,
+      generation: split.generation,
+      version,
+      now: clock.now(),
     });
     if (reply instanceof ApiProblem) {
       sendProblem(req, res, reply, shape);

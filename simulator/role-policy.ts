@@ -38,3 +38,36 @@ export function canReadProject(roles: readonly SeedRole[], project: { id: string
 export function isOrgMember(roles: readonly SeedRole[], orgId: string): boolean {
   return roles.some((role) => 'orgId' in role && role.orgId === orgId);
 }
+
+/**
+ * Project roles that may read a cluster's database access history. The OpenAPI document names
+ * Project Cluster Log Viewer and Project Database Access Admin (`x-rolesRequirements`); older Atlas
+ * documentation named Project Monitoring Admin; Project Owner includes every project role.
+ */
+const ACCESS_HISTORY_ROLES = new Set([
+  'GROUP_OWNER',
+  'GROUP_CLUSTER_LOG_VIEWER',
+  'GROUP_DATABASE_ACCESS_ADMIN',
+  'GROUP_MONITORING_ADMIN',
+]);
+
+/**
+ * Whether the roles allow reading a project's database access history: one of the project roles
+ * above, or Organization Owner (which is Project Owner on every project of the organization).
+ * Project Read Only and Organization Read Only do not.
+ *
+ * @example
+ * ```ts
+ * canReadAccessHistory([{ orgId: 'o1', roleName: 'ORG_READ_ONLY' }], { id: 'p1', orgId: 'o1' }); // false
+ * ```
+ */
+export function canReadAccessHistory(
+  roles: readonly SeedRole[],
+  project: { id: string; orgId: string },
+): boolean {
+  return roles.some((role) =>
+    'groupId' in role
+      ? role.groupId === project.id && ACCESS_HISTORY_ROLES.has(role.roleName)
+      : role.orgId === project.orgId && role.roleName === 'ORG_OWNER',
+  );
+}

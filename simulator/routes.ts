@@ -22,6 +22,9 @@ export type RouteName =
   | 'listServiceAccounts'
   | 'listServiceAccountAccessList'
   | 'listProjectAccessList'
+  | 'listClusters'
+  | 'getClusterAccessHistory'
+  | 'getProcessAccessHistory'
   | 'getOrg'
   | 'getProject'
   | 'getTeam'
@@ -36,6 +39,8 @@ export interface RouteParams {
   clientId?: string;
   teamId?: string;
   alertConfigId?: string;
+  clusterName?: string;
+  hostname?: string;
 }
 
 export interface RouteMatch {
@@ -117,6 +122,32 @@ export function matchRoute(rest: string): RouteMatch | undefined {
       pattern: '/groups/{groupId}/alertConfigs/{alertConfigId}',
       params: { groupId: id, alertConfigId: subId },
     };
+  }
+  if (collection === 'groups' && sub === 'clusters' && length === 4) {
+    return { name: 'listClusters', pattern: '/groups/{groupId}/clusters', params: { groupId: id } };
+  }
+  if (
+    collection === 'groups' &&
+    sub === 'dbAccessHistory' &&
+    length === 6 &&
+    leaf !== undefined &&
+    leaf !== ''
+  ) {
+    if (subId === 'clusters') {
+      return {
+        name: 'getClusterAccessHistory',
+        pattern: '/groups/{groupId}/dbAccessHistory/clusters/{clusterName}',
+        params: { groupId: id, clusterName: leaf },
+      };
+    }
+    if (subId === 'processes') {
+      return {
+        name: 'getProcessAccessHistory',
+        pattern: '/groups/{groupId}/dbAccessHistory/processes/{hostname}',
+        params: { groupId: id, hostname: leaf },
+      };
+    }
+    return undefined;
   }
   if (collection === 'groups' && sub === 'accessList' && length === 4) {
     return {

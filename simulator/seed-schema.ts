@@ -137,12 +137,111 @@ const orgSchema = z.strictObject({
   events: z.array(seedEventSchema).default([]),
 });
 
+/** Cloud providers of dedicated clusters, and the backing providers of shared ones. */
+const cloudProvider = z.enum(['AWS', 'AZURE', 'GCP']);
+
+/**
+ * `providerSettings` of a cluster (`ClusterProviderSettings` in the OpenAPI document, discriminated by
+ * `providerName`): a dedicated tier on AWS, Azure or GCP, a shared tier (`TENANT`: M0, M2, M5), or a
+ * Flex cluster (`FLEX`). Shared and Flex clusters have no database access history.
+ */
+const providerSettingsSchema = z.discriminatedUnion('providerName', [
+  z.strictObject({
+    providerName: cloudProvider,
+    instanceSizeName: z
+      .string()
+      .regex(/^[MR]\d{2,3}(?:_[A-Z0-9_]+)?$/, 'must be a dedicated tier such as M10, M30 or R40'),
+    regionName: z.string().min(1).optional(),
+  }),
+  z.strictObject({
+    providerName: z.literal('TENANT'),
+    instanceSizeName: z.enum(['M0', 'M2', 'M5']),
+    backingProviderName: cloudProvider,
+    regionName: z.string().min(1).optional(),
+  }),
+  z.strictObject({
+    providerName: z.literal('FLEX'),
+    instanceSizeName: z.literal('FLEX').default('FLEX'),
+    backingProviderName: cloudProvider,
+    regionName: z.string().min(1).optional(),
+  }),
+]);
+
+/**
+ * One authentication attempt of a cluster's access history (`MongoDBAccessLogs`), as the seed holds
+ * it: `username`, `ipAddress` and `authResult` at least, and either an absolute `timestamp` or
+ * `secondsAgo` (relative to the moment the simulator starts). `authSource` defaults to `admin`,
+ * `hostname` to one of the cluster's hosts in turn, `failureReason` (failures only) to a wrong
+ * password, and `logLine` to the mongod log line of the attempt.
+ */
+const accessLogSchema = z
+  .strictObject({
+    username: z.string().min(1),
+    ipAddress: z.string().refine((value) => ipaddr.isValid(value), 'must be an IPv4 or IPv6 address'),
+    authResult: z.boolean(),
+    authSource: z.string().min(1).default('admin'),
+    failureReason: z.string().min(1).optional(),
+    hostname: z.string().min(1).optional(),
+    logLine: z.string().min(1).optional(),
+    timestamp: isoDateTime.optional(),
+    secondsAgo: z.number().min(0).optional(),
+  })
+  .refine((line) => !(line.timestamp !== undefined && line.secondsAgo !== undefined), {
+    message: 'give either timestamp or secondsAgo, not both',
+  })
+  .refine((line) => !(line.authResult && line.failureReason !== undefined), {
+    message: 'a successful attempt has no failureReason',
+    path: ['failureReason'],
+  });
+
+/** A cluster name as Atlas allows it (`clusterName` in the OpenAPI document). */
+export const CLUSTER_NAME = /^[a-zA-Z0-9][a-zA-Z0-9-]*$/;
+
+/**
+ * A cluster of a project (`GET /groups/{groupId}/clusters`): its `name`, `clusterType`,
+ * `providerSettings`, optionally its `connectionStrings.standardSrv` (which names its hosts), and for a
+ * dedicated cluster the lines of its database access history.
+ */
+export const clusterSchema = z
+  .strictObject({
+    name: z
+      .string()
+      .max(64)
+      .regex(CLUSTER_NAME, 'must start with a letter or digit and hold only letters, digits and hyphens'),
+    clusterType: z.enum(['REPLICASET', 'SHARDED', 'GEOSHARDED']).default('REPLICASET'),
+    providerSettings: providerSettingsSchema,
+    connectionStrings: z
+      .strictObject({
+        standardSrv: z
+          .string()
+          .regex(
+            /^mongodb\+srv:\/\/[a-z0-9-]+\.[a-z0-9-]+(?:\.[a-z0-9-]+)+$/,
+            'must be an SRV connection string such as mongodb+srv://cluster0.x7kq2.mongodb.net',
+          ),
+      })
+      .optional(),
+    accessLogs: z.array(accessLogSchema).default([]),
+  })
+  .refine(
+    (cluster) =>
+      cluster.accessLogs.length === 0 ||
+      (cluster.providerSettings.providerName !== 'TENANT' &&
+        cluster.providerSettings.providerName !== 'FLEX'),
+    {
+      message: 'a shared-tier or Flex cluster has no database access history: remove its accessLogs',
+      path: ['accessLogs'],
+    },
+  );
+
 const projectSchema = z.strictObject({
   id: atlasId,
   name: z.string().min(1),
   orgId: atlasId,
   created: isoDateTime.optional(),
-  clusterCount: z.number().int().min(0).default(0),
+  /** What `GET /groups/{groupId}` reports; default: the number of `clusters`. */
+  clusterCount: z.number().int().min(0).optional(),
+  /** The project's clusters (`GET /groups/{groupId}/clusters`) and their access history. */
+  clusters: z.array(clusterSchema).default([]),
   /** The project's IP access list (`GET /groups/{groupId}/accessList`). */
   accessList: z.array(projectAccessListEntrySchema).default([]),
   alertConfigs: z.array(alertConfigSchema).default([]),
@@ -157,7 +256,13 @@ const serviceVersionSchema = z.strictObject({
 
 type SeedShape = {
   orgs: Array<{ id: string; events: Array<{ id?: string | undefined }> }>;
-  projects: Array<{ id: string; orgId: string; events: Array<{ id?: string | undefined }> }>;
+  projects: Array<{
+    id: string;
+    orgId: string;
+    clusterCount?: number | undefined;
+    clusters: Array<{ name: string }>;
+    events: Array<{ id?: string | undefined }>;
+  }>;
   users: Array<{ id: string }>;
   apiKeys: Array<{ id: string; publicKey: string; roles: Array<{ orgId?: string; groupId?: string }> }>;
   serviceAccounts: Array<{ clientId: string; roles: Array<{ orgId?: string; groupId?: string }> }>;
@@ -213,6 +318,21 @@ function checkReferences(seed: SeedShape, ctx: z.RefinementCtx): void {
   seed.projects.forEach((project, i) => {
     if (!orgIds.has(project.orgId)) {
       issue(['projects', i, 'orgId'], `names organization ${project.orgId}, which is not in orgs`);
+    }
+    duplicates(
+      project.clusters.map((cluster) => cluster.name.toLowerCase()),
+      (c) => ['projects', i, 'clusters', c, 'name'],
+      'cluster name',
+    );
+    if (
+      project.clusters.length > 0 &&
+      project.clusterCount !== undefined &&
+      project.clusterCount !== project.clusters.length
+    ) {
+      issue(
+        ['projects', i, 'clusterCount'],
+        `is ${project.clusterCount} but the project lists ${project.clusters.length} clusters: leave clusterCount out`,
+      );
     }
   });
   const checkRoles = (
@@ -278,5 +398,11 @@ export type SeedEvent = ValidSeed['orgs'][number]['events'][number];
 export type SeedRole = ValidSeed['apiKeys'][number]['roles'][number];
 /** One access-list entry of an API key or a service account. */
 export type SeedAccessListEntry = ValidSeed['apiKeys'][number]['accessList'][number];
+/** One cluster of a project, as the seed holds it. */
+export type SeedCluster = ValidSeed['projects'][number]['clusters'][number];
+/** A cluster as a caller writes it (defaults may be left out). */
+export type SeedClusterInput = z.input<typeof clusterSchema>;
+/** One line of a cluster's access history, as the seed holds it. */
+export type SeedAccessLog = SeedCluster['accessLogs'][number];
 /** One entry of a project's IP access list. */
 export type SeedProjectAccessListEntry = ValidSeed['projects'][number]['accessList'][number];

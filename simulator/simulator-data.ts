@@ -1,10 +1,17 @@
 import ipaddr from 'ipaddr.js';
 import type { AtlasEvent } from '../shared/atlas/types.js';
+import {
+  AccessHistoryLog,
+  type AccessLogFields,
+  mongodAuthLogLine,
+  type StoredAccessLog,
+} from './access-history.js';
 import { SimulatorEventError } from './errors.js';
 import { EventLog, type StoredEvent } from './event-log.js';
 import type { ObjectIdGenerator } from './object-id.js';
 import type {
   SeedAccessListEntry,
+  SeedCluster,
   SeedEvent,
   SeedProjectAccessListEntry,
   SeedRole,
@@ -25,12 +32,84 @@ export interface OrgRecord {
   readonly log: EventLog;
 }
 
+/** One cluster of a project, with its access history. */
+export interface ClusterRecord {
+  readonly id: string;
+  readonly name: string;
+  readonly clusterType: SeedCluster['clusterType'];
+  readonly providerSettings: SeedCluster['providerSettings'];
+  readonly created: string;
+  /** `name.abcde.mongodb.net`: the SRV record's host. */
+  readonly srvHost: string;
+  /** Its three replica set members, the hosts its access history names. */
+  readonly hosts: readonly string[];
+  /** Empty for shared-tier and Flex clusters, which keep none. */
+  readonly accessHistory: AccessHistoryLog;
+  /** The mongod connection number of the next generated log line. */
+  nextConnection: number;
+}
+
+/** An authentication attempt to store at run time; every field but the first three has a default. */
+export interface NewAccessLog {
+  username: string;
+  ipAddress: string;
+  authResult: boolean;
+  /** ISO-8601, or milliseconds since the epoch. Default: now on the simulator's clock. */
+  timestamp?: string | number | undefined;
+  /** Default `admin`. */
+  authSource?: string | undefined;
+  /** Failures only. Default: a wrong password (`AuthenticationFailed: ...`). */
+  failureReason?: string | undefined;
+  /** One of the cluster's hosts. Default: its hosts in turn. */
+  hostname?: string | undefined;
+  /** Default: the mongod log line of the attempt. */
+  logLine?: string | undefined;
+}
+
+/** What a failed attempt's `failureReason` is when none is given: a wrong password. */
+export const WRONG_PASSWORD = 'AuthenticationFailed: SCRAM authentication failed, storedKey mismatch';
+
+/**
+ * Whether a cluster keeps database access history: dedicated tiers do; shared tiers (M0, M2, M5) and
+ * Flex clusters do not ("You can't use this feature on tenant-tier clusters").
+ */
+export function keepsAccessHistory(cluster: Pick<ClusterRecord, 'providerSettings'>): boolean {
+  const provider = cluster.providerSettings.providerName;
+  return provider !== 'TENANT' && provider !== 'FLEX';
+}
+
+/** A short, stable tag for a cluster's host names when the seed gives no SRV string. */
+function hostTag(name: string): string {
+  let hash = 2166136261;
+  for (const ch of name) hash = Math.imul(hash ^ ch.charCodeAt(0), 16777619) >>> 0;
+  return hash.toString(36).padStart(5, '0').slice(-5);
+}
+
+/**
+ * The SRV host and the member hosts of a cluster, as Atlas names them:
+ * `payments-main.x7kq2.mongodb.net` and `payments-main-shard-00-0N.x7kq2.mongodb.net`.
+ */
+export function clusterHosts(cluster: Pick<SeedCluster, 'name' | 'connectionStrings'>): {
+  srvHost: string;
+  hosts: string[];
+} {
+  const srvHost =
+    cluster.connectionStrings?.standardSrv.slice('mongodb+srv://'.length) ??
+    `${cluster.name.toLowerCase()}.${hostTag(cluster.name)}.mongodb.net`;
+  const dot = srvHost.indexOf('.');
+  const [label, domain] = [srvHost.slice(0, dot), srvHost.slice(dot)];
+  return { srvHost, hosts: [0, 1, 2].map((n) => `${label}-shard-00-0${n}${domain}`) };
+}
+
 export interface ProjectRecord {
   readonly id: string;
   readonly name: string;
   readonly orgId: string;
   readonly created: string;
-  readonly clusterCount: number;
+  /** What `GET /groups/{groupId}` reports. */
+  clusterCount: number;
+  /** Its clusters by name, in the order they were added. */
+  readonly clusters: Map<string, ClusterRecord>;
   /** The project's IP access list; replaced by `setProjectAccessList`. */
   accessList: readonly SeedProjectAccessListEntry[];
   /** Its alert configurations by id, as Atlas serves them. */
@@ -144,7 +223,8 @@ export class SimulatorData {
         name: project.name,
         orgId: project.orgId,
         created: project.created ?? started,
-        clusterCount: project.clusterCount,
+        clusterCount: project.clusterCount ?? project.clusters.length,
+        clusters: new Map(),
         accessList: project.accessList,
         alertConfigs: new Map(project.alertConfigs.map((config) => [config.id, { ...config }])),
         log: new EventLog(),
@@ -177,7 +257,157 @@ export class SimulatorData {
     for (const org of seed.orgs) this.addEvents({ orgId: org.id }, resolve(org.events), { copy: false });
     for (const project of seed.projects) {
       this.addEvents({ groupId: project.id }, resolve(project.events), { copy: false });
+      for (const cluster of project.clusters) {
+        this.addCluster(project.id, cluster);
+        this.addAccessLogs(
+          project.id,
+          cluster.name,
+          cluster.accessLogs.map(({ secondsAgo, timestamp, ...line }) => ({
+            ...line,
+            timestamp: timestamp ?? startSecond - Math.round((secondsAgo ?? 0) * 1000),
+          })),
+          this.startedAt,
+        );
+      }
     }
+  }
+
+  /**
+   * Adds a cluster (without access history: see `addAccessLogs`) to a project.
+   *
+   * @throws {SimulatorEventError} for an unknown project or a name the project already has.
+   */
+  addCluster(groupId: string, cluster: Omit<SeedCluster, 'accessLogs'>): ClusterRecord {
+    const project = this.projectFor(groupId, 'add a cluster to');
+    const taken = [...project.clusters.keys()].find(
+      (name) => name.toLowerCase() === cluster.name.toLowerCase(),
+    );
+    if (taken !== undefined) {
+      throw new SimulatorEventError(
+        `Project ${groupId} already has a cluster named ${taken}: choose another name.`,
+      );
+    }
+    const record: ClusterRecord = {
+      id: this.ids.next(this.startedAt),
+      name: cluster.name,
+      clusterType: cluster.clusterType,
+      providerSettings: cluster.providerSettings,
+      created: formatAtlasDate(this.startedAt),
+      ...clusterHosts(cluster),
+      accessHistory: new AccessHistoryLog(),
+      nextConnection: 1_000,
+    };
+    project.clusters.set(record.name, record);
+    project.clusterCount = Math.max(project.clusterCount, project.clusters.size);
+    return record;
+  }
+
+  /**
+   * Stores authentication attempts in a dedicated cluster's access history, all or none. Times may be
+   * in the past: a line that appears late, after a reader has read its range.
+   *
+   * @throws {SimulatorEventError} for an unknown project or cluster, a shared-tier or Flex cluster, a
+   *   missing user name, an address that is not IPv4 or IPv6, a bad time, a `failureReason` on a
+   *   success, or a host that is not one of the cluster's.
+   */
+  addAccessLogs(
+    groupId: string,
+    clusterName: string,
+    lines: readonly NewAccessLog[],
+    nowMs: number,
+  ): StoredAccessLog[] {
+    const cluster = this.clusterFor(groupId, clusterName);
+    if (lines.length === 0) return [];
+    if (!keepsAccessHistory(cluster)) {
+      throw new SimulatorEventError(
+        `Cluster ${clusterName} of project ${groupId} is a ${cluster.providerSettings.instanceSizeName} cluster, which keeps no database access history: add lines to a dedicated cluster.`,
+      );
+    }
+    let connection = cluster.nextConnection;
+    const fields = lines.map((line, index): AccessLogFields => {
+      const where = `access log line ${index} for cluster ${clusterName} of project ${groupId}`;
+      if (typeof line.username !== 'string' || line.username === '') {
+        throw new SimulatorEventError(`The ${where} has no username: every line needs one.`);
+      }
+      if (typeof line.ipAddress !== 'string' || !ipaddr.isValid(line.ipAddress)) {
+        throw new SimulatorEventError(`The ${where} has an ipAddress that is not an IPv4 or IPv6 address.`);
+      }
+      if (typeof line.authResult !== 'boolean') {
+        throw new SimulatorEventError(`The ${where} needs authResult true or false.`);
+      }
+      if (line.authResult && line.failureReason !== undefined) {
+        throw new SimulatorEventError(`The ${where} succeeded, so it has no failureReason: leave it out.`);
+      }
+      const timestampMs =
+        line.timestamp === undefined
+          ? nowMs
+          : typeof line.timestamp === 'number'
+            ? line.timestamp
+            : /^\d{4}-\d{2}-\d{2}T/.test(line.timestamp)
+              ? Date.parse(line.timestamp)
+              : Number.NaN;
+      if (!Number.isSafeInteger(timestampMs)) {
+        throw new SimulatorEventError(
+          `The ${where} has timestamp ${JSON.stringify(line.timestamp)}, which is neither an ISO-8601 date and time such as 2026-01-31T09:15:00Z nor whole milliseconds since the epoch.`,
+        );
+      }
+      const hostname = line.hostname ?? (cluster.hosts[index % cluster.hosts.length] as string);
+      if (!cluster.hosts.includes(hostname)) {
+        throw new SimulatorEventError(
+          `The ${where} names host ${hostname}, which is not one of the cluster's (${cluster.hosts.join(', ')}).`,
+        );
+      }
+      const authSource = line.authSource ?? 'admin';
+      const failureReason = line.authResult ? null : (line.failureReason ?? WRONG_PASSWORD);
+      connection += 1;
+      const logLine =
+        line.logLine ??
+        mongodAuthLogLine({
+          timestampMs,
+          username: line.username,
+          authSource,
+          ipAddress: line.ipAddress,
+          authResult: line.authResult,
+          failureReason,
+          connection,
+          port: 50_000 + ((connection * 7_919) % 15_000),
+        });
+      return {
+        timestampMs,
+        groupId,
+        hostname,
+        ipAddress: line.ipAddress,
+        username: line.username,
+        authSource,
+        authResult: line.authResult,
+        failureReason,
+        logLine,
+      };
+    });
+    cluster.nextConnection = connection;
+    return cluster.accessHistory.insert(fields);
+  }
+
+  /** A project's cluster, or an error naming what the project has. */
+  clusterFor(groupId: string, clusterName: string): ClusterRecord {
+    const project = this.projectFor(groupId, 'reach a cluster of');
+    const cluster = project.clusters.get(clusterName);
+    if (cluster === undefined) {
+      throw new SimulatorEventError(
+        `Project ${groupId} has no cluster named ${clusterName} (it has ${[...project.clusters.keys()].join(', ') || 'none'}).`,
+      );
+    }
+    return cluster;
+  }
+
+  private projectFor(groupId: string, what: string): ProjectRecord {
+    const project = this.projects.get(groupId);
+    if (project === undefined) {
+      throw new SimulatorEventError(
+        `Cannot ${what} project ${groupId}: the simulator's data has no such project (it has ${[...this.projects.keys()].join(', ') || 'none'}).`,
+      );
+    }
+    return project;
   }
 
   /** Adds an API key (or replaces the private key of one with the same public key). */
@@ -262,6 +492,7 @@ export class SimulatorData {
       orgId: options.orgId,
       created: formatAtlasDate(this.startedAt),
       clusterCount: 0,
+      clusters: new Map(),
       accessList: [],
       alertConfigs: new Map(),
       log: new EventLog(),

@@ -4,6 +4,11 @@ import type { AddressInfo } from 'node:net';
 import type { AtlasEvent } from '../shared/atlas/types.js';
 import { type Clock, systemClock } from '../shared/clock.js';
 import { type Logger, silentLogger } from '../shared/logger.js';
+import {
+  type GenerateAccessLogsOptions,
+  type GeneratedAccessLogs,
+  generateAccessLogs,
+} from './access-log-generator.js';
 import { Authenticator } from './authenticator.js';
 import type { DigestAlgorithm } from './digest-response.js';
 import { SimulatorEventError, SimulatorOptionsError, SimulatorStartError } from './errors.js';
@@ -17,8 +22,21 @@ import { createObjectIdGenerator } from './object-id.js';
 import { RequestCounters, type SimulatorCounters } from './request-counters.js';
 import { createRequestHandler, SIMULATOR_RATE_LIMIT } from './request-handler.js';
 import { resolveSeed } from './seed-loader.js';
-import type { SeedAccessListEntry, SeedData, SeedProjectAccessListEntry, SeedRole } from './seed-schema.js';
-import { type EventScope, type NewEvent, SimulatorData } from './simulator-data.js';
+import {
+  clusterSchema,
+  type SeedAccessListEntry,
+  type SeedClusterInput,
+  type SeedData,
+  type SeedProjectAccessListEntry,
+  type SeedRole,
+} from './seed-schema.js';
+import {
+  type EventScope,
+  keepsAccessHistory,
+  type NewAccessLog,
+  type NewEvent,
+  SimulatorData,
+} from './simulator-data.js';
 
 /** How to start the simulator. Every option has a default suited to tests. */
 export interface SimulatorOptions {
@@ -75,6 +93,29 @@ export interface SimulatorServiceAccount {
   accessList: readonly SeedAccessListEntry[];
 }
 
+/** A cluster of the simulator's data, as tests and benchmarks see it. */
+export interface SimulatorCluster {
+  readonly groupId: string;
+  readonly name: string;
+  /** Its three member hosts: what `hostname` of its access history names. */
+  readonly hosts: readonly string[];
+  /** Whether it keeps database access history: dedicated tiers do, shared tiers and Flex do not. */
+  readonly accessHistory: boolean;
+}
+
+/** One line of access history as the API serves it (`MongoDBAccessLogs`). */
+export interface SimulatorAccessLog {
+  readonly authResult: boolean;
+  readonly authSource: string;
+  readonly failureReason: string | null;
+  readonly groupId: string;
+  readonly hostname: string;
+  readonly ipAddress: string;
+  readonly logLine: string;
+  readonly timestamp: string;
+  readonly username: string;
+}
+
 /** A running simulator. */
 export interface AtlasSimulator {
   /** `http://127.0.0.1:PORT`: the host part of every API base URL. */
@@ -111,6 +152,23 @@ export interface AtlasSimulator {
   removeServiceAccount(clientId: string): boolean;
   /** Replaces a project's IP access list. Throws `SimulatorEventError` for an unknown project. */
   setProjectAccessList(groupId: string, entries: readonly SeedProjectAccessListEntry[]): void;
+  /** Every cluster of every project, in project order and then in the order they were added. */
+  readonly clusters: readonly SimulatorCluster[];
+  /**
+   * Adds a cluster to a project, as the seed writes one (`name`, `providerSettings`, optionally
+   * `clusterType`, `connectionStrings.standardSrv` and `accessLogs`). Throws `SimulatorEventError` for
+   * an unknown project, a name it already has, or a cluster the seed schema refuses.
+   */
+  addCluster(groupId: string, cluster: SeedClusterInput): SimulatorCluster;
+  /**
+   * Adds authentication attempts to a dedicated cluster's access history, all or none, and returns
+   * them as the API serves them. A `timestamp` in the past makes a line that appears late: a reader
+   * that already read that range sees it only by reading it again. Throws `SimulatorEventError` for
+   * an unknown project or cluster, a shared-tier or Flex cluster, or a line that is not valid.
+   */
+  addAccessLogs(groupId: string, clusterName: string, lines: readonly NewAccessLog[]): SimulatorAccessLog[];
+  /** Adds many routine authentication attempts to one cluster quickly and reproducibly (benchmarks). */
+  generateAccessLogs(options: GenerateAccessLogsOptions): GeneratedAccessLogs;
   /** Adds many generated project events quickly and reproducibly (benchmarks). */
   generateEvents(options: GenerateEventsOptions): GeneratedEvents;
   /** Replaces the fault plan (its schedule and PRNG start over); no argument removes all faults. */
@@ -282,6 +340,45 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<At
     },
     generateEvents(generateOptions) {
       return generateEvents(data, generateOptions, clock.now());
+    },
+    get clusters(): readonly SimulatorCluster[] {
+      return [...data.projects.values()].flatMap((project) =>
+        [...project.clusters.values()].map((cluster) => ({
+          groupId: project.id,
+          name: cluster.name,
+          hosts: cluster.hosts,
+          accessHistory: keepsAccessHistory(cluster),
+        })),
+      );
+    },
+    addCluster(groupId, cluster) {
+      const parsed = clusterSchema.safeParse(cluster);
+      if (!parsed.success) {
+        const issues = parsed.error.issues.map(
+          (issue) => `${issue.path.join('.') || '(cluster)'}: ${issue.message}`,
+        );
+        throw new SimulatorEventError(`The cluster for project ${groupId} is invalid: ${issues.join('; ')}.`);
+      }
+      const { accessLogs, ...fields } = parsed.data;
+      const record = data.addCluster(groupId, fields);
+      data.addAccessLogs(
+        groupId,
+        record.name,
+        accessLogs.map(({ secondsAgo, timestamp, ...line }) => ({
+          ...line,
+          timestamp: timestamp ?? Math.round(clock.now() - (secondsAgo ?? 0) * 1000),
+        })),
+        clock.now(),
+      );
+      return { groupId, name: record.name, hosts: record.hosts, accessHistory: keepsAccessHistory(record) };
+    },
+    addAccessLogs(groupId, clusterName, lines) {
+      return data
+        .addAccessLogs(groupId, clusterName, lines, clock.now())
+        .map((line) => JSON.parse(line.json.toString('utf8')) as SimulatorAccessLog);
+    },
+    generateAccessLogs(generateOptions) {
+      return generateAccessLogs(data, generateOptions, clock.now());
     },
     setFaults(plan) {
       faults = new FaultInjector(plan);

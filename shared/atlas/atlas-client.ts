@@ -1,14 +1,20 @@
 import { Agent, type Dispatcher } from 'undici';
+import {
+  type AtlasAccessHistoryOptions,
+  accessHistoryQuery,
+  clusterPathName,
+} from './access-history-query.js';
 import { pathId, resourceOfLink } from './api-paths.js';
 import { AtlasList, type FetchedPage, type PageRequest } from './atlas-list.js';
 import {
   type AtlasClientOptions,
+  CLUSTERS_V2_ACCEPT,
   type ResolvedClientConfig,
   resolveClientConfig,
   SERVICE_ACCOUNTS_V2_ACCEPT,
 } from './client-options.js';
 import { createDigestAuthInterceptor } from './digest-interceptor.js';
-import { AtlasError } from './errors.js';
+import { AtlasError, AtlasRequestError } from './errors.js';
 import {
   type AtlasEventFilter,
   type AtlasListOptions,
@@ -27,8 +33,11 @@ import {
 } from './response-errors.js';
 import {
   readAccessListEntry,
+  readAccessLogLine,
+  readAccessLogs,
   readAlertConfig,
   readApiKey,
+  readCluster,
   readEvent,
   readListPage,
   readOrganization,
@@ -44,9 +53,12 @@ import { SecretRedactor } from './secret-redactor.js';
 import { ServerClock } from './server-clock.js';
 import { ServiceAccountTokenProvider } from './service-account-token-provider.js';
 import type {
+  AtlasAccessHistory,
   AtlasAccessListEntry,
+  AtlasAccessLogLine,
   AtlasAlertConfig,
   AtlasApiKey,
+  AtlasCluster,
   AtlasEvent,
   AtlasOrganization,
   AtlasProject,
@@ -385,6 +397,69 @@ export class AtlasClient {
   ): Promise<AtlasAlertConfig> {
     const path = `/groups/${pathId('groupId', groupId)}/alertConfigs/${pathId('alertConfigId', alertConfigId)}`;
     return this.#getJson(path, new URLSearchParams(), readAlertConfig, options.signal);
+  }
+
+  /**
+   * The clusters of a project (`GET /groups/{groupId}/clusters`, Project Read Only), each with its
+   * name, its tier and whether its database access history can be read (dedicated clusters only; a
+   * cluster whose provider the client does not recognise counts as readable). On Atlas v2 it asks for
+   * the resource's current version (2024-08-05). On Ops Manager every cluster is `self-managed`, with
+   * no access history. An entry that is not an object or has no name is left out with a warning that
+   * gives its position. Throws as {@link listProjectEvents}.
+   */
+  listClusters(groupId: string, options: AtlasListOptions = {}): AtlasList<AtlasCluster> {
+    const selfManaged = this.#config.flavor === 'ops-manager';
+    return this.#list(
+      `/groups/${pathId('groupId', groupId)}/clusters`,
+      listQuery(options),
+      (value) => readCluster(value, selfManaged),
+      options.signal,
+      this.#config.flavor === 'atlas-v2' ? CLUSTERS_V2_ACCEPT : this.#config.accept,
+      { skip: 'clusters' },
+    );
+  }
+
+  /**
+   * One read of a dedicated cluster's database access history
+   * (`GET /groups/{groupId}/dbAccessHistory/clusters/{clusterName}`, Project Cluster Log Viewer or
+   * Project Database Access Admin): the newest `nLogs` authentication attempts (default 20,000, the
+   * most Atlas sends) between `start` and `end` (epoch milliseconds, inclusive; without them, the
+   * seven days Atlas keeps). A line that is not an object, lacks a field or has one of the wrong type
+   * is left out, counted in `dropped`, and logged as a warning with its position, never its content.
+   * An answer of more lines than asked is refused.
+   *
+   * @throws AtlasRequestError at once for an invalid id, cluster name or option, and on Ops Manager,
+   *   which keeps no access history; then the errors of {@link getOrg}: a shared-tier or Flex cluster
+   *   is refused by Atlas (AtlasRequestError for its 400), an unknown one is AtlasNotFoundError.
+   */
+  async readAccessHistory(
+    groupId: string,
+    clusterName: string,
+    options: AtlasAccessHistoryOptions = {},
+  ): Promise<AtlasAccessHistory> {
+    const path = `/groups/${pathId('groupId', groupId)}/dbAccessHistory/clusters/${clusterPathName(clusterName)}`;
+    if (this.#config.flavor === 'ops-manager') {
+      throw new AtlasRequestError(
+        `Ops Manager keeps no database access history (GET ${this.#config.apiPrefix}${path}): read it from Atlas, with the atlas-v2 flavour`,
+      );
+    }
+    const { query, nLogs } = accessHistoryQuery(options);
+    const items = await this.#getJson(path, query, (body) => readAccessLogs(body, nLogs), options.signal);
+    const lines: AtlasAccessLogLine[] = [];
+    const skipped: number[] = [];
+    items.forEach((item, index) => {
+      const line = readAccessLogLine(item);
+      if (line.ok) lines.push(line.value);
+      else skipped.push(index);
+    });
+    if (skipped.length > 0) {
+      this.#config.logger.warn('Atlas sent access-history lines that cannot be read; skipped them', {
+        path: `${this.#config.apiPrefix}${path}`,
+        skipped: skipped.length,
+        positions: skipped.slice(0, 10),
+      });
+    }
+    return { lines, dropped: skipped.length };
   }
 
   /** Closes the connections. The client cannot be used afterwards. */

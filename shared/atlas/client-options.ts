@@ -28,6 +28,13 @@ export const FLAVOR_ACCEPT: Readonly<Record<AtlasFlavor, string>> = Object.freez
  */
 export const SERVICE_ACCOUNTS_V2_ACCEPT = 'application/vnd.atlas.2024-08-05+json';
 
+/**
+ * The `Accept` header of the v2 clusters list: version 2024-08-05 (`listGroupClusters` in the OpenAPI
+ * document), whose clusters state their provider per region. 2023-01-01 and 2023-02-01 carry a sunset
+ * date, and Atlas already answers 410 `VERSION_GONE` to 2023-02-01 there.
+ */
+export const CLUSTERS_V2_ACCEPT = 'application/vnd.atlas.2024-08-05+json';
+
 /** An API key (HTTP Digest) or a service account (OAuth 2.0 client credentials). */
 export type AtlasCredentials =
   | { kind: 'digest'; publicKey: string; privateKey: string }

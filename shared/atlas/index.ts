@@ -1,4 +1,9 @@
 export {
+  type AtlasAccessHistoryOptions,
+  MAX_ACCESS_LOG_LINES,
+  MIN_ACCESS_HISTORY_MS,
+} from './access-history-query.js';
+export {
   type AtlasAnswer,
   AtlasClient,
   type AtlasClientStats,
@@ -65,9 +70,13 @@ export {
   type TokenRequest,
 } from './service-account-token-provider.js';
 export type {
+  AtlasAccessHistory,
   AtlasAccessListEntry,
+  AtlasAccessLogLine,
   AtlasApiKey,
   AtlasApiKeyRole,
+  AtlasCluster,
+  AtlasClusterTier,
   AtlasEvent,
   AtlasEventDiff,
   AtlasLink,

@@ -4,8 +4,11 @@
  */
 import type {
   AtlasAccessListEntry,
+  AtlasAccessLogLine,
   AtlasAlertConfig,
   AtlasApiKey,
+  AtlasCluster,
+  AtlasClusterTier,
   AtlasEvent,
   AtlasLink,
   AtlasOrganization,
@@ -215,6 +218,160 @@ export function readAlertConfig(value: unknown): Shape<AtlasAlertConfig> {
   return isRecord(value) && typeof value.id === 'string'
     ? { ok: true, value: value as AtlasAlertConfig }
     : { ok: false, problem: 'an alert configuration without a string id' };
+}
+
+/** What each `providerName` says about a cluster's tier; AWS, Azure and GCP are dedicated. */
+const PROVIDER_TIERS: Readonly<Record<string, AtlasClusterTier>> = {
+  AWS: 'dedicated',
+  AZURE: 'dedicated',
+  GCP: 'dedicated',
+  TENANT: 'shared',
+  FLEX: 'flex',
+  SERVERLESS: 'serverless',
+};
+
+/** The provider names a cluster states: `providerSettings` (v1.0, v2 2023-01-01) or its region configs (later v2). */
+function providerNames(cluster: Record<string, unknown>): string[] {
+  const names: string[] = [];
+  const settings = cluster.providerSettings;
+  if (isRecord(settings) && typeof settings.providerName === 'string') names.push(settings.providerName);
+  if (Array.isArray(cluster.replicationSpecs)) {
+    for (const spec of cluster.replicationSpecs.slice(0, 100)) {
+      if (!isRecord(spec) || !Array.isArray(spec.regionConfigs)) continue;
+      for (const region of spec.regionConfigs.slice(0, 100)) {
+        if (isRecord(region) && typeof region.providerName === 'string') names.push(region.providerName);
+      }
+    }
+  }
+  return names;
+}
+
+/** The instance size a cluster states, where its provider names are written. */
+function instanceSize(cluster: Record<string, unknown>): string | undefined {
+  const settings = cluster.providerSettings;
+  if (isRecord(settings) && typeof settings.instanceSizeName === 'string') return settings.instanceSizeName;
+  const spec = Array.isArray(cluster.replicationSpecs) ? cluster.replicationSpecs[0] : undefined;
+  const region = isRecord(spec) && Array.isArray(spec.regionConfigs) ? spec.regionConfigs[0] : undefined;
+  const electable = isRecord(region) ? region.electableSpecs : undefined;
+  return isRecord(electable) && typeof electable.instanceSize === 'string'
+    ? electable.instanceSize
+    : undefined;
+}
+
+/**
+ * Reads a cluster of `GET /groups/{groupId}/clusters` and says whether it keeps database access
+ * history. Atlas names it `name` and states its provider in `providerSettings.providerName` (v1.0, v2
+ * 2023-01-01) or in `replicationSpecs[].regionConfigs[].providerName` (v2 2023-02-01 and 2024-08-05):
+ * `TENANT` is a shared tier (M0, M2, M5), `FLEX` a Flex cluster, AWS, Azure and GCP dedicated. Ops
+ * Manager names it `clusterName` and keeps no access history. A cluster whose provider the client
+ * does not recognise is `unknown`, and its access history is read: Atlas says if there is none.
+ *
+ * @example
+ * ```ts
+ * readCluster({ name: 'c0', providerSettings: { providerName: 'TENANT', instanceSizeName: 'M0' } }, 'atlas-v2');
+ * // { ok: true, value: { name: 'c0', tier: 'shared', accessHistory: false, providerName: 'TENANT', instanceSize: 'M0' } }
+ * ```
+ */
+export function readCluster(value: unknown, selfManaged: boolean): Shape<AtlasCluster> {
+  if (!isRecord(value)) return { ok: false, problem: 'a cluster that is not an object' };
+  const name = selfManaged && typeof value.clusterName === 'string' ? value.clusterName : value.name;
+  if (typeof name !== 'string' || name === '') return { ok: false, problem: 'a cluster without a name' };
+  const providers = providerNames(value);
+  let tier: AtlasClusterTier;
+  if (selfManaged) {
+    tier = 'self-managed';
+  } else {
+    const tiers = new Set(providers.map((provider) => PROVIDER_TIERS[provider] ?? 'unknown'));
+    // A shared, Flex or serverless region anywhere makes the whole cluster one; dedicated needs every region dedicated.
+    tier =
+      (['shared', 'flex', 'serverless', 'unknown'] as const).find((candidate) => tiers.has(candidate)) ??
+      (tiers.has('dedicated') ? 'dedicated' : 'unknown');
+  }
+  const size = instanceSize(value);
+  return {
+    ok: true,
+    value: {
+      name,
+      tier,
+      accessHistory: tier === 'dedicated' || tier === 'unknown',
+      ...(providers[0] === undefined ? {} : { providerName: providers[0] }),
+      ...(size === undefined ? {} : { instanceSize: size }),
+    },
+  };
+}
+
+/**
+ * Reads the body of a database access history answer: `accessLogs` must be an array of at most
+ * `nLogs` items (Atlas never sends more than asked: more is a server to refuse, not an array to take
+ * in whole). The items are read by {@link readAccessLogLine}.
+ *
+ * @example
+ * ```ts
+ * readAccessLogs({ accessLogs: [] }, 100); // { ok: true, value: [] }
+ * ```
+ */
+export function readAccessLogs(body: unknown, nLogs: number): Shape<unknown[]> {
+  if (!isRecord(body) || !Array.isArray(body.accessLogs)) {
+    return { ok: false, problem: 'an access history without an accessLogs array' };
+  }
+  if (body.accessLogs.length > nLogs) {
+    return {
+      ok: false,
+      problem: `an access history of ${body.accessLogs.length} lines, more than the ${nLogs} asked for (nLogs)`,
+    };
+  }
+  return { ok: true, value: body.accessLogs };
+}
+
+const ACCESS_LOG_TEXT_FIELDS = [
+  'authSource',
+  'hostname',
+  'ipAddress',
+  'logLine',
+  'timestamp',
+  'username',
+] as const;
+
+/**
+ * Reads one line of database access history: an object with a boolean `authResult`, the text fields
+ * `authSource`, `hostname`, `ipAddress`, `logLine`, `timestamp` (a time `Date.parse` reads: the ISO 8601
+ * the OpenAPI document promises, or JavaScript's date text) and `username`, and a `failureReason`
+ * that is text, null or absent. Anything else is refused: the caller skips the line.
+ *
+ * @example
+ * ```ts
+ * readAccessLogLine({ authResult: false, authSource: 'admin', failureReason: null, hostname: 'h', ipAddress: '192.0.2.1',
+ *   logLine: '{}', timestamp: '2026-01-31T09:15:00.000Z', username: 'app' }); // ok, timestampMs 1769850900000
+ * ```
+ */
+export function readAccessLogLine(value: unknown): Shape<AtlasAccessLogLine> {
+  if (!isRecord(value)) return { ok: false, problem: 'a line that is not an object' };
+  if (typeof value.authResult !== 'boolean')
+    return { ok: false, problem: 'a line without a boolean authResult' };
+  for (const field of ACCESS_LOG_TEXT_FIELDS) {
+    if (typeof value[field] !== 'string') return { ok: false, problem: `a line without a text ${field}` };
+  }
+  const failureReason = value.failureReason ?? null;
+  if (failureReason !== null && typeof failureReason !== 'string') {
+    return { ok: false, problem: 'a line whose failureReason is not text' };
+  }
+  const timestampMs = Date.parse(value.timestamp as string);
+  if (Number.isNaN(timestampMs)) return { ok: false, problem: 'a line whose timestamp is not a time' };
+  return {
+    ok: true,
+    value: {
+      authResult: value.authResult,
+      authSource: value.authSource as string,
+      failureReason,
+      ...(typeof value.groupId === 'string' ? { groupId: value.groupId } : {}),
+      hostname: value.hostname as string,
+      ipAddress: value.ipAddress as string,
+      logLine: value.logLine as string,
+      timestamp: value.timestamp as string,
+      timestampMs,
+      username: value.username as string,
+    },
+  };
 }
 
 /**

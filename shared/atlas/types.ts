@@ -173,3 +173,53 @@ export interface AtlasProject {
   links?: AtlasLink[];
   [key: string]: unknown;
 }
+
+/**
+ * What kind of deployment a cluster is, which decides whether it keeps database access history:
+ * `dedicated` (M10 and up on AWS, Azure or GCP) does; `shared` (M0, M2, M5: `TENANT`), `flex`,
+ * `serverless` and `self-managed` (an Ops Manager cluster) do not. `unknown`: Atlas described it in a
+ * way the client does not recognise; its access history is read, and Atlas says if there is none.
+ */
+export type AtlasClusterTier = 'dedicated' | 'shared' | 'flex' | 'serverless' | 'self-managed' | 'unknown';
+
+/** A cluster of a project (`GET /groups/{groupId}/clusters`), as far as access history needs it. */
+export interface AtlasCluster {
+  /** Its name: what `dbAccessHistory/clusters/{clusterName}` takes. */
+  name: string;
+  tier: AtlasClusterTier;
+  /** Whether its database access history can be read: every tier but shared, flex, serverless and self-managed. */
+  accessHistory: boolean;
+  /** `AWS`, `AZURE`, `GCP`, `TENANT`, `FLEX`... as Atlas wrote it, when it did. */
+  providerName?: string;
+  /** `M10`, `M0`, `FLEX`... as Atlas wrote it, when it did. */
+  instanceSize?: string;
+}
+
+/**
+ * One authentication attempt against a cluster (`MongoDBAccessLogs`): every field Atlas documents,
+ * checked, and `timestampMs`, the client's reading of `timestamp`.
+ */
+export interface AtlasAccessLogLine {
+  authResult: boolean;
+  authSource: string;
+  /** Why the attempt failed; null for a success (and for a failure Atlas gave no reason for). */
+  failureReason: string | null;
+  groupId?: string;
+  hostname: string;
+  ipAddress: string;
+  /** The mongod log line of the attempt, as Atlas sent it. */
+  logLine: string;
+  /** As Atlas sent it. */
+  timestamp: string;
+  /** `timestamp` in milliseconds since the epoch. */
+  timestampMs: number;
+  username: string;
+}
+
+/** One read of a cluster's access history: the lines that could be read, and how many could not. */
+export interface AtlasAccessHistory {
+  /** Newest first as Atlas sends them (sort them yourself: no order is promised). */
+  lines: AtlasAccessLogLine[];
+  /** Lines left out because they were not objects, or lacked a field or had one of the wrong type. */
+  dropped: number;
+}

@@ -349,7 +349,8 @@ describe('simulator answers to bad requests', () => {
       404,
       'API_KEY_NOT_FOUND',
     ],
-    ['a path the API does not have', '/groups/x/clusters', 404, 'RESOURCE_NOT_FOUND'],
+    ['a path the API does not have', '/groups/x/databaseUsers', 404, 'RESOURCE_NOT_FOUND'],
+    ['an unknown cluster', `/groups/${ids.project}/dbAccessHistory/clusters/nope`, 404, 'CLUSTER_NOT_FOUND'],
   ])('answers %s with its status and errorCode', async (_name, path, status, errorCode) => {
     const result = await errorOf(`/api/atlas/v2${path}`);
 
