@@ -176,6 +176,7 @@ describe('DistinctWindows', () => {
     ];
 
     expect(judged.map(ids)).toEqual([false, false, false, ['e1', 'e2', 'e4']]);
+    expect(judged[0]).toEqual({ alerts: false });
   });
 
   it('does not alert again for a value repeated in a full window, nor for a new value past the count', () => {
@@ -190,7 +191,7 @@ describe('DistinctWindows', () => {
       windows.judge(sighting('e6', 'carol', 3, 6)),
     ];
 
-    expect(judged.map(ids)).toEqual([false, false, false]);
+    expect(judged).toEqual([{ alerts: false }, { alerts: false }, { alerts: false }]);
   });
 
   it('alerts again for the event that reached the count when it is read again', () => {
