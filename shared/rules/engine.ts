@@ -5,6 +5,7 @@ import { type Logger, silentLogger } from '../logger.js';
 import type { Alert, AlertRulePack } from '../notify/alert.js';
 import { type AlertContext, namedIds, templateValues } from '../notify/alert-context.js';
 import type { CounterIncrement, CounterStore } from './counter-store.js';
+import { DistinctWindows } from './distinct-count.js';
 import { type FirstSeenStateError, RuleEvaluationError, RuleStateError } from './errors.js';
 import { parseEventTime } from './event-time.js';
 import { eventTypeWords } from './event-words.js';
@@ -18,7 +19,7 @@ import type { TemplateContext } from './template.js';
 
 export interface RuleEngineOptions {
   readonly pack: RulePack;
-  /** Where threshold and suppression rules count; only they touch it. */
+  /** Where threshold, distinct-count and suppression rules count; only they touch it. */
   readonly counters: CounterStore;
   readonly logger?: Logger | undefined;
   /**
@@ -124,11 +125,13 @@ interface StatefulMatch {
   eventId: string;
   time: number;
   groupKey: string;
-  /** `event:<id>`, or `window:<start>` once a threshold window is full. */
+  /** The value a distinct-count rule counts for the event; `undefined` for other rules. */
+  value: string | undefined;
+  /** `event:<id>`, or `window:<start>` once a threshold or distinct-count window is full. */
   occurrence: string;
   /** The events the alert carries. */
   events: AtlasEvent[];
-  /** When the occurrence began: the event's time, or its threshold window's start. */
+  /** When the occurrence began: the event's time, or its window's start. */
   createdAt: number;
   /** Whether it alerts; `undefined` while the store has not answered. */
   alerts: boolean | undefined;
@@ -171,6 +174,10 @@ const WINDOW_MEMORY_PRUNE_AT = 1024;
  * and alerts when the count reaches `count` exactly: once per window. A suppressed rule alerts for the
  * first event of a group and then not again until `suppress` has passed from that first event (key
  * `rule|group`, limit 1); a threshold rule with `suppress` treats each full window as such an event.
+ * A distinct-count rule counts the distinct values of its field per group in the same windows
+ * (`distinct|rule|group|windowStart`, the values as members, limit `count`) and alerts once per window,
+ * for the event whose value brings the count to `count` (see `DistinctWindows`); with `suppress`, a
+ * full window is such an event too.
  * Events whose `created` cannot be read never count toward a stateful rule.
  *
  * The stateful matches of one `evaluate` call are counted together, with the counter store's
@@ -226,6 +233,7 @@ export function createRuleEngine(options: RuleEngineOptions): RuleEngine {
     ]),
   );
   const windows = new Map<string, WindowEvents>();
+  const distinctWindows = new DistinctWindows();
   const firstSeen = createFirstSeenTracker({
     store: options.firstSeen ?? new MemoryFirstSeenStore(),
     clock: options.clock,
@@ -310,46 +318,67 @@ export function createRuleEngine(options: RuleEngineOptions): RuleEngine {
   };
 
   /**
-   * Counts the matches of threshold rules toward their windows, in order: a match whose count reaches
-   * the rule's count becomes its window's occurrence, with the window's events; the others do not
-   * alert.
+   * Counts the matches of threshold and distinct-count rules toward their windows, in order, in one
+   * call to the store: a match that fills its window becomes the window's occurrence, with the
+   * window's events; the others do not alert.
    */
   const countTowardThresholds = async (matches: readonly StatefulMatch[]): Promise<void> => {
     const counting: StatefulMatch[] = [];
     const increments: CounterIncrement[] = [];
     for (let at = 0; at < matches.length; at++) {
       const match = matches[at] as StatefulMatch;
-      const threshold = match.rule.threshold;
-      if (threshold === undefined) continue;
-      const windowStart = Math.floor(match.time / threshold.windowMs) * threshold.windowMs;
+      const { rule } = match;
+      const windowed = rule.threshold ?? rule.distinctCount;
+      if (windowed === undefined) continue;
+      const windowStart = Math.floor(match.time / windowed.windowMs) * windowed.windowMs;
+      const distinct = match.value !== undefined;
       counting.push(match);
       increments.push({
-        key: `threshold|${match.rule.id}|${keyPart(match.groupKey)}|${windowStart}`,
-        member: match.eventId,
+        key: `${distinct ? 'distinct' : 'threshold'}|${rule.id}|${keyPart(match.groupKey)}|${windowStart}`,
+        member: match.value ?? match.eventId,
         now: match.time,
-        expiresAt: windowStart + threshold.windowMs,
-        limit: threshold.count,
+        expiresAt: windowStart + windowed.windowMs,
+        limit: windowed.count,
       });
     }
     const counted = await countAll(counting, increments);
     for (let at = 0; at < counting.length; at++) {
       const match = counting[at] as StatefulMatch;
-      const { count, windowMs } = match.rule.threshold as NonNullable<CompiledRule['threshold']>;
+      const { count, windowMs } = (match.rule.threshold ?? match.rule.distinctCount) as {
+        count: number;
+        windowMs: number;
+      };
       const increment = increments[at] as CounterIncrement;
-      const window = rememberWindowEvent(
-        windows,
-        increment.key,
-        increment.expiresAt,
-        { time: match.time, id: match.eventId, event: match.event },
-        count,
-      );
-      if (counted[at] !== count) {
+      const windowStart = increment.expiresAt - windowMs;
+      let events: AtlasEvent[] | undefined;
+      if (match.value === undefined) {
+        const window = rememberWindowEvent(
+          windows,
+          increment.key,
+          increment.expiresAt,
+          { time: match.time, id: match.eventId, event: match.event },
+          count,
+        );
+        if (counted[at] === count) events = window.entries.map((entry) => entry.event);
+      } else {
+        const judgement = distinctWindows.judge({
+          key: increment.key,
+          windowEnd: increment.expiresAt,
+          count,
+          answer: counted[at] ?? 0,
+          value: match.value,
+          eventId: match.eventId,
+          time: match.time,
+          event: match.event,
+        });
+        if (judgement.alerts) events = [...judgement.events];
+      }
+      if (events === undefined) {
         match.alerts = false;
         continue;
       }
-      const windowStart = increment.expiresAt - windowMs;
       match.occurrence = `window:${windowStart}`;
-      match.events = window.entries.map((entry) => entry.event);
+      match.events = events;
       match.createdAt = windowStart;
     }
   };
@@ -473,7 +502,7 @@ export function createRuleEngine(options: RuleEngineOptions): RuleEngine {
             if (!ruleMatches(rule, event)) continue;
             if (time === null) time = parseEventTime(event.created);
             const eventId = ruleEventId(event);
-            const { threshold, suppressMs } = rule;
+            const { threshold, suppressMs, distinctCount } = rule;
             if (rule.firstSeen !== undefined) {
               const value = rule.firstSeen.valueOf(event);
               if (value === undefined) continue;
@@ -497,7 +526,10 @@ export function createRuleEngine(options: RuleEngineOptions): RuleEngine {
               raised.push(candidate);
               continue;
             }
-            if (threshold === undefined && suppressMs === undefined) {
+            // A distinct-count rule counts only events that carry its field and group.
+            const value = distinctCount?.valueOf(event);
+            if (distinctCount !== undefined && value === undefined) continue;
+            if (threshold === undefined && suppressMs === undefined && distinctCount === undefined) {
               const context = describe === undefined ? undefined : await contextOf(rule, event, describe);
               raised.push(
                 alertFor(rule, event, [event], rule.groupKey(event), `${rule.id}:${eventId}`, time, context),
@@ -517,7 +549,7 @@ export function createRuleEngine(options: RuleEngineOptions): RuleEngine {
             // as decideSuppressions would decide it: most matches of a noisy group end here, without
             // a pending match or its occurrence's text.
             let alerts: boolean | undefined;
-            if (threshold === undefined) {
+            if (threshold === undefined && distinctCount === undefined) {
               const asked = askedSuppressions.get(rule);
               const known = suppressions.get(rule)?.get(groupKey);
               if (known !== undefined && time < known.liveUntil && asked?.has(groupKey) !== true) {
@@ -532,6 +564,7 @@ export function createRuleEngine(options: RuleEngineOptions): RuleEngine {
               eventId,
               time,
               groupKey,
+              value,
               occurrence: `event:${eventId}`,
               events: [event],
               // A window's trigger time may differ between readings, but lies within the window.
@@ -587,6 +620,7 @@ export function createRuleEngine(options: RuleEngineOptions): RuleEngine {
       if (windows.size > WINDOW_MEMORY_PRUNE_AT) {
         for (const [key, window] of windows) if (window.expiresAt <= latest) windows.delete(key);
       }
+      distinctWindows.forgetEnded(latest);
       for (const known of suppressions.values()) {
         if (known.size <= WINDOW_MEMORY_PRUNE_AT) continue;
         for (const [groupKey, first] of known) if (first.liveUntil <= latest) known.delete(groupKey);

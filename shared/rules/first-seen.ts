@@ -257,11 +257,17 @@ function isMissing(value: unknown): boolean {
 }
 
 /**
- * The value as the rule compares it: an IP address in its one spelling (see `canonicalAddress`), so
- * `2001:DB8::1`, `[2001:db8::1]` and `2001:db8::1` are one address and `::ffff:203.0.113.5` is
- * `203.0.113.5`; any other value as {@link boundedValue} gives it.
+ * The value as first-seen and distinct-count rules compare it: an IP address in its one spelling (see
+ * `canonicalAddress`), so `2001:DB8::1`, `[2001:db8::1]` and `2001:db8::1` are one address and
+ * `::ffff:203.0.113.5` is `203.0.113.5`; any other value as {@link boundedValue} gives it.
+ *
+ * @example
+ * ```ts
+ * addressOrValue('[2001:DB8::1]:443'); // '2001:db8::1'
+ * addressOrValue('alice'); // 'alice'
+ * ```
  */
-function addressOrValue(value: unknown): string | undefined {
+export function addressOrValue(value: unknown): string | undefined {
   return canonicalAddress(value) ?? boundedValue(value);
 }
 

@@ -12,7 +12,8 @@ export interface RuleReplayCount {
   severity: Severity;
   enabled: boolean;
   /**
-   * Events the rule's match accepted, before threshold and suppression decide whether they alert;
+   * Events the rule's match accepted, before threshold, distinct count and suppression decide whether
+   * they alert;
    * 0 for a disabled rule, which is not evaluated.
    */
   matched: number;
@@ -63,8 +64,8 @@ export interface ReplayRulesOptions {
 }
 
 /**
- * Evaluates a pack over events as a poll tick would, with state kept in memory only: threshold and
- * suppression rules count from nothing and use each event's `created` as their clock. First-seen rules
+ * Evaluates a pack over events as a poll tick would, with state kept in memory only: threshold,
+ * distinct-count and suppression rules count from nothing and use each event's `created` as their clock. First-seen rules
  * start as if deployed at the first replayed event: they learn for their `learning` period, and a
  * value seen earlier in the replay is known. Events are evaluated a page (500) at a time, as a tick
  * evaluates them, so state is read and written once a page, not once an event. Counts, per rule, the
@@ -72,8 +73,8 @@ export interface ReplayRulesOptions {
  * event an alert carries, the one that raised it) for {@link compareReplays}. An event that makes a
  * rule throw is recorded in `failures` with the first such error; the other rules and events go on.
  *
- * Matches are counted by a second engine over the same rules without `threshold`, `suppress` and `first_seen`,
- * which alerts once for every event a rule's match accepts.
+ * Matches are counted by a second engine over the same rules without `threshold`, `suppress`,
+ * `first_seen` and `distinct_count`, which alerts once for every event a rule's match accepts.
  *
  * @throws {RuleLoadError} when a rule of the pack does not compile (a pack built by hand).
  * @example
@@ -161,8 +162,9 @@ export function emptySeverityCounts(): SeverityCounts {
 /**
  * Evaluates a batch, as a tick evaluates a page, and gives the alerts of each event by its position:
  * an alert belongs to the newest of its events, the one that raised it (a threshold alert carries its
- * window's events, oldest first). A rule that throws skips that event alone, as in a tick; its first
- * failure is kept for the event, unless an earlier one is.
+ * window's events, oldest first; a distinct-count alert the first event of each value, oldest first).
+ * A rule that throws skips that event alone, as in a tick; its first failure is kept for the event,
+ * unless an earlier one is.
  */
 async function evaluateBatch(
   engine: RuleEngine,
@@ -221,6 +223,7 @@ function withoutState(pack: RulePack): RulePack {
         threshold: _threshold,
         suppress: _suppress,
         first_seen: _firstSeen,
+        distinct_count: _distinctCount,
         tests: _tests,
         ...spec
       } = rule.spec;

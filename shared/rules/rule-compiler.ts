@@ -9,6 +9,7 @@ import {
   type Predicate,
   requiredEventTypes,
 } from './conditions.js';
+import { type CompiledDistinctCount, compileDistinctCount } from './distinct-count.js';
 import { parseDuration } from './duration.js';
 import { compileFieldPath, type PathReader, parseFieldPath } from './field-path.js';
 import { type CompiledFirstSeen, compileFirstSeen } from './first-seen.js';
@@ -38,6 +39,8 @@ export interface CompiledRule {
   readonly suppressMs: number | undefined;
   /** Set for a first-seen rule: it alerts when the value is new for its group. */
   readonly firstSeen: CompiledFirstSeen | undefined;
+  /** Set for a distinct-count rule: it alerts when a group's window holds `count` distinct values. */
+  readonly distinctCount: CompiledDistinctCount | undefined;
   readonly title: CompiledTemplate;
   readonly summary: CompiledTemplate;
 }
@@ -101,6 +104,18 @@ export function compileRule(spec: RuleSpec, context: CompileContext): CompiledRu
         'a first_seen rule alerts once per new value and group, so it cannot also have threshold or suppress: remove them, or make a second rule',
     });
   }
+  const distinctCount =
+    spec.distinct_count === undefined
+      ? undefined
+      : compileDistinctCount(spec.distinct_count, spec.group_by ?? [], context);
+  if (spec.distinct_count !== undefined && (spec.threshold !== undefined || spec.first_seen !== undefined)) {
+    context.problems.push({
+      code: 'INVALID_CONDITION',
+      path: ['distinct_count'],
+      key: true,
+      message: `a distinct_count rule counts values in windows of its own, so it cannot also have ${spec.threshold === undefined ? 'first_seen' : 'threshold'}: remove it, or make a second rule`,
+    });
+  }
   const title = templateOf(spec.title, 'title', context);
   const summary =
     spec.summary === undefined
@@ -122,6 +137,7 @@ export function compileRule(spec: RuleSpec, context: CompileContext): CompiledRu
     threshold,
     suppressMs,
     firstSeen,
+    distinctCount,
     title,
     summary,
   };
@@ -235,18 +251,18 @@ function checkTests(spec: RuleSpec, context: CompileContext): void {
   (spec.tests ?? []).forEach((test, index) => {
     const path = ['tests', index];
     if (test.lists !== undefined) checkTestLists(spec, test.lists, [...path, 'lists'], context);
-    if (test.seen !== undefined && spec.first_seen === undefined) {
+    if (test.seen !== undefined && spec.first_seen === undefined && spec.distinct_count === undefined) {
       context.problems.push({
         code: 'INVALID_TEST',
         path: [...path, 'seen'],
-        message: `test "${test.name}" lists seen events, which only a first_seen rule uses: remove seen, or give the rule first_seen`,
+        message: `test "${test.name}" lists seen events, which only first_seen and distinct_count rules use: remove seen, or list them first under events`,
       });
     }
     if ((test.event === undefined) === (test.events === undefined)) {
       context.problems.push({
         code: 'INVALID_TEST',
         path: [...path, 'name'],
-        message: `test "${test.name}" needs exactly one of event (one event) or events (a list, for threshold and suppression rules)`,
+        message: `test "${test.name}" needs exactly one of event (one event) or events (a list, for threshold, distinct-count and suppression rules)`,
       });
     }
     const { alert, count } = test.expect;

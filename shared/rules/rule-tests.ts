@@ -38,7 +38,8 @@ export interface RuleTestResult {
  * enabled) on fresh in-memory counters, over `event` or `events` in order. A test event without an `id` is given one (`<rule id>/<test index>/<event index>`), so
  * threshold tests need not invent ids; stateful rules still need each event's `created`. A first-seen
  * rule's test has no learning period, and first evaluates the test's `seen` events (alerts dropped),
- * so it can state which values the rule knew before. A test's `lists` replace the pack's lists of
+ * so it can state which values the rule knew before; a distinct-count rule's `seen` events count toward
+ * their windows the same way, so a test can state the values tried before its event. A test's `lists` replace the pack's lists of
  * those names for that test alone.
  *
  * @example
@@ -90,7 +91,7 @@ async function runRuleTest(packTest: PackTest): Promise<RuleTestResult> {
     (event, eventIndex): AtlasEvent =>
       event.id === undefined ? { ...event, id: `${ruleId}/${index}/seen/${eventIndex}` } : event,
   );
-  // What a first-seen rule saw before: recorded by the same rule, its alerts not the test's.
+  // What a first-seen or distinct-count rule saw before: recorded by the same rule, its alerts not the test's.
   if (seen.length > 0) await engine.evaluate(seen);
   const alerts = await engine.evaluate(events);
   const failures: string[] = [];

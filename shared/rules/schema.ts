@@ -60,7 +60,10 @@ export interface RuleTestSpec {
   name: string;
   /** Named lists as the test sees them: each replaces the pack's list of that name. */
   lists?: Record<string, ScalarValue[]> | undefined;
-  /** Earlier events a first-seen rule has seen before the test's events: they record, never alert. */
+  /**
+   * Earlier events a first-seen or distinct-count rule has seen before the test's events: they record
+   * values (and count toward windows), never alert.
+   */
   seen?: Record<string, unknown>[] | undefined;
   event?: Record<string, unknown> | undefined;
   events?: Record<string, unknown>[] | undefined;
@@ -82,6 +85,13 @@ export interface FirstSeenSpec {
   max_values?: number | undefined;
 }
 
+/** Holds when a group's events show at least `count` distinct values of a field within one window. */
+export interface DistinctCountSpec {
+  field: string;
+  count: number;
+  window: string;
+}
+
 /** A rule as written in a rule file. */
 export interface RuleSpec {
   id: string;
@@ -95,6 +105,7 @@ export interface RuleSpec {
   threshold?: { count: number; window: string } | undefined;
   suppress?: string | undefined;
   first_seen?: FirstSeenSpec | undefined;
+  distinct_count?: DistinctCountSpec | undefined;
   title: string;
   summary?: string | undefined;
   runbook?: string | undefined;
@@ -118,6 +129,7 @@ export const OVERRIDE_FIELDS = [
   'threshold',
   'group_by',
   'first_seen',
+  'distinct_count',
   'title',
   'summary',
   'runbook',
@@ -133,6 +145,7 @@ export interface RuleOverrideSpec {
   threshold?: RuleSpec['threshold'];
   group_by?: string[] | undefined;
   first_seen?: FirstSeenSpec | undefined;
+  distinct_count?: DistinctCountSpec | undefined;
   title?: string | undefined;
   summary?: string | undefined;
   runbook?: string | undefined;
@@ -161,8 +174,8 @@ export interface RuleFileSpec {
 
 /** Rule ids: lower case, digits, `.`, `_`, `-`; they appear in fingerprints and metric dimensions. */
 /**
- * The largest `threshold.count`: a window's counter keeps up to that many event ids (at most 64 bytes
- * each as stored) in one DynamoDB item of at most 400 KB.
+ * The largest `threshold.count` and `distinct_count.count`: a window's counter keeps up to that many
+ * event ids or values (at most 64 bytes each as stored) in one DynamoDB item of at most 400 KB.
  */
 export const MAX_THRESHOLD_COUNT = 5_000;
 
@@ -306,14 +319,14 @@ const ruleTestShape = {
   }),
   seen: z.array(z.record(z.string(), z.unknown())).min(1).optional().meta({
     description:
-      'Events seen before the test, in order, for first-seen rules: they record values and never alert (each needs created).',
+      'Events seen before the test, in order, for first-seen and distinct-count rules: they record values (and count toward windows) and never alert (each needs created).',
   }),
   event: z.record(z.string(), z.unknown()).optional().meta({ description: 'One event to evaluate.' }),
   events: z
     .array(z.record(z.string(), z.unknown()))
     .min(1)
     .optional()
-    .meta({ description: 'Events evaluated in order, for threshold and suppression rules.' }),
+    .meta({ description: 'Events evaluated in order, for threshold, distinct-count and suppression rules.' }),
   expect: z.strictObject({
     alert: z.boolean().meta({ description: 'Whether the rule raises at least one alert.' }),
     count: z.int().min(0).optional().meta({ description: 'How many alerts the rule raises.' }),
@@ -347,7 +360,8 @@ const ruleShape = {
   tags: z.array(z.string()).optional(),
   match,
   group_by: z.array(z.string()).min(1).optional().meta({
-    description: 'Field paths whose values form the group key (thresholds, suppression, threading).',
+    description:
+      'Field paths whose values form the group key (thresholds, distinct counts, suppression, threading).',
   }),
   threshold: z
     .strictObject({
@@ -394,6 +408,27 @@ const ruleShape = {
       description:
         "Alert when the field's value was not seen for the group (group_by) within a period, such as an API key used from a new address. Not with threshold or suppress.",
     }),
+  distinct_count: z
+    .strictObject({
+      field: z.string().meta({
+        description: 'The field path whose distinct values are counted per group, such as username.',
+      }),
+      count: z
+        .int()
+        .min(1)
+        .max(
+          MAX_THRESHOLD_COUNT,
+          `at most ${MAX_THRESHOLD_COUNT}: a group's window keeps the values it counts in one state item, which DynamoDB bounds at 400 KB`,
+        )
+        .meta({ description: 'How many distinct values of one group in one window alert.' }),
+      window: z.string().meta({ description: 'A duration such as 10m, 1h or 1d.' }),
+    })
+    .optional()
+    .meta({
+      id: 'DistinctCount',
+      description:
+        "Alert when a group's matching events show count distinct values of the field in one window (windows tumble), such as one address trying many user names. Not with threshold or first_seen.",
+    }),
   title: z
     .string()
     .min(1)
@@ -418,6 +453,7 @@ const overrideShape = {
   threshold: ruleShape.threshold,
   group_by: ruleShape.group_by,
   first_seen: ruleShape.first_seen,
+  distinct_count: ruleShape.distinct_count,
   title: ruleShape.title.optional(),
   summary: ruleShape.summary,
   runbook: ruleShape.runbook,

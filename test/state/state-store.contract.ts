@@ -1,7 +1,12 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { describe, expect, it, onTestFinished } from 'vitest';
-import type { AtlasApiKey } from '../../shared/atlas/types.js';
-import { type CounterStore, MemoryCounterStore } from '../../shared/rules/index.js';
+import type { AtlasApiKey, AtlasEvent } from '../../shared/atlas/types.js';
+import {
+  type CounterStore,
+  createRuleEngine,
+  MemoryCounterStore,
+  parseRulePack,
+} from '../../shared/rules/index.js';
 import { type InventorySnapshot, LeaseLostError, type StateStore } from '../../shared/state/index.js';
 import { createPrng } from '../../simulator/prng.js';
 import { ManualClock } from './manual-clock.js';
@@ -896,6 +901,77 @@ export function describeStateStoreContract(name: string, createStore: CreateCont
       expect(await store.get(`${prefix}|one`, window.now)).toBe(1);
       expect(await store.get(longKey, window.now)).toBe(2);
       expect(await store.get(`${longKey}g`, window.now)).toBe(0);
+    });
+  });
+
+  describe(`${name}: distinct-count windows`, () => {
+    const pack = parseRulePack({
+      sources: [
+        {
+          file: 'spray.yaml',
+          text: [
+            'rules:',
+            '  - id: spray',
+            '    name: Many user names from one address',
+            '    severity: high',
+            '    match: { eventTypeName: DATA_EXPLORER }',
+            '    group_by: [remoteAddress]',
+            '    distinct_count: { field: username, count: 5, window: 10m }',
+            "    title: '{{remoteAddress}} tried many user names'",
+          ].join('\n'),
+        },
+      ],
+    });
+    /** A window of the engine's clock, ten minutes from an aligned start. */
+    const start = Date.UTC(2025, 5, 1, 12, 0, 0);
+
+    function attempts(address: string, names: readonly string[], at = start): AtlasEvent[] {
+      return names.map((username, index) => ({
+        id: `${address}/${index}`,
+        eventTypeName: 'DATA_EXPLORER',
+        remoteAddress: address,
+        username,
+        created: new Date(at + index * 1_000).toISOString(),
+      }));
+    }
+
+    it('alerts once when a group reaches the count, keeps that many values, and a new engine raises the same alert on a re-read', async () => {
+      // Prepare: names the store keeps as they are and names it keeps as hashes, all distinct.
+      const { store } = await setUp(createStore);
+      const address = unique('203.0.113.9');
+      const names = [
+        'alice',
+        '#alice',
+        'ünïcödé <!channel>',
+        'x'.repeat(500),
+        'x'.repeat(501),
+        'late',
+        'alice',
+      ];
+      const batch = attempts(address, names);
+
+      // Act
+      const first = await createRuleEngine({ pack, counters: store }).evaluate(batch);
+      const again = await createRuleEngine({ pack, counters: store }).evaluate(batch);
+
+      // Assess
+      expect(first.map((alert) => alert.events.at(-1)?.username)).toEqual(['x'.repeat(501)]);
+      expect(again.map((alert) => alert.fingerprint)).toEqual(first.map((alert) => alert.fingerprint));
+      expect(await store.get(`distinct|spray|${address}|${start}`, start)).toBe(5);
+    });
+
+    it('forgets a window once its wall-clock lifetime has passed', async () => {
+      const { store, clock } = await setUp(createStore);
+      const address = unique('198.51.100.7');
+      const past = start - 30 * DAY;
+      await createRuleEngine({ pack, counters: store }).evaluate(attempts(address, ['a', 'b'], past));
+      const key = `distinct|spray|${address}|${past}`;
+
+      const held = await store.get(key, past + MINUTE);
+      clock.advance(2 * DAY);
+      const later = await store.get(key, past + MINUTE);
+
+      expect([held, later]).toEqual([2, 0]);
     });
   });
 

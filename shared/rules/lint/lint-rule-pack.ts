@@ -227,6 +227,18 @@ export function lintRulePack(pack: RulePack, options: LintRulePackOptions): Rule
         ),
       );
     });
+    const distinctField = rule.spec.distinct_count?.field;
+    if (distinctField !== undefined) {
+      checkPath(distinctField, types, (message, hint) =>
+        warn(
+          'UNKNOWN_FIELD',
+          file,
+          [...base, 'distinct_count', 'field'],
+          `${message}: no event counts toward the distinct count`,
+          hint,
+        ),
+      );
+    }
     for (const key of ['title', 'summary'] as const) {
       const template = rule.spec[key];
       if (template === undefined) continue;
