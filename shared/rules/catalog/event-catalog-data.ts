@@ -49,8 +49,8 @@ export interface BuildEventCatalogDataOptions {
  * Puts the sources together. An OpenAPI type gets the fields of its event views, of the alert
  * views that list it (an Atlas alert names the type that raised it), plus those the
  * implemented document gives every event (and its own, where the document names the type); a type the
- * document alone names is a project event (its event list is per project); inventory types carry their
- * own fields only.
+ * document alone names is a project event (its event list is per project); inventory types
+ * (organization scope) and database access types (project scope) carry their own fields only.
  *
  * @example
  * ```ts
