@@ -141,3 +141,51 @@ describe('access-history events over the simulator’s default seed', () => {
     expect(summary(alerts)).toEqual([]);
   });
 });
+
+describe('access-history event ids when a line comes late', () => {
+  it('keeps the ids of the lines read before, and gives a late line at the same time and host its own', async () => {
+    const clock = new ManualClock(STARTED_AT);
+    const sim = await startSimulator({ clock });
+    const atlas = new AtlasClient({
+      baseUrl: sim.baseUrl,
+      credentials: { kind: 'digest', ...sim.credentials },
+      clock,
+      random: () => 0.5,
+    });
+    try {
+      const groupId = sim.projects.find((project) => project.name === 'payments-prod')?.id ?? '';
+      const context = { groupId, clusterName: 'payments-main' };
+      const read = async () =>
+        (await atlas.readAccessHistory(groupId, 'payments-main')).lines.map((line) =>
+          buildAccessHistoryEvent(line, context),
+        );
+      const before = await read();
+      const first = before.find((event) => event.eventTypeName === 'DB_AUTH_FAILED');
+
+      sim.addAccessLogs(groupId, 'payments-main', [
+        {
+          username: first?.username ?? '',
+          ipAddress: first?.remoteAddress ?? '',
+          authResult: false,
+          timestamp: first?.created,
+          hostname: first?.hostname,
+        },
+      ]);
+      const after = await read();
+
+      const beforeIds = new Set(before.map((event) => event.id));
+      const added = after.filter((event) => !beforeIds.has(event.id));
+      expect(after.filter((event) => beforeIds.has(event.id))).toHaveLength(before.length);
+      expect(added).toHaveLength(1);
+      expect(added[0]).toMatchObject({
+        created: first?.created,
+        hostname: first?.hostname,
+        username: first?.username,
+        remoteAddress: first?.remoteAddress,
+      });
+    } finally {
+      await atlas.close();
+      await sim.stop();
+    }
+  });
+});
