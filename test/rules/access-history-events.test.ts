@@ -63,7 +63,7 @@ describe('buildAccessHistoryEvent', () => {
     expect(JSON.stringify(event)).not.toContain('conn812');
   });
 
-  it('gives a line read again the same id, however its time is written', () => {
+  it('gives a line read again the same id, its time written any way that keeps the millisecond', () => {
     const first = buildAccessHistoryEvent(line(), context);
     const reread = buildAccessHistoryEvent(line(), context);
     const otherSpelling = buildAccessHistoryEvent(
