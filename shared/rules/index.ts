@@ -1,3 +1,14 @@
+export {
+  ACCESS_HISTORY_EVENT_TYPES,
+  ACCESS_HISTORY_ID_PREFIX,
+  ACCESS_HISTORY_SOURCE,
+  type AccessHistoryEvent,
+  type AccessHistoryEventContext,
+  type AccessHistoryEventType,
+  type AccessHistoryLineInput,
+  buildAccessHistoryEvent,
+  MAX_ACCESS_HISTORY_TEXT_LENGTH,
+} from './access-history-events.js';
 export type { CounterIncrement, CounterIncrementOptions, CounterStore } from './counter-store.js';
 export { createRuleEngine, type RuleEngine, type RuleEngineOptions } from './engine.js';
 export {

@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { parse } from 'yaml';
+import { accessHistoryEventFields } from './access-history-event-fields.js';
 import { buildEventCatalogData, formatEventCatalogData } from './event-catalog-data.js';
 import { inventoryEventFields } from './inventory-event-fields.js';
 import { readOpenApiEvents } from './openapi-events.js';
@@ -38,10 +39,12 @@ export async function generateEventCatalog(options: GenerateEventCatalogOptions)
     openApi: readOpenApiEvents({ document }),
     spec: readSpecEventFields(specText),
     inventory: inventoryEventFields(),
+    accessHistory: accessHistoryEventFields(),
     sources: [
       `${basename(options.openApiPath)}: ${title}${version}`,
       basename(options.specPath),
       'shared/rules/inventory-events.ts',
+      'shared/rules/access-history-events.ts',
     ],
   });
   return formatEventCatalogData(data);

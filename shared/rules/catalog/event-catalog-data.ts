@@ -5,9 +5,15 @@ import type { SpecEventFields } from './spec-event-fields.js';
 export const EVENT_CATALOG_FORMAT = 'atlas-audit-alerts.event-catalog';
 
 /** Where a type or a set of fields comes from. */
-export type CatalogOrigin = 'openapi' | 'openapi-alert' | 'spec' | 'inventory';
+export type CatalogOrigin = 'openapi' | 'openapi-alert' | 'spec' | 'inventory' | 'access-history';
 
-export const CATALOG_ORIGINS: readonly CatalogOrigin[] = ['openapi', 'openapi-alert', 'spec', 'inventory'];
+export const CATALOG_ORIGINS: readonly CatalogOrigin[] = [
+  'openapi',
+  'openapi-alert',
+  'spec',
+  'inventory',
+  'access-history',
+];
 
 /** The catalog as stored: field sets are shared, since most event types declare the same fields. */
 export interface EventCatalogData {
@@ -34,19 +40,23 @@ export interface BuildEventCatalogDataOptions {
   readonly spec: SpecEventFields;
   /** Field paths of each synthetic inventory event type (always organization scope). */
   readonly inventory: Readonly<Record<string, readonly string[]>>;
+  /** Field paths of each event type of database access history (always project scope). */
+  readonly accessHistory: Readonly<Record<string, readonly string[]>>;
   readonly sources: readonly string[];
 }
 
 /**
- * Puts the three sources together. An OpenAPI type gets the fields of its event views, of the alert
+ * Puts the sources together. An OpenAPI type gets the fields of its event views, of the alert
  * views that list it (an Atlas alert names the type that raised it), plus those the
  * implemented document gives every event (and its own, where the document names the type); a type the
- * document alone names is a project event (its event list is per project); inventory types carry their
- * own fields only.
+ * document alone names is a project event (its event list is per project); inventory types
+ * (organization scope) and database access types (project scope) carry their own fields only.
  *
  * @example
  * ```ts
- * const data = buildEventCatalogData({ openApi, spec, inventory: inventoryEventFields(), sources });
+ * const data = buildEventCatalogData({
+ *   openApi, spec, inventory: inventoryEventFields(), accessHistory: accessHistoryEventFields(), sources,
+ * });
  * await writeFile(path, formatEventCatalogData(data));
  * ```
  */
@@ -100,6 +110,12 @@ export function buildEventCatalogData(options: BuildEventCatalogDataOptions): Ev
     found.origins.add('inventory');
     found.fieldSets.add(setOf('inventory', fields));
   }
+  for (const [name, fields] of Object.entries(options.accessHistory)) {
+    const found = entry(name);
+    found.scopes.add('project');
+    found.origins.add('access-history');
+    found.fieldSets.add(setOf('access-history', fields));
+  }
   const names = [...types.keys()].sort();
   return {
     format: EVENT_CATALOG_FORMAT,
@@ -113,7 +129,7 @@ export function buildEventCatalogData(options: BuildEventCatalogDataOptions): Ev
           name,
           {
             scopes: EVENT_SCOPES.filter((scope) => found.scopes.has(scope)),
-            origins: (['openapi', 'spec', 'inventory'] as const).filter((origin) =>
+            origins: (['openapi', 'spec', 'inventory', 'access-history'] as const).filter((origin) =>
               found.origins.has(origin),
             ),
             fieldSets: [...found.fieldSets].sort((a, b) => a - b),

@@ -31,7 +31,8 @@ export interface CatalogEventType {
 
 /**
  * The known event types and the fields each can carry: Atlas v2 types from the official OpenAPI
- * document, those of the API document this project implements, and the synthetic `INVENTORY_*` ones.
+ * document, those of the API document this project implements, the synthetic `INVENTORY_*` ones and
+ * the database access ones (`DB_AUTH_*`).
  * Used by `rules validate` (warnings) and `rules coverage`; the poller never loads it.
  */
 export interface EventCatalog {

@@ -9,7 +9,7 @@ import {
   loadEventCatalog,
 } from '../../../shared/rules/catalog/event-catalog.js';
 import { buildEventCatalogData } from '../../../shared/rules/catalog/event-catalog-data.js';
-import { INVENTORY_EVENT_TYPES } from '../../../shared/rules/index.js';
+import { ACCESS_HISTORY_EVENT_TYPES, INVENTORY_EVENT_TYPES } from '../../../shared/rules/index.js';
 
 const OPENAPI = fileURLToPath(new URL('../../../../shared/atlas/openapi-v2.yaml', import.meta.url));
 const SPEC = fileURLToPath(new URL('../../../../shared/spec/000_954ac6e2b5d2ed21.txt', import.meta.url));
@@ -41,6 +41,7 @@ function smallCatalog() {
       ],
       spec: { eventTypes: ['DATA_EXPLORER'], common: ['hostname'], byType: { DATA_EXPLORER: ['opType'] } },
       inventory: { INVENTORY_KEY_ADDED: ['roles', 'roles[]', 'roles[].roleName'] },
+      accessHistory: { DB_AUTH_FAILED: ['username', 'failureReason'] },
       sources: ['test'],
     }),
   );
@@ -58,7 +59,7 @@ describe('the committed event catalog', () => {
     180_000,
   );
 
-  it('knows every Atlas v2 event type of both scopes and every inventory event type', () => {
+  it('knows every Atlas v2 event type of both scopes, every inventory and every access-history event type', () => {
     const catalog = loadEventCatalog();
     const counts = { project: 0, organization: 0 };
     for (const type of catalog.types.values()) {
@@ -69,6 +70,30 @@ describe('the committed event catalog', () => {
     for (const type of Object.values(INVENTORY_EVENT_TYPES)) {
       expect(catalog.types.get(type)).toMatchObject({ scopes: ['organization'], origins: ['inventory'] });
     }
+    for (const type of Object.values(ACCESS_HISTORY_EVENT_TYPES)) {
+      expect(catalog.types.get(type)).toMatchObject({ scopes: ['project'], origins: ['access-history'] });
+    }
+  });
+
+  it('knows the fields of the access-history events, and no log line', () => {
+    const catalog = loadEventCatalog();
+    const types = Object.values(ACCESS_HISTORY_EVENT_TYPES);
+
+    for (const field of [
+      'username',
+      'remoteAddress',
+      'authSource',
+      'hostname',
+      'clusterName',
+      'groupId',
+      'source',
+    ]) {
+      expect(catalog.knowsPath(field, types), field).toBe(true);
+    }
+    expect(catalog.knowsPath('failureReason', ['DB_AUTH_FAILED'])).toBe(true);
+    expect(catalog.knowsPath('failureReason', ['DB_AUTH_SUCCEEDED'])).toBe(false);
+    expect(catalog.knowsPath('logLine', types)).toBe(false);
+    expect(catalog.knowsPath('ipAddress', types)).toBe(false);
   });
 
   it('gives a type the fields of its view, of the implemented API document and of its alerts', () => {

@@ -107,6 +107,36 @@ describe('lintRulePack', () => {
     ]);
   });
 
+  it('knows the fields of the database access events, and warns about ipAddress on them', () => {
+    const warnings = warningsOf(
+      file(
+        'rules:',
+        rule({
+          id: 'known',
+          match: [
+            'eventTypeName: [DB_AUTH_FAILED, DB_AUTH_SUCCEEDED]',
+            'username: root',
+            'authSource: admin',
+            'remoteAddress: { cidr_in: [203.0.113.0/24] }',
+          ],
+        }),
+        rule({
+          id: 'reason',
+          match: ['eventTypeName: DB_AUTH_FAILED', 'failureReason: { starts_with: UserNotFound }'],
+        }),
+        rule({ id: 'address', match: ['eventTypeName: DB_AUTH_FAILED', 'ipAddress: 203.0.113.9'] }),
+      ),
+    );
+
+    expect(warnings.map((warning) => [warning.code, warning.line, warning.message])).toEqual([
+      [
+        'UNKNOWN_FIELD',
+        23,
+        'no known event of type DB_AUTH_FAILED carries the field "ipAddress": this condition never sees a value',
+      ],
+    ]);
+  });
+
   it('judges each any branch by its own event types, and fields under not by the enclosing ones', () => {
     const warnings = warningsOf(
       file(
