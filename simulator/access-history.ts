@@ -4,6 +4,8 @@
  * (`MongoDBAccessLogs` in the OpenAPI document).
  */
 
+import { firstIndex } from './event-log.js';
+
 /** How long Atlas keeps access history: lines older than this are never served. */
 export const ACCESS_HISTORY_RETENTION_MS = 7 * 24 * 3_600_000;
 
@@ -54,18 +56,6 @@ function isAfter(a: StoredAccessLog, b: StoredAccessLog): boolean {
 
 function compare(a: StoredAccessLog, b: StoredAccessLog): number {
   return a.timestampMs !== b.timestampMs ? b.timestampMs - a.timestampMs : b.seq - a.seq;
-}
-
-/** The first index in `[0, length)` where `predicate` holds, for a predicate false then true. */
-function firstIndex(length: number, predicate: (index: number) => boolean): number {
-  let low = 0;
-  let high = length;
-  while (low < high) {
-    const mid = (low + high) >>> 1;
-    if (predicate(mid)) high = mid;
-    else low = mid + 1;
-  }
-  return low;
 }
 
 /**

@@ -25,7 +25,7 @@ function compare(a: StoredEvent, b: StoredEvent): number {
 }
 
 /** The first index in `[0, length)` where `predicate` holds, for a predicate false then true. */
-function firstIndex(length: number, predicate: (index: number) => boolean): number {
+export function firstIndex(length: number, predicate: (index: number) => boolean): number {
   let low = 0;
   let high = length;
   while (low < high) {
