@@ -1,4 +1,4 @@
-import { Agent, type Dispatcher } from 'undici';
+import type { Dispatcher } from 'undici';
 import { pathId, resourceOfLink } from './api-paths.js';
 import { AtlasList, type FetchedPage, type PageRequest } from './atlas-list.js';
 import {
@@ -54,6 +54,7 @@ import type {
   AtlasServiceAccount,
   AtlasTeam,
 } from './types.js';
+import { Agent } from './undici-parts.js';
 
 /** Counters since the client was created, for metrics and tests. */
 export interface AtlasClientStats {
