@@ -1,4 +1,4 @@
-import { Agent, type Dispatcher } from 'undici';
+import type { Dispatcher } from 'undici';
 import {
   type AtlasAccessHistoryOptions,
   accessHistoryQuery,
@@ -66,6 +66,7 @@ import type {
   AtlasServiceAccount,
   AtlasTeam,
 } from './types.js';
+import { Agent } from './undici-parts.js';
 
 /** Counters since the client was created, for metrics and tests. */
 export interface AtlasClientStats {

@@ -1,5 +1,6 @@
-import { type Dispatcher, errors } from 'undici';
+import type { Dispatcher } from 'undici';
 import { AtlasResponseError } from './errors.js';
+import { errors } from './undici-parts.js';
 
 /** One HTTP request to Atlas, as the client sends it. */
 export interface HttpRequest {
