@@ -33,7 +33,10 @@ export interface RuleEngineOptions {
    * of the pack is evaluated.
    */
   readonly ruleIds?: readonly string[] | undefined;
-  /** Where first-seen rules keep the values they saw; in memory (this engine only) when absent. */
+  /**
+   * Where first-seen rules keep the values they saw, and sequence rules their groups' earlier events;
+   * in memory (this engine only) when absent.
+   */
   readonly firstSeen?: FirstSeenStore | undefined;
   /**
    * `false` skips first-seen rules' learning period (the inline tests, which say what was seen
@@ -188,6 +191,9 @@ const WINDOW_MEMORY_PRUNE_AT = 1024;
  * (`distinct|rule|group|windowStart`, the values as members, limit `count`) and alerts once per window,
  * for the event whose value brings the count to `count` (see `DistinctWindows`); with `suppress`, a
  * full window is such an event too.
+ * A sequence rule alerts for each event of its match that follows an event of its `after` step of the
+ * same group by less than its window, in (time, id) order, carrying the earlier events (see
+ * `SequenceTracker`, which keeps them in the first-seen store); fingerprint: rule, group and the event.
  * Events whose `created` cannot be read never count toward a stateful rule.
  *
  * The stateful matches of one `evaluate` call are counted together, with the counter store's

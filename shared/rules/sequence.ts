@@ -251,8 +251,8 @@ export class SequenceTracker {
     this.#events.delete(id);
     this.#events.set(id, event);
     if (this.#events.size <= REMEMBERED_EVENTS) return;
-    const [oldest] = this.#events.keys();
-    if (oldest !== undefined) this.#events.delete(oldest);
+    // Past the bound, the map holds at least one key: the first is the least recently remembered.
+    this.#events.delete(this.#events.keys().next().value as string);
   }
 }
 

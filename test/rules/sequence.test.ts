@@ -199,10 +199,12 @@ describe('SequenceTracker', () => {
     const judged = await new SequenceTracker(store).resolve([
       sighting('earlier', 'c1', 0),
       sighting('earlier', 'c2', 2),
+      sighting('earlier', 'c0', 1),
       later,
     ]);
 
-    expect(judged.get(later)?.map((event) => event.id)).toEqual(['c1', 'c2']);
+    expect([...judged.keys()]).toEqual([later]);
+    expect(judged.get(later)?.map((event) => event.id)).toEqual(['c1', 'c0', 'c2']);
     expect(writes).toEqual([
       new Map([
         [
@@ -210,6 +212,7 @@ describe('SequenceTracker', () => {
           {
             values: {
               c1: { first: T0, last: T0, by: '' },
+              c0: { first: T0 + MINUTE, last: T0 + MINUTE, by: '' },
               c2: { first: T0 + 2 * MINUTE, last: T0 + 2 * MINUTE, by: '' },
             },
             expiresAt: T0 + 12 * MINUTE,
@@ -228,6 +231,19 @@ describe('SequenceTracker', () => {
     await tracker.resolve([sighting('later', 'o2', 2)]);
 
     expect(writes).toHaveLength(1);
+  });
+
+  it('writes a group again when an earlier event expired as another came, their number the same', async () => {
+    const { store, writes } = recording();
+    const tracker = new SequenceTracker(store);
+    await tracker.resolve([sighting('earlier', 'c1', 0), sighting('earlier', 'c2', 5)]);
+
+    await tracker.resolve([sighting('earlier', 'c3', 12)]);
+    const later = sighting('later', 'o1', 13);
+    const judged = await new SequenceTracker(store).resolve([later]);
+
+    expect(writes).toHaveLength(2);
+    expect(judged.get(later)?.map((event) => event.id)).toEqual(['c2', 'c3']);
   });
 
   it('deletes a group whose earlier events have all expired', async () => {
