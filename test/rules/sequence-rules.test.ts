@@ -1,11 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import type { AtlasEvent } from '../../shared/atlas/types.js';
 import { createRuleEngine } from '../../shared/rules/engine.js';
-import type { RuleProblem } from '../../shared/rules/errors.js';
+import { RuleLoadError, type RuleProblem } from '../../shared/rules/errors.js';
 import { lintRulePack, loadEventCatalog, RuleSources } from '../../shared/rules/lint/index.js';
+import { parseRuleLayers } from '../../shared/rules/loader.js';
 import { MemoryCounterStore } from '../../shared/rules/memory-counter-store.js';
 import { formatRuleProblems } from '../../shared/rules/problem-format.js';
 import { replayRules } from '../../shared/rules/replay.js';
+import { deserializeRulePack, serializeRulePack } from '../../shared/rules/rule-pack.js';
 import { runRuleTests } from '../../shared/rules/rule-tests.js';
 import { packOf, problemsOf } from './rule-files.js';
 
@@ -206,5 +208,68 @@ describe('sequence warnings', () => {
 
   it('says nothing of a sequence whose steps carry the group', () => {
     expect(lint(ruleText())).toEqual([]);
+  });
+});
+
+describe('sequence in layers and packs', () => {
+  const base = `rules:
+  - id: opened
+    name: Access list opened
+    severity: low
+    match: { eventTypeName: API_KEY_ACCESS_LIST_ENTRY_ADDED }
+    title: 'Access list of {{apiKeyId}} changed'
+`;
+  const layers = (override: string) =>
+    parseRuleLayers({
+      layers: [
+        { name: 'builtin', builtin: true, sources: [{ file: 'rules/base.yaml', text: base }] },
+        {
+          name: 'mine',
+          sources: [{ file: 'mine/tuning.yaml', text: `overrides:\n  - rule: opened\n${override}` }],
+        },
+      ],
+    });
+
+  it('is set by an override of a later layer, with the group_by it joins on', async () => {
+    const pack = layers(
+      '    group_by: [apiKeyId]\n    sequence: { after: { eventTypeName: API_KEY_CREATED }, within: 10m }\n',
+    );
+    const engine = createRuleEngine({ pack, counters: new MemoryCounterStore() });
+
+    const alerts = await engine.evaluate([
+      opened('o0', 0),
+      created('c1', 1),
+      opened('o1', 2),
+      opened('o2', 3, 'key-b'),
+    ]);
+
+    expect(alerts.map((alert) => alert.events.map((event) => event.id))).toEqual([['c1', 'o1']]);
+  });
+
+  it('reports an override with a bad window at the override', () => {
+    let problems: readonly RuleProblem[] = [];
+    try {
+      layers('    sequence: { after: { eventTypeName: API_KEY_CREATED }, within: 10 min }\n');
+    } catch (error) {
+      expect(error).toBeInstanceOf(RuleLoadError);
+      problems = (error as RuleLoadError).problems;
+    }
+
+    expect(where(problems)).toEqual([
+      { code: 'INVALID_DURATION', file: 'mine/tuning.yaml', line: 3, column: 68 },
+    ]);
+  });
+
+  it('keeps the sequence through the serialized pack the function carries', async () => {
+    const pack = deserializeRulePack(serializeRulePack(packOf(ruleText())));
+    const engine = createRuleEngine({ pack, counters: new MemoryCounterStore() });
+
+    const alerts = await engine.evaluate([created('c1', 0), opened('o1', 4)]);
+
+    expect(pack.rules[0]?.spec.sequence).toEqual({
+      after: { eventTypeName: 'API_KEY_CREATED' },
+      within: '10m',
+    });
+    expect(alerts).toHaveLength(1);
   });
 });
