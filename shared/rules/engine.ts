@@ -15,6 +15,7 @@ import { MemoryFirstSeenStore } from './memory-first-seen-store.js';
 import { compileRulePack } from './pack-compiler.js';
 import type { CompiledRule } from './rule-compiler.js';
 import type { RulePack } from './rule-pack.js';
+import { type SequenceSighting, SequenceTracker } from './sequence.js';
 import type { TemplateContext } from './template.js';
 
 export interface RuleEngineOptions {
@@ -32,7 +33,10 @@ export interface RuleEngineOptions {
    * of the pack is evaluated.
    */
   readonly ruleIds?: readonly string[] | undefined;
-  /** Where first-seen rules keep the values they saw; in memory (this engine only) when absent. */
+  /**
+   * Where first-seen rules keep the values they saw, and sequence rules their groups' earlier events;
+   * in memory (this engine only) when absent.
+   */
   readonly firstSeen?: FirstSeenStore | undefined;
   /**
    * `false` skips first-seen rules' learning period (the inline tests, which say what was seen
@@ -137,6 +141,15 @@ interface StatefulMatch {
   alerts: boolean | undefined;
 }
 
+/** A sequence rule's match on an event, waiting for the batch's earlier events to be read. */
+interface SequenceCandidate {
+  rule: CompiledRule;
+  event: AtlasEvent;
+  groupKey: string;
+  time: number;
+  sighting: SequenceSighting;
+}
+
 /** What templates read besides the event when the caller knows nothing more of it. */
 /**
  * What templates read of an alert whose event no one described (the CLI, replay, tests): only the
@@ -178,6 +191,9 @@ const WINDOW_MEMORY_PRUNE_AT = 1024;
  * (`distinct|rule|group|windowStart`, the values as members, limit `count`) and alerts once per window,
  * for the event whose value brings the count to `count` (see `DistinctWindows`); with `suppress`, a
  * full window is such an event too.
+ * A sequence rule alerts for each event of its match that follows an event of its `after` step of the
+ * same group by less than its window, in (time, id) order, carrying the earlier events (see
+ * `SequenceTracker`, which keeps them in the first-seen store); fingerprint: rule, group and the event.
  * Events whose `created` cannot be read never count toward a stateful rule.
  *
  * The stateful matches of one `evaluate` call are counted together, with the counter store's
@@ -234,12 +250,41 @@ export function createRuleEngine(options: RuleEngineOptions): RuleEngine {
   );
   const windows = new Map<string, WindowEvents>();
   const distinctWindows = new DistinctWindows();
+  const firstSeenStore = options.firstSeen ?? new MemoryFirstSeenStore();
   const firstSeen = createFirstSeenTracker({
-    store: options.firstSeen ?? new MemoryFirstSeenStore(),
+    store: firstSeenStore,
     clock: options.clock,
     learning: options.firstSeenLearning,
   });
   const suppressions = new Map<CompiledRule, Map<string, KnownSuppression>>();
+  const sequenceRules = rules.filter((rule) => rule.sequence !== undefined);
+  const sequences = new SequenceTracker(firstSeenStore);
+
+  /**
+   * The sequence rules whose earlier step `event` matches (and that it carries the group of); throws
+   * what a rule's match throws, after `report`ing it, for `mayAlert`'s sake when `report` is absent.
+   */
+  const earlierSteps = (
+    event: AtlasEvent,
+    report: ((failure: RuleEvaluationError) => void) | undefined,
+  ): CompiledRule[] => {
+    const steps: CompiledRule[] = [];
+    const type = event.eventTypeName;
+    for (let at = 0; at < sequenceRules.length; at++) {
+      const rule = sequenceRules[at] as CompiledRule;
+      const sequence = rule.sequence as NonNullable<CompiledRule['sequence']>;
+      if (sequence.afterTypes !== undefined && !(typeof type === 'string' && sequence.afterTypes.has(type))) {
+        continue;
+      }
+      try {
+        if (sequence.after(event) && sequence.grouped(event)) steps.push(rule);
+      } catch (error) {
+        if (report === undefined) throw error;
+        report(evaluationError(rule, event, error));
+      }
+    }
+    return steps;
+  };
 
   /** What the caller knows of an alert's event; never throws (an alert then goes without it). */
   const contextOf = async (
@@ -460,7 +505,12 @@ export function createRuleEngine(options: RuleEngineOptions): RuleEngine {
           return true;
         }
       }
-      return false;
+      if (sequenceRules.length === 0) return false;
+      try {
+        return earlierSteps(event as AtlasEvent, undefined).length > 0;
+      } catch {
+        return true;
+      }
     },
     async evaluate(events, evaluateOptions) {
       const describe = evaluateOptions?.describe;
@@ -474,7 +524,8 @@ export function createRuleEngine(options: RuleEngineOptions): RuleEngine {
           }));
       // Stateless alerts at once; stateful matches wait for the counters, and first-seen ones for
       // their store, in place, so the alerts come out in event order whatever decides them.
-      const raised: Array<Alert | StatefulMatch | FirstSeenCandidate> = [];
+      const raised: Array<Alert | StatefulMatch | FirstSeenCandidate | SequenceCandidate> = [];
+      const sightings: SequenceSighting[] = [];
       const stateful: StatefulMatch[] = [];
       const firstSeenCandidates: FirstSeenCandidate[] = [];
       // By suppressed rule, the groups whose matches the store decides this batch.
@@ -494,6 +545,28 @@ export function createRuleEngine(options: RuleEngineOptions): RuleEngine {
         }
         // Read once per event, and only for an event that some rule matches.
         let time: number | undefined | null = null;
+        if (sequenceRules.length > 0) {
+          const steps = earlierSteps(event, report);
+          if (steps.length > 0) time = parseEventTime(event.created);
+          for (const rule of steps) {
+            if (time === undefined || time === null) {
+              logger.warn('Event has no readable created time: it does not count toward a stateful rule', {
+                ruleId: rule.id,
+                eventId: ruleEventId(event),
+              });
+              continue;
+            }
+            sightings.push({
+              ruleId: rule.id,
+              sequence: rule.sequence as NonNullable<CompiledRule['sequence']>,
+              step: 'earlier',
+              groupKey: rule.groupKey(event),
+              eventId: ruleEventId(event),
+              time,
+              event,
+            });
+          }
+        }
         const candidates = candidatesFor(event);
         for (let index = 0; index < candidates.length; index++) {
           const rule = candidates[index] as CompiledRule;
@@ -524,6 +597,29 @@ export function createRuleEngine(options: RuleEngineOptions): RuleEngine {
               };
               firstSeenCandidates.push(candidate);
               raised.push(candidate);
+              continue;
+            }
+            if (rule.sequence !== undefined) {
+              if (!rule.sequence.grouped(event)) continue;
+              if (time === undefined) {
+                logger.warn('Event has no readable created time: it does not count toward a stateful rule', {
+                  ruleId: rule.id,
+                  eventId,
+                });
+                continue;
+              }
+              const groupKey = rule.groupKey(event);
+              const sighting: SequenceSighting = {
+                ruleId: rule.id,
+                sequence: rule.sequence,
+                step: 'later',
+                groupKey,
+                eventId,
+                time,
+                event,
+              };
+              sightings.push(sighting);
+              raised.push({ rule, event, groupKey, time, sighting });
               continue;
             }
             // A distinct-count rule counts only events that carry its field and group.
@@ -590,9 +686,10 @@ export function createRuleEngine(options: RuleEngineOptions): RuleEngine {
         ((failure: FirstSeenStateError) =>
           logger.warn(failure.message, { errorCode: failure.code, ruleId: failure.ruleId }));
       for (const failure of resolution.failures) reportState(failure);
+      const followed = await sequences.resolve(sightings);
       const alerts: Alert[] = [];
       for (let at = 0; at < raised.length; at++) {
-        const entry = raised[at] as Alert | StatefulMatch | FirstSeenCandidate;
+        const entry = raised[at] as Alert | StatefulMatch | FirstSeenCandidate | SequenceCandidate;
         if (!('rule' in entry)) {
           alerts.push(entry);
           continue;
@@ -601,7 +698,12 @@ export function createRuleEngine(options: RuleEngineOptions): RuleEngine {
         try {
           let occurrence: string;
           let events: readonly AtlasEvent[];
-          if ('firstSeen' in entry) {
+          if ('sighting' in entry) {
+            const earlier = followed.get(entry.sighting);
+            if (earlier === undefined) continue;
+            occurrence = `sequence:${entry.sighting.eventId}`;
+            events = [...earlier, event];
+          } else if ('firstSeen' in entry) {
             if (!fresh.has(entry)) continue;
             occurrence = `first-seen:${entry.value}:${entry.eventId}`;
             events = [event];

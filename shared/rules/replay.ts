@@ -74,7 +74,8 @@ export interface ReplayRulesOptions {
  * rule throw is recorded in `failures` with the first such error; the other rules and events go on.
  *
  * Matches are counted by a second engine over the same rules without `threshold`, `suppress`,
- * `first_seen` and `distinct_count`, which alerts once for every event a rule's match accepts.
+ * `first_seen`, `distinct_count` and `sequence`, which alerts once for every event a rule's match
+ * accepts (a sequence rule's later step: its earlier step's events are not its matches).
  *
  * @throws {RuleLoadError} when a rule of the pack does not compile (a pack built by hand).
  * @example
@@ -224,6 +225,7 @@ function withoutState(pack: RulePack): RulePack {
         suppress: _suppress,
         first_seen: _firstSeen,
         distinct_count: _distinctCount,
+        sequence: _sequence,
         tests: _tests,
         ...spec
       } = rule.spec;

@@ -14,6 +14,7 @@ import { parseDuration } from './duration.js';
 import { compileFieldPath, type PathReader, parseFieldPath } from './field-path.js';
 import { type CompiledFirstSeen, compileFirstSeen } from './first-seen.js';
 import type { RuleSpec, ScalarValue } from './schema.js';
+import { type CompiledSequence, compileSequence } from './sequence.js';
 import { type CompiledTemplate, compileTemplate } from './template.js';
 
 /** A rule compiled into closures, ready for the engine. */
@@ -41,6 +42,8 @@ export interface CompiledRule {
   readonly firstSeen: CompiledFirstSeen | undefined;
   /** Set for a distinct-count rule: it alerts when a group's window holds `count` distinct values. */
   readonly distinctCount: CompiledDistinctCount | undefined;
+  /** Set for a sequence rule: it alerts for a match that follows an earlier step's event of its group. */
+  readonly sequence: CompiledSequence | undefined;
   readonly title: CompiledTemplate;
   readonly summary: CompiledTemplate;
 }
@@ -116,6 +119,21 @@ export function compileRule(spec: RuleSpec, context: CompileContext): CompiledRu
       message: `a distinct_count rule counts values in windows of its own, so it cannot also have ${spec.threshold === undefined ? 'first_seen' : 'threshold'}: remove it, or make a second rule`,
     });
   }
+  const sequence =
+    spec.sequence === undefined ? undefined : compileSequence(spec.sequence, spec.group_by ?? [], context);
+  if (spec.sequence !== undefined) {
+    const other = (['threshold', 'suppress', 'first_seen', 'distinct_count'] as const).find(
+      (key) => spec[key] !== undefined,
+    );
+    if (other !== undefined) {
+      context.problems.push({
+        code: 'INVALID_CONDITION',
+        path: ['sequence'],
+        key: true,
+        message: `a sequence rule alerts once for each event that follows an earlier step, so it cannot also have ${other}: remove it, or make a second rule`,
+      });
+    }
+  }
   const title = templateOf(spec.title, 'title', context);
   const summary =
     spec.summary === undefined
@@ -138,6 +156,7 @@ export function compileRule(spec: RuleSpec, context: CompileContext): CompiledRu
     suppressMs,
     firstSeen,
     distinctCount,
+    sequence,
     title,
     summary,
   };
@@ -251,11 +270,16 @@ function checkTests(spec: RuleSpec, context: CompileContext): void {
   (spec.tests ?? []).forEach((test, index) => {
     const path = ['tests', index];
     if (test.lists !== undefined) checkTestLists(spec, test.lists, [...path, 'lists'], context);
-    if (test.seen !== undefined && spec.first_seen === undefined && spec.distinct_count === undefined) {
+    if (
+      test.seen !== undefined &&
+      spec.first_seen === undefined &&
+      spec.distinct_count === undefined &&
+      spec.sequence === undefined
+    ) {
       context.problems.push({
         code: 'INVALID_TEST',
         path: [...path, 'seen'],
-        message: `test "${test.name}" lists seen events, which only first_seen and distinct_count rules use: remove seen, or list them first under events`,
+        message: `test "${test.name}" lists seen events, which only first_seen, distinct_count and sequence rules use: remove seen, or list them first under events`,
       });
     }
     if ((test.event === undefined) === (test.events === undefined)) {

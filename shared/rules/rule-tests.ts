@@ -39,7 +39,8 @@ export interface RuleTestResult {
  * threshold tests need not invent ids; stateful rules still need each event's `created`. A first-seen
  * rule's test has no learning period, and first evaluates the test's `seen` events (alerts dropped),
  * so it can state which values the rule knew before; a distinct-count rule's `seen` events count toward
- * their windows the same way, so a test can state the values tried before its event. A test's `lists` replace the pack's lists of
+ * their windows the same way, so a test can state the values tried before its event, and a sequence
+ * rule's `seen` events stand as its earlier steps. A test's `lists` replace the pack's lists of
  * those names for that test alone.
  *
  * @example
@@ -91,7 +92,7 @@ async function runRuleTest(packTest: PackTest): Promise<RuleTestResult> {
     (event, eventIndex): AtlasEvent =>
       event.id === undefined ? { ...event, id: `${ruleId}/${index}/seen/${eventIndex}` } : event,
   );
-  // What a first-seen or distinct-count rule saw before: recorded by the same rule, its alerts not the test's.
+  // What a first-seen, distinct-count or sequence rule saw before: recorded by the same rule, its alerts not the test's.
   if (seen.length > 0) await engine.evaluate(seen);
   const alerts = await engine.evaluate(events);
   const failures: string[] = [];

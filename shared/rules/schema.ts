@@ -92,6 +92,15 @@ export interface DistinctCountSpec {
   window: string;
 }
 
+/**
+ * Holds for an event of the rule's match that follows an event of `after` of the same group (the
+ * rule's `group_by`) by less than `within`.
+ */
+export interface SequenceSpec {
+  after: MatchSpec;
+  within: string;
+}
+
 /** A rule as written in a rule file. */
 export interface RuleSpec {
   id: string;
@@ -106,6 +115,7 @@ export interface RuleSpec {
   suppress?: string | undefined;
   first_seen?: FirstSeenSpec | undefined;
   distinct_count?: DistinctCountSpec | undefined;
+  sequence?: SequenceSpec | undefined;
   title: string;
   summary?: string | undefined;
   runbook?: string | undefined;
@@ -130,6 +140,7 @@ export const OVERRIDE_FIELDS = [
   'group_by',
   'first_seen',
   'distinct_count',
+  'sequence',
   'title',
   'summary',
   'runbook',
@@ -146,6 +157,7 @@ export interface RuleOverrideSpec {
   group_by?: string[] | undefined;
   first_seen?: FirstSeenSpec | undefined;
   distinct_count?: DistinctCountSpec | undefined;
+  sequence?: SequenceSpec | undefined;
   title?: string | undefined;
   summary?: string | undefined;
   runbook?: string | undefined;
@@ -319,7 +331,7 @@ const ruleTestShape = {
   }),
   seen: z.array(z.record(z.string(), z.unknown())).min(1).optional().meta({
     description:
-      'Events seen before the test, in order, for first-seen and distinct-count rules: they record values (and count toward windows) and never alert (each needs created).',
+      'Events seen before the test, in order, for first-seen, distinct-count and sequence rules: they record values (and count toward windows, or stand as earlier steps) and never alert (each needs created).',
   }),
   event: z.record(z.string(), z.unknown()).optional().meta({ description: 'One event to evaluate.' }),
   events: z
@@ -429,6 +441,19 @@ const ruleShape = {
       description:
         "Alert when a group's matching events show count distinct values of the field in one window (windows tumble), such as one address trying many user names. Not with threshold or first_seen.",
     }),
+  sequence: z
+    .strictObject({
+      after: match,
+      within: z.string().meta({
+        description: 'How long after an earlier event a matching event of its group alerts, such as 10m.',
+      }),
+    })
+    .optional()
+    .meta({
+      id: 'Sequence',
+      description:
+        "Alert for an event of the rule's match that follows an event of after of the same group (group_by) within the window, such as an API key created, then its access list opened. Not with threshold, suppress, first_seen or distinct_count.",
+    }),
   title: z
     .string()
     .min(1)
@@ -454,6 +479,7 @@ const overrideShape = {
   group_by: ruleShape.group_by,
   first_seen: ruleShape.first_seen,
   distinct_count: ruleShape.distinct_count,
+  sequence: ruleShape.sequence,
   title: ruleShape.title.optional(),
   summary: ruleShape.summary,
   runbook: ruleShape.runbook,

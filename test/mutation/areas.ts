@@ -54,6 +54,7 @@ export const mutationAreas = {
       'shared/rules/template.ts',
       'shared/rules/ip-range.ts',
       'shared/rules/distinct-count.ts',
+      'shared/rules/sequence.ts',
     ],
     testFiles: [
       'test/rules/conditions*.test.ts',
@@ -61,6 +62,7 @@ export const mutationAreas = {
       'test/rules/template*.test.ts',
       'test/rules/ip-range*.test.ts',
       'test/rules/distinct-count*.test.ts',
+      'test/rules/*sequence*.test.ts',
     ],
     dynamoDbLocal: false,
   },

@@ -132,7 +132,7 @@ describe('distinct_count in rule files', () => {
     });
 
     expect(problems[0]).toMatchObject({ code: 'INVALID_TEST', line: 9 });
-    expect(problems[0]?.message).toContain('only first_seen and distinct_count rules use');
+    expect(problems[0]?.message).toContain('only first_seen, distinct_count and sequence rules use');
   });
 });
 

@@ -975,6 +975,71 @@ export function describeStateStoreContract(name: string, createStore: CreateCont
     });
   });
 
+  describe(`${name}: sequence steps`, () => {
+    const pack = parseRulePack({
+      sources: [
+        {
+          file: 'keys.yaml',
+          text: [
+            'rules:',
+            '  - id: key-opened',
+            '    name: API key created, then opened to the internet',
+            '    severity: high',
+            '    match: { eventTypeName: API_KEY_ACCESS_LIST_ENTRY_ADDED, whitelistEntry: 0.0.0.0/0 }',
+            '    group_by: [apiKeyId]',
+            '    sequence:',
+            '      after: { eventTypeName: API_KEY_CREATED }',
+            '      within: 10m',
+            "    title: 'API key {{apiKeyId}} opened to the internet'",
+          ].join('\n'),
+        },
+      ],
+    });
+    const start = Date.UTC(2025, 5, 1, 12, 0, 0);
+    const keyEvent = (id: string, apiKeyId: string, at: number, opened: boolean): AtlasEvent => ({
+      id,
+      eventTypeName: opened ? 'API_KEY_ACCESS_LIST_ENTRY_ADDED' : 'API_KEY_CREATED',
+      apiKeyId,
+      ...(opened ? { whitelistEntry: '0.0.0.0/0' } : {}),
+      created: new Date(at).toISOString(),
+    });
+    const engineOn = (store: StateStore) => createRuleEngine({ pack, counters: store, firstSeen: store });
+
+    it('finds in a new engine the earlier step of the last tick, names it, and raises the same alert on a re-read', async () => {
+      const { store } = await setUp(createStore);
+      const apiKeyId = unique('key');
+      const createdId = unique('created');
+      await engineOn(store).evaluate([keyEvent(createdId, apiKeyId, start, false)]);
+      const later = [keyEvent(unique('opened'), apiKeyId, start + 9 * MINUTE, true)];
+
+      const first = await engineOn(store).evaluate(later);
+      const again = await engineOn(store).evaluate(later);
+      const outside = await engineOn(store).evaluate([
+        keyEvent(unique('late'), apiKeyId, start + 10 * MINUTE, true),
+      ]);
+
+      expect(first.map((alert) => alert.events[0])).toEqual([
+        { id: createdId, created: new Date(start).toISOString() },
+      ]);
+      expect(again.map((alert) => alert.fingerprint)).toEqual(first.map((alert) => alert.fingerprint));
+      expect(outside).toEqual([]);
+    });
+
+    it('forgets a group once its wall-clock lifetime has passed', async () => {
+      const { store, clock } = await setUp(createStore);
+      const apiKeyId = unique('key');
+      const past = start - 30 * DAY;
+      await engineOn(store).evaluate([keyEvent(unique('created'), apiKeyId, past, false)]);
+      const later = [keyEvent(unique('opened'), apiKeyId, past + MINUTE, true)];
+
+      const held = await engineOn(store).evaluate(later);
+      clock.advance(2 * DAY);
+      const gone = await engineOn(store).evaluate(later);
+
+      expect([held.length, gone.length]).toEqual([1, 0]);
+    });
+  });
+
   describe(`${name}: rule counters in batches`, () => {
     const window = {
       now: Date.UTC(2025, 5, 1, 12, 0, 0),

@@ -216,6 +216,9 @@ export function lintRulePack(pack: RulePack, options: LintRulePackOptions): Rule
     walkMatch(rule.spec.match, file, [...base, 'match'], undefined, true);
     // The rule's own exceptions use lists too; the layers' shared ones are collected below.
     collectListRefs(rule.spec.exceptions, usedLists);
+    const after = rule.spec.sequence?.after;
+    if (after !== undefined) walkMatch(after, file, [...base, 'sequence', 'after'], undefined, true);
+    const afterTypes = after === undefined ? undefined : requiredEventTypes(after, pack.lists);
     rule.spec.group_by?.forEach((field, position) => {
       checkPath(field, types, (message, hint) =>
         warn(
@@ -223,6 +226,17 @@ export function lintRulePack(pack: RulePack, options: LintRulePackOptions): Rule
           file,
           [...base, 'group_by', position],
           `${message}: every event falls in the same group`,
+          hint,
+        ),
+      );
+      // A sequence joins its two steps on the group: the earlier step's events must carry it too.
+      if (after === undefined) return;
+      checkPath(field, afterTypes, (message, hint) =>
+        warn(
+          'UNKNOWN_FIELD',
+          file,
+          [...base, 'group_by', position],
+          `${message} in the sequence's earlier step: no earlier event joins a group, and the rule never alerts`,
           hint,
         ),
       );
