@@ -541,88 +541,112 @@ describe('atlas-audit-alerts run', () => {
   });
 });
 
+/**
+ * Each test of this block starts two or three CLI processes one after another, each paying the
+ * TypeScript load at start (seconds on a busy 2-core machine): the limit guards against a hang, not
+ * for speed.
+ */
+const PROCESSES_TIMEOUT_MS = 120_000;
+
 describe('atlas-audit-alerts run, as processes sharing a state file', () => {
   let holder: ChildProcess | undefined;
 
   afterAll(() => {
     holder?.kill('SIGKILL');
-  });
+  }, PROCESSES_TIMEOUT_MS);
 
-  it('refuses a second run while the first holds the file, and the first stops cleanly on SIGTERM', async () => {
-    const folder = await workspace();
-    const state = join(folder, 'state.json');
-    const args = [
-      '--base-url',
-      sim.baseUrl,
-      '--org',
-      ORG,
-      '--state',
-      `file:${state}`,
-      '--notify',
-      `outbox:${join(folder, 'o.jsonl')}`,
-    ];
-    const first = spawn(process.execPath, [BIN, 'run', '--every', '1h', ...args], {
-      env: { ...process.env, ...ENV },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    holder = first;
-    let firstStderr = '';
-    first.stderr?.setEncoding('utf8').on('data', (chunk: string) => {
-      firstStderr += chunk;
-    });
-    const firstExit = new Promise<number | null>((resolve) => first.on('close', resolve));
-    await waitFor(() => /\ntick /.test(firstStderr), 'the first run to finish a tick', 30_000);
+  it(
+    'refuses a second run while the first holds the file, and the first stops cleanly on SIGTERM',
+    async () => {
+      const folder = await workspace();
+      const state = join(folder, 'state.json');
+      const args = [
+        '--base-url',
+        sim.baseUrl,
+        '--org',
+        ORG,
+        '--state',
+        `file:${state}`,
+        '--notify',
+        `outbox:${join(folder, 'o.jsonl')}`,
+      ];
+      const first = spawn(process.execPath, [BIN, 'run', '--every', '1h', ...args], {
+        env: { ...process.env, ...ENV },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      holder = first;
+      let firstStderr = '';
+      first.stderr?.setEncoding('utf8').on('data', (chunk: string) => {
+        firstStderr += chunk;
+      });
+      const firstExit = new Promise<number | null>((resolve) => first.on('close', resolve));
+      await waitFor(() => /\ntick /.test(firstStderr), 'the first run to finish a tick', 30_000);
 
-    const second = await runCli(['run', '--once', ...args], ENV);
-    first.kill('SIGTERM');
-    const firstStatus = await firstExit;
+      const second = await runCli(['run', '--once', ...args], ENV);
+      first.kill('SIGTERM');
+      const firstStatus = await firstExit;
 
-    expect(second.status).toBe(1);
-    expect(second.stderr).toBe(
-      `atlas-audit-alerts: state file ${state} is in use by process ${first.pid}: two runs cannot share a state file. Wait for it to finish, or give this run another state file; if that process is gone, delete ${state}.lock\n`,
-    );
-    expect(firstStatus).toBe(0);
-    expect(firstStderr).toMatch(/\nSIGTERM: stopping\n$/);
-  });
+      expect(second.status).toBe(1);
+      expect(second.stderr).toBe(
+        `atlas-audit-alerts: state file ${state} is in use by process ${first.pid}: two runs cannot share a state file. Wait for it to finish, or give this run another state file; if that process is gone, delete ${state}.lock\n`,
+      );
+      expect(firstStatus).toBe(0);
+      expect(firstStderr).toMatch(/\nSIGTERM: stopping\n$/);
+    },
+    PROCESSES_TIMEOUT_MS,
+  );
 
-  it('frees its leases and alert claims when the reader closes the pipe early, as run --once | head -1', async () => {
-    const folder = await workspace();
-    const state = join(folder, 'state.json');
-    const args = ['--base-url', sim.baseUrl, '--org', ORG, '--project', PROJECT, '--state', `file:${state}`];
-    const cut = spawn(process.execPath, [BIN, 'run', '--once', ...args], {
-      env: { ...process.env, ...ENV },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stderr = '';
-    cut.stderr.setEncoding('utf8').on('data', (chunk: string) => {
-      stderr += chunk;
-    });
-    // The reader takes the first chunk of alerts and goes, as head does: every alert after it, far
-    // more than a pipe holds, meets a closed pipe.
-    cut.stdout.once('data', () => cut.stdout.destroy());
-    const status = await new Promise<number | null>((resolve) => cut.on('close', resolve));
+  it(
+    'frees its leases and alert claims when the reader closes the pipe early, as run --once | head -1',
+    async () => {
+      const folder = await workspace();
+      const state = join(folder, 'state.json');
+      const args = [
+        '--base-url',
+        sim.baseUrl,
+        '--org',
+        ORG,
+        '--project',
+        PROJECT,
+        '--state',
+        `file:${state}`,
+      ];
+      const cut = spawn(process.execPath, [BIN, 'run', '--once', ...args], {
+        env: { ...process.env, ...ENV },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      let stderr = '';
+      cut.stderr.setEncoding('utf8').on('data', (chunk: string) => {
+        stderr += chunk;
+      });
+      // The reader takes the first chunk of alerts and goes, as head does: every alert after it, far
+      // more than a pipe holds, meets a closed pipe.
+      cut.stdout.once('data', () => cut.stdout.destroy());
+      const status = await new Promise<number | null>((resolve) => cut.on('close', resolve));
 
-    const document = JSON.parse(await readFile(state, 'utf8')) as {
-      sources: Array<{ source: string; lease?: unknown }>;
-      alerts: Array<{ status: string }>;
-    };
-    const sent = document.alerts.filter((alert) => alert.status === 'SENT').length;
-    const outbox = join(folder, 'outbox.jsonl');
-    const next = await runPollCommand(pollArgs(folder, '--notify', `outbox:${outbox}`), {
-      env: ENV,
-      cwd: folder,
-    });
+      const document = JSON.parse(await readFile(state, 'utf8')) as {
+        sources: Array<{ source: string; lease?: unknown }>;
+        alerts: Array<{ status: string }>;
+      };
+      const sent = document.alerts.filter((alert) => alert.status === 'SENT').length;
+      const outbox = join(folder, 'outbox.jsonl');
+      const next = await runPollCommand(pollArgs(folder, '--notify', `outbox:${outbox}`), {
+        env: ENV,
+        cwd: folder,
+      });
 
-    expect(document.sources.filter((source) => source.lease !== undefined)).toEqual([]);
-    expect(document.alerts.filter((alert) => alert.status === 'IN_PROGRESS')).toEqual([]);
-    expect(status).toBe(0);
-    expect(stderr).toContain('output closed: stopping now; unfinished sources keep their cursors');
-    expect(sent).toBeLessThan(expectedFingerprints.length);
-    // The next run delivers at once every alert the first could not print: none waits for a claim to lapse.
-    expect(next.code, next.stderr).toBe(0);
-    expect(next.stderr).not.toContain('being published by another worker');
-    expect((await readOutbox(outbox)).length).toBe(expectedFingerprints.length - sent);
-  });
+      expect(document.sources.filter((source) => source.lease !== undefined)).toEqual([]);
+      expect(document.alerts.filter((alert) => alert.status === 'IN_PROGRESS')).toEqual([]);
+      expect(status).toBe(0);
+      expect(stderr).toContain('output closed: stopping now; unfinished sources keep their cursors');
+      expect(sent).toBeLessThan(expectedFingerprints.length);
+      // The next run delivers at once every alert the first could not print: none waits for a claim to lapse.
+      expect(next.code, next.stderr).toBe(0);
+      expect(next.stderr).not.toContain('being published by another worker');
+      expect((await readOutbox(outbox)).length).toBe(expectedFingerprints.length - sent);
+    },
+    PROCESSES_TIMEOUT_MS,
+  );
 
   describe('against a server that trickles its answers', () => {
     let trickle: Server;

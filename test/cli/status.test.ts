@@ -94,7 +94,7 @@ describe('status with a state file', () => {
     expect(polled?.lastPoll).not.toBeNull();
     expect(alertsPrinted).toBeGreaterThan(0);
     expect(polled?.alertsLastDay).toBe(alertsPrinted);
-  });
+  }, 120_000);
 
   it('prints a table with a row per source', async () => {
     const status = await runPollCommand(['status', '--state', `file:${join(directory, 'state.json')}`], {
