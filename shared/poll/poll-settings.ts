@@ -16,6 +16,12 @@ export const sourcesSchema = z.strictObject({
   /** Also poll every project of each org in `orgIds`, discovered through `/orgs/{orgId}/groups`. */
   allProjectsOfOrgs: z.boolean().default(false),
   /**
+   * Also read the database access history (authentication attempts) of every dedicated cluster of
+   * the projects polled: the credentials need Project Cluster Log Viewer (or Project Database Access
+   * Admin) on them. Atlas only: Ops Manager keeps no access history.
+   */
+  accessHistory: z.boolean().optional(),
+  /**
    * Run with no organization and no project: each tick then completes at once, reading nothing. Without
    * it a configuration that names no source is refused (`PollConfigError`), since it is a mistake.
    */

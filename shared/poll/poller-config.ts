@@ -60,7 +60,7 @@ export const pollerSettingsSchema = z.strictObject({
  * every schema built on {@link pollerSettingsSchema}.
  */
 export function checkConnections(
-  config: Pick<PollerConfig, 'sources' | 'connections'>,
+  config: Pick<PollerConfig, 'sources' | 'connections' | 'atlas'>,
   context: z.RefinementCtx,
 ): void {
   for (const problem of connectionProblems(config, config.connections ?? [])) {
