@@ -15,7 +15,7 @@ import {
   ConnectionUnavailableError,
   DEFAULT_CONNECTION,
   NameCache,
-  ProjectDiscoveryCache,
+  DiscoveryCache,
   type TickDependencies,
 } from '../shared/poll/index.js';
 import { createRuleEngine, type RulePack } from '../shared/rules/index.js';
@@ -135,7 +135,7 @@ export async function openLocalPoll(options: OpenLocalPollOptions): Promise<Loca
         notifier,
         clock,
         logger,
-        discoveryCache: new ProjectDiscoveryCache(),
+        discoveryCache: new DiscoveryCache(),
         names: new NameCache(),
       },
       atlas,

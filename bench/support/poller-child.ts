@@ -9,7 +9,7 @@ import { systemClock } from '../../shared/clock.js';
 import { OutboxNotifier } from '../../shared/notify/index.js';
 import {
   NameCache,
-  ProjectDiscoveryCache,
+  DiscoveryCache,
   pollerConfigSchema,
   runTick,
   type TickDependencies,
@@ -48,7 +48,7 @@ serveRpc({
       engine: createRuleEngine({ pack, counters: store, firstSeen: store, clock: systemClock }),
       notifier: new OutboxNotifier({ path: options.outboxPath, clock: systemClock }),
       clock: systemClock,
-      discoveryCache: new ProjectDiscoveryCache(),
+      discoveryCache: new DiscoveryCache(),
       names: new NameCache(),
     };
     running = { deps, options, dynamoDb, atlas };

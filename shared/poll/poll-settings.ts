@@ -48,6 +48,17 @@ export const timingSchema = z.strictObject({
   inventoryIntervalSeconds: z.number().int().min(60).max(86_400).default(3_600),
   /** No new work starts when less than this remains of the invocation's time. */
   deadlineMarginSeconds: z.number().int().min(1).max(600).default(20),
+  /**
+   * How long a stretch of a cluster's access history that answered nothing is read again before the
+   * cursor passes it: Atlas may list authentication attempts late, so an empty answer says "not yet"
+   * as often as "nothing". Default 1,800 (30 minutes).
+   */
+  accessHistorySettleSeconds: z
+    .number()
+    .int()
+    .min(0)
+    .max(6 * 86_400)
+    .optional(),
   /** The longest window a backlog is read in before the cursor is committed. Default 21,600 (6 hours). */
   maxWindowSeconds: z
     .number()

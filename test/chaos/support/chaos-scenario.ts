@@ -6,7 +6,7 @@ import type { Logger } from '../../../shared/logger.js';
 import { OutboxNotifier, validateSnsEntry } from '../../../shared/notify/index.js';
 import {
   type PollerConfig,
-  ProjectDiscoveryCache,
+  DiscoveryCache,
   pollerConfigSchema,
   runTick,
   type TickSummary,
@@ -332,7 +332,7 @@ class ChaosRun {
       random: createPrng(this.#seed * 131 + 3),
     });
     this.#atlas = atlas;
-    const discoveryCache = new ProjectDiscoveryCache();
+    const discoveryCache = new DiscoveryCache();
     const config = this.#config(sim.baseUrl);
     const polled = this.#polledSources(config);
 
