@@ -28,6 +28,9 @@ export const sourcesSchema = z.strictObject({
   allowNone: z.boolean().optional(),
 });
 
+/** How long an empty stretch of access history is read again, when the configuration does not say. */
+export const DEFAULT_ACCESS_HISTORY_SETTLE_SECONDS = 30 * 60;
+
 /** Timings of a tick, in seconds. */
 export const timingSchema = z.strictObject({
   /** How far behind the watermark each tick reads again, for events Atlas shows late. */

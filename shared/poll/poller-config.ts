@@ -5,6 +5,7 @@ import { atlasFlavorSchema, inventorySettingsSchema, sourcesSchema, timingSchema
 export {
   atlasFlavorSchema,
   atlasIdSchema,
+  DEFAULT_ACCESS_HISTORY_SETTLE_SECONDS,
   inventorySettingsSchema,
   sourcesSchema,
   timingSchema,

@@ -12,6 +12,7 @@ import { EventBudget, eventBudgetForHeap } from './event-budget.js';
 import { DEFAULT_MAX_INVENTORY_ENTRIES } from './inventory-budget.js';
 import { emitTickMetrics } from './metrics-sink.js';
 import { NameCache } from './name-cache.js';
+import { DEFAULT_ACCESS_HISTORY_SETTLE_SECONDS } from './poll-settings.js';
 import type { PollSource } from './poll-source.js';
 import type { PollerConfig } from './poller-config.js';
 import { orderSources } from './source-order.js';
@@ -28,8 +29,6 @@ const DEFAULT_LEASE_MS = 15 * 60 * SECOND_MS;
 const DEFAULT_ALERT_CLAIM_MS = 5 * 60 * SECOND_MS;
 /** The longest window of a backlog, when the configuration does not say. */
 export const DEFAULT_MAX_WINDOW_SECONDS = 6 * 60 * 60;
-/** How long an empty stretch of access history is read again, when the configuration does not say. */
-export const DEFAULT_ACCESS_HISTORY_SETTLE_SECONDS = 30 * 60;
 /** The most events one window may hold before it is cut shorter, when the configuration does not say. */
 export const DEFAULT_MAX_EVENTS_PER_WINDOW = 20_000;
 
