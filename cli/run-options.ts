@@ -164,6 +164,7 @@ export async function resolveRunSettings(input: ResolveRunSettingsOptions): Prom
       flavor: input.flavorGiven && options.flavor !== undefined ? options.flavor : base.atlas.flavor,
     },
     sources: {
+      ...base.sources,
       orgIds: options.org ?? base.sources.orgIds,
       projectIds: options.project ?? base.sources.projectIds,
       allProjectsOfOrgs: options.allProjects === true || base.sources.allProjectsOfOrgs,
