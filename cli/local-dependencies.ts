@@ -14,8 +14,8 @@ import {
 import {
   ConnectionUnavailableError,
   DEFAULT_CONNECTION,
-  NameCache,
   DiscoveryCache,
+  NameCache,
   type TickDependencies,
 } from '../shared/poll/index.js';
 import { createRuleEngine, type RulePack } from '../shared/rules/index.js';

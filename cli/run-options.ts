@@ -106,7 +106,7 @@ export function addPollOptions(command: Command): Command {
       .option('--all-projects', 'also poll every project of each --org')
       .option(
         '--access-history',
-        "also read the database access history (logins) of every dedicated cluster of the polled projects",
+        'also read the database access history (logins) of every dedicated cluster of the polled projects',
       )
       .option(
         '--rules <layers...>',

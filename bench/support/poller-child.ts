@@ -8,8 +8,8 @@ import { AtlasClient } from '../../shared/atlas/index.js';
 import { systemClock } from '../../shared/clock.js';
 import { OutboxNotifier } from '../../shared/notify/index.js';
 import {
-  NameCache,
   DiscoveryCache,
+  NameCache,
   pollerConfigSchema,
   runTick,
   type TickDependencies,

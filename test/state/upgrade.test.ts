@@ -6,7 +6,7 @@ import { type AttributeValue, BatchWriteItemCommand, type DynamoDBClient } from 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { secondTickEvents } from '../../cli/demo-scenario.js';
 import { AtlasClient, type AtlasEvent } from '../../shared/atlas/index.js';
-import { NameCache, DiscoveryCache, pollerConfigSchema, runTick } from '../../shared/poll/index.js';
+import { DiscoveryCache, NameCache, pollerConfigSchema, runTick } from '../../shared/poll/index.js';
 import { createRuleEngine } from '../../shared/rules/index.js';
 import {
   createStateTable,

@@ -5,8 +5,8 @@ import { AtlasClient, type AtlasEvent } from '../../../shared/atlas/index.js';
 import type { Logger } from '../../../shared/logger.js';
 import { OutboxNotifier, validateSnsEntry } from '../../../shared/notify/index.js';
 import {
-  type PollerConfig,
   DiscoveryCache,
+  type PollerConfig,
   pollerConfigSchema,
   runTick,
   type TickSummary,

@@ -6,10 +6,10 @@ import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { AtlasClient, type AtlasEvent } from '../../../shared/atlas/index.js';
 import type { Logger } from '../../../shared/logger.js';
 import {
+  DiscoveryCache,
   NameCache,
   type PollerConfig,
   type PollerConfigInput,
-  DiscoveryCache,
   pollerConfigSchema,
   runTick,
   type TickOptions,
