@@ -14,11 +14,11 @@ import {
 import type { Notifier } from '../shared/notify/index.js';
 import {
   type ConnectionClients,
+  DiscoveryCache,
   effectiveConnections,
   listTickSources,
   orderSources,
   type PollerConfig,
-  DiscoveryCache,
   pollerConfigSchema,
   runTick,
   type SourceOutcome,
