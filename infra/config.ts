@@ -355,7 +355,9 @@ const CROSS_CHECKS: readonly CrossCheck[] = [
   },
   {
     inputs: [
+      ['sources'],
       ['timing', 'accessHistorySettleSeconds'],
+      ['timing', 'scheduleMinutes'],
       ['operations', 'watermarkLagAlarmMinutes'],
       ['connections'],
     ],
