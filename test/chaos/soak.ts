@@ -112,6 +112,7 @@ async function main(): Promise<void> {
     ticks: 0,
     expected: 0,
     accessHistoryExpected: 0,
+    notOwed: 0,
     published: 0,
     duplicates: 0,
     inWindow: 0,
@@ -132,6 +133,7 @@ async function main(): Promise<void> {
       totals.ticks += report.ticks;
       totals.expected += report.alertsExpected;
       totals.accessHistoryExpected += report.accessHistoryAlertsExpected;
+      totals.notOwed += report.alertsNotOwed;
       totals.published += report.alertsPublished;
       totals.duplicates += report.duplicates;
       totals.inWindow += report.duplicatesInMarkWindow;
@@ -166,6 +168,7 @@ async function main(): Promise<void> {
     ...CHAOS_FAULT_KINDS.map((kind) => pad(`  ${kind}`, faults[kind])),
     pad('alerts expected', totals.expected),
     pad('  on access history', totals.accessHistoryExpected),
+    pad('alerts not owed', totals.notOwed),
     pad('alerts published', totals.published),
     pad('duplicates', totals.duplicates),
     pad('  in publish/mark window', totals.inWindow),
