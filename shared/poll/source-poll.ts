@@ -455,12 +455,14 @@ class SourceRun {
    * How far a window read to its end lets the cursor move: to its end, except for a source whose
    * answers may fill late (access history) when the window listed nothing. Then only to what is
    * older than the settle time, so the stretch is read again on the next ticks; a window that lists
-   * anything, later in the walk or on a later tick, moves it on.
+   * anything, later in the walk or on a later tick, moves it on. Never back, and never to the start
+   * of a later empty window of the walk: that would pass the empty windows before it.
    */
   #settledEnd(window: EventWindow, read: Extract<WindowRead, { kind: 'read' }>): number {
     if (read.listed.length > 0 || !this.#reader.emptyMayFill) return window.to;
     const settled = this.#context.atlas.serverClock.now() - this.#context.emptySettleMs;
-    return Math.min(window.to, Math.max(window.from, settled));
+    const floor = Math.min(window.from, this.#committed?.watermark ?? window.from);
+    return Math.min(window.to, Math.max(floor, settled));
   }
 
   #throwIfUnsettled(delivery: Delivery): void {

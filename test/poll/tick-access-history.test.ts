@@ -171,6 +171,27 @@ describe.each(storeKinds())('access history through runTick, $name', ({ factory 
     expect(outcomeOf(summary, CLUSTER).watermark).toBe(current.clock.now() - 30 * SECOND);
   });
 
+  it('keeps an empty stretch within the settle time however many windows the walk reads it in', async () => {
+    // Prepare: windows of 10 minutes, so the first walk (an hour and more) reads the empty history in
+    // seven of them.
+    const current = await start({
+      timing: { ...config.timing, accessHistorySettleSeconds: 1_800, maxWindowSeconds: 600 },
+    });
+    const first = outcomeOf(await current.tick(), CLUSTER);
+    current.clock.advance(MINUTE);
+    // Written 28 minutes ago, listed only now: past the overlap of 15 minutes, within the settle time.
+    failure(current, 'slow-host', current.clock.now() - 28 * MINUTE);
+
+    // Act
+    const summary = await current.tick();
+
+    // Assess
+    expect(titles(current)).toEqual(['slow-host from 198.51.100.7 on payments-main']);
+    expect(outcomeOf(summary, CLUSTER).eventsNew).toBe(1);
+    expect(first.windowsCommitted).toBeGreaterThan(1);
+    expect(first.watermark).toBeLessThanOrEqual(current.clock.now() - MINUTE - 1_800 * SECOND);
+  });
+
   it('costs one Atlas request per cluster on an idle tick, the clusters listed again only when the cache lapses', async () => {
     // Prepare
     const current = await start();
