@@ -11,7 +11,7 @@ import {
   runTick,
   type TickSummary,
 } from '../../../shared/poll/index.js';
-import { DEFAULT_ACCESS_HISTORY_SETTLE_SECONDS } from '../../../shared/poll/run-tick.js';
+import { DEFAULT_ACCESS_HISTORY_SETTLE_SECONDS } from '../../../shared/poll/poll-settings.js';
 import {
   buildAccessHistoryEvent,
   createRuleEngine,
