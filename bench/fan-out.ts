@@ -14,11 +14,11 @@ import {
 import type { Notifier } from '../shared/notify/index.js';
 import {
   type ConnectionClients,
+  DiscoveryCache,
   effectiveConnections,
   listTickSources,
   orderSources,
   type PollerConfig,
-  ProjectDiscoveryCache,
   pollerConfigSchema,
   runTick,
   type SourceOutcome,
@@ -204,7 +204,7 @@ export async function runFanOutBenchmark(options: FanOutBenchOptions = {}): Prom
       pack,
       tableName,
       organizations,
-      discoveryCache: new ProjectDiscoveryCache(),
+      discoveryCache: new DiscoveryCache(),
     };
 
     stage('setup tick (sets every cursor, no latency)');
@@ -276,7 +276,7 @@ interface BenchContext {
    * The organizations' projects as the setup tick listed them, kept across ticks as the poller's and
    * the dispatcher's containers keep theirs: an idle tick lists none again.
    */
-  discoveryCache: ProjectDiscoveryCache;
+  discoveryCache: DiscoveryCache;
 }
 
 function connectionName(org: BenchOrganization): string {
@@ -291,7 +291,7 @@ function connectionName(org: BenchOrganization): string {
 function dependencies(context: BenchContext): TickDependencies & {
   atlas: AtlasClient | ConnectionClients;
   store: DynamoDbStateStore;
-  discoveryCache: ProjectDiscoveryCache;
+  discoveryCache: DiscoveryCache;
   clientOf(connection: string): AtlasClient;
 } {
   const store = new DynamoDbStateStore({ client: context.dynamoDb, tableName: context.tableName });
@@ -363,7 +363,7 @@ async function fanOutTick(
     stores.push(deps.store);
     // A worker is a container of its own: it learns the organizations' projects once, when it first
     // checks a message of one of them.
-    const discoveryCache = new ProjectDiscoveryCache();
+    const discoveryCache = new DiscoveryCache();
     for (let event = queue.receive(options.batchSize); event.Records.length > 0; ) {
       batches += 1;
       const configured = new ConfiguredSources({

@@ -343,6 +343,19 @@ export function targetChecks(results: BenchReport['results']): TargetCheck[] {
         figure: steadyState.dynamoDb.perSource.toFixed(3),
         met: steadyState.dynamoDb.met,
       },
+      {
+        scenario: 'steady-state',
+        target: `Atlas requests per cluster <= ${steadyState.clusters.atlas.target} (its access history; the cluster listing kept)`,
+        figure: `${steadyState.clusters.atlas.perCluster.toFixed(3)} (${steadyState.clusters.atlas.clusterListings} listings)`,
+        met: steadyState.clusters.atlas.met,
+      },
+      {
+        scenario: 'steady-state',
+        target:
+          'DynamoDB requests per cluster <= per idle events source (the same tick, by the items each request names)',
+        figure: `${steadyState.clusters.dynamoDb.perCluster.toFixed(3)} vs ${steadyState.clusters.dynamoDb.perEventsSource.toFixed(3)}`,
+        met: steadyState.clusters.dynamoDb.met,
+      },
     );
   }
   for (const result of rules ?? []) {

@@ -50,7 +50,33 @@ export const ATLAS_ROLE_REQUIREMENTS = {
     call: 'GET /groups/{groupId}/accessList',
     purpose: 'project IP access list inventory',
   },
-} as const satisfies Record<string, { role: string; call: string; purpose: string }>;
+  /**
+   * Access history (`sources.accessHistory`): `GET /groups/{groupId}/clusters` (Project Read Only),
+   * then `GET /groups/{groupId}/dbAccessHistory/clusters/{clusterName}`, which no read-only role
+   * grants.
+   */
+  accessHistory: {
+    role: 'Project Cluster Log Viewer',
+    call: 'GET /groups/{groupId}/dbAccessHistory/clusters/{clusterName}',
+    purpose: 'database access history',
+    grant: 'Project Cluster Log Viewer (or Project Database Access Admin)',
+    why: 'Project Read Only and Organization Read Only do not include it; or turn sources.accessHistory off',
+  },
+} as const satisfies Record<string, AtlasRoleRequirement>;
+
+/** What one call needs, and how `check` words its failure. */
+export interface AtlasRoleRequirement {
+  /** The least role that answers the call. */
+  role: string;
+  /** The call, with its placeholders. */
+  call: string;
+  /** What the poller makes the call for: the end of the check's subject. */
+  purpose: string;
+  /** What to grant when it is refused, where `<role> or higher` would mislead: roles that are not ranked. */
+  grant?: string;
+  /** Said after what to grant: why the roles the other calls need do not do. */
+  why?: string;
+}
 
 /** The name of one of {@link ATLAS_ROLE_REQUIREMENTS}. */
 export type AtlasCallName = keyof typeof ATLAS_ROLE_REQUIREMENTS;

@@ -14,8 +14,8 @@ import {
 import {
   ConnectionUnavailableError,
   DEFAULT_CONNECTION,
+  DiscoveryCache,
   NameCache,
-  ProjectDiscoveryCache,
   type TickDependencies,
 } from '../shared/poll/index.js';
 import { createRuleEngine, type RulePack } from '../shared/rules/index.js';
@@ -135,7 +135,7 @@ export async function openLocalPoll(options: OpenLocalPollOptions): Promise<Loca
         notifier,
         clock,
         logger,
-        discoveryCache: new ProjectDiscoveryCache(),
+        discoveryCache: new DiscoveryCache(),
         names: new NameCache(),
       },
       atlas,

@@ -13,7 +13,12 @@ import { cleanAtlasName } from '../shared/notify/alert-context.js';
 import type { PollerConfig } from '../shared/poll/index.js';
 import { isOpenToInternet } from '../shared/poll/inventory-findings.js';
 import { OWNER_ROLE_NAMES } from '../shared/rules/index.js';
-import { ATLAS_ROLE_REQUIREMENTS, type AtlasCallName } from './atlas-role-requirements.js';
+import { checkAccessHistory } from './access-history-check.js';
+import {
+  ATLAS_ROLE_REQUIREMENTS,
+  type AtlasCallName,
+  type AtlasRoleRequirement,
+} from './atlas-role-requirements.js';
 import { counted } from './plural.js';
 
 /** How a check came out. `warn` never fails the command; `skip` is a check an earlier failure made moot. */
@@ -67,13 +72,21 @@ export interface RunPreflightOptions {
   signal: AbortSignal;
 }
 
+/** What a probe found: a note (`2 API keys`), whether it is a warning, and follow-up probes. */
+interface ProbeFinding {
+  note: string;
+  /** The call could not prove the role (nothing to read): the note is a warning, not a pass. */
+  warn?: boolean;
+  next?: Probe[];
+}
+
 /** One call that proves a role on one org or project. */
 interface Probe {
   readonly call: AtlasCallName;
   /** `org <id>` or `project <id>`. */
   readonly scope: string;
-  /** Makes the call; returns a note on what it found (`2 API keys`), and follow-up probes. */
-  readonly run: (signal: AbortSignal) => Promise<{ note: string; next?: Probe[] }>;
+  /** Makes the call and says what it found. */
+  readonly run: (signal: AbortSignal) => Promise<ProbeFinding>;
 }
 
 /** Probes run at once after the first. */
@@ -84,10 +97,14 @@ const PROBE_CONCURRENCY = 4;
  *
  * Checks that the configured Atlas answers, accepts the credentials, accepts calls from this
  * machine's address, and grants every role the configured sources need (org events, the inventory
- * of API keys, service accounts and project access lists, project discovery, project events), then measures the local clock against Atlas's
- * `Date` header. Makes one small call per org, project and inventory list (`itemsPerPage=1`, first
- * page only). The first call runs alone: when it shows refused credentials, a refused address or an
- * API that does not answer, every other check is skipped rather than failing the same way.
+ * of API keys, service accounts and project access lists, project discovery, project events, and
+ * with `sources.accessHistory` each project's database access history), then measures the local
+ * clock against Atlas's `Date` header. Makes one small call per org, project and inventory list
+ * (`itemsPerPage=1`, first page only), and two per project for the access history (its clusters,
+ * then one line of one dedicated cluster: see {@link checkAccessHistory}). The first call runs
+ * alone: when it shows refused credentials, a refused address or an API that does not answer, every
+ * other check is skipped rather than failing the same way. Later 401s are refusals of a role: the
+ * credentials were accepted by then.
  *
  * Never throws for Atlas's answers: each becomes a result. Throws the signal's reason when aborted.
  *
@@ -100,12 +117,12 @@ const PROBE_CONCURRENCY = 4;
 export async function runPreflight(options: RunPreflightOptions): Promise<CheckResult[]> {
   const { client, config, signal } = options;
   const probes = initialProbes(client, config);
-  const outcomes: Array<{ probe: Probe; error?: unknown; note?: string }> = [];
+  const outcomes: Array<{ probe: Probe; error?: unknown; finding?: ProbeFinding }> = [];
   const runOne = async (probe: Probe): Promise<Probe[]> => {
     try {
-      const { note, next } = await probe.run(signal);
-      outcomes.push({ probe, note });
-      return next ?? [];
+      const finding = await probe.run(signal);
+      outcomes.push({ probe, finding });
+      return finding.next ?? [];
     } catch (error) {
       if (signal.aborted) throw signal.reason;
       outcomes.push({ probe, error });
@@ -114,8 +131,11 @@ export async function runPreflight(options: RunPreflightOptions): Promise<CheckR
   };
   const [first, ...rest] = probes;
   let blocked: CheckResult[] = [];
+  // The API version is the one events answered with: later calls ask some resources in their own.
+  let firstAnswer: AtlasAnswer | undefined;
   if (first !== undefined) {
     const next = await runOne(first);
+    firstAnswer = client.lastAnswer;
     const firstError = outcomes[0]?.error;
     blocked = blockingResults(options, firstError);
     if (blocked.length === 0) {
@@ -138,7 +158,7 @@ export async function runPreflight(options: RunPreflightOptions): Promise<CheckR
     ];
   }
   return [
-    apiResult(client, config, undefined),
+    apiResult(firstAnswer ?? client.lastAnswer, config, undefined),
     credentialsResult(options.credentialsKind),
     {
       check: 'egress',
@@ -146,7 +166,7 @@ export async function runPreflight(options: RunPreflightOptions): Promise<CheckR
       subject: 'egress address',
       message: 'Atlas accepts calls from this machine',
     },
-    ...outcomes.map(({ probe, error, note }) => accessResult(probe, error, note)),
+    ...outcomes.map(({ probe, error, finding }) => accessResult(probe, error, finding)),
     ...(await privilegeResults(options)),
     clockResult(client.lastAnswer, config),
   ];
@@ -164,9 +184,10 @@ interface OwnCredentials {
 
 /**
  * Whether the credentials hold more than the poller needs, in each configured organization: an owner
- * role (the poller reads; Organization Read Only covers every call), or an access list open to the
- * internet (`0.0.0.0/0`). Each is a warning: the built-in rules raise a finding for such a key, and a
- * leaked one can do anything from anywhere. Nothing is said where the credentials are not among the
+ * role (the poller reads; Organization Read Only covers every call, with Project Cluster Log Viewer
+ * on each project for the access history), or an access list open to the internet (`0.0.0.0/0`).
+ * Each is a warning: the built-in rules raise a finding for such a key, and a leaked one can do
+ * anything from anywhere. Nothing is said where the credentials are not among the
  * organization's own (another organization's key) or cannot be listed (the access checks say why).
  */
 async function privilegeResults(options: RunPreflightOptions): Promise<CheckResult[]> {
@@ -190,10 +211,18 @@ async function privilegeResults(options: RunPreflightOptions): Promise<CheckResu
     const subject = `the ${what}'s privileges on org ${orgId}`;
     const base = { check: 'privilege', subject } as const;
     if (own.ownerRoles.length > 0) {
+      const least =
+        config.sources.accessHistory === true
+          ? {
+              roles:
+                'Organization Read Only and, for the access history, Project Cluster Log Viewer on each project',
+              cover: 'cover',
+            }
+          : { roles: 'Organization Read Only', cover: 'covers' };
       results.push({
         ...base,
         status: 'warn',
-        message: `it holds ${own.ownerRoles.join(' and ')}, more than the poller needs (Organization Read Only covers every call it makes); the built-in rules raise a finding on such a credential, and a leaked one can change anything: give the poller ${what === 'API key' ? 'a key' : 'an account'} with Organization Read Only`,
+        message: `it holds ${own.ownerRoles.join(' and ')}, more than the poller needs (${least.roles} ${least.cover} every call it makes); the built-in rules raise a finding on such a credential, and a leaked one can change anything: give the poller ${what === 'API key' ? 'a key' : 'an account'} with ${least.roles}`,
       });
     }
     if (own.openEntries.length > 0) {
@@ -268,6 +297,8 @@ function describeRole(roleName: string): string {
 
 function initialProbes(client: AtlasClient, config: PollerConfig): Probe[] {
   const { orgIds, projectIds, allProjectsOfOrgs } = config.sources;
+  // Every project, not a sample: the role is granted project by project.
+  const readsAccessHistory = config.sources.accessHistory === true && config.atlas.flavor !== 'ops-manager';
   const configured = new Set(projectIds);
   const probes: Probe[] = [];
   const projectProbe = (projectId: string): Probe => ({
@@ -292,7 +323,15 @@ function initialProbes(client: AtlasClient, config: PollerConfig): Probe[] {
         scope: `project ${projectId}`,
         run: async (innerSignal) => nameNote(await client.getProject(projectId, { signal: innerSignal })),
       };
-      return { ...events, next: [accessList, name] };
+      const accessHistory: Probe = {
+        call: 'accessHistory',
+        scope: `project ${projectId}`,
+        run: async (innerSignal) => {
+          const finding = await checkAccessHistory({ client, projectId, signal: innerSignal });
+          return { note: finding.note, warn: finding.status === 'warn' };
+        },
+      };
+      return { ...events, next: readsAccessHistory ? [accessList, name, accessHistory] : [accessList, name] };
     },
   });
   for (const orgId of orgIds) {
@@ -383,13 +422,16 @@ function blockingResults(options: RunPreflightOptions, error: unknown): CheckRes
   const { client, config } = options;
   if (!(error instanceof AtlasError)) return [];
   if (error instanceof AtlasAuthError) {
-    return [apiResult(client, config, undefined), credentialsResult(options.credentialsKind, error)];
+    return [
+      apiResult(client.lastAnswer, config, undefined),
+      credentialsResult(options.credentialsKind, error),
+    ];
   }
   if (error instanceof AtlasForbiddenError && error.errorCode === 'IP_ADDRESS_NOT_ON_ACCESS_LIST') {
     const address = refusedAddress(error.message);
     const who = address === undefined ? "this machine's address" : address;
     return [
-      apiResult(client, config, undefined),
+      apiResult(client.lastAnswer, config, undefined),
       credentialsResult(options.credentialsKind),
       {
         check: 'egress',
@@ -408,7 +450,7 @@ function blockingResults(options: RunPreflightOptions, error: unknown): CheckRes
     (error.status === undefined && !(error instanceof AtlasForbiddenError)) ||
     (error.status !== undefined && error.status >= 500)
   ) {
-    return [apiResult(client, config, error)];
+    return [apiResult(client.lastAnswer, config, error)];
   }
   return [];
 }
@@ -419,13 +461,18 @@ function refusedAddress(message: string): string | undefined {
   return match?.[1];
 }
 
-function apiResult(client: AtlasClient, config: PollerConfig, error: AtlasError | undefined): CheckResult {
+/** The API check, from an answer of the events the poller reads (its `Content-Type` names the version). */
+function apiResult(
+  answer: AtlasAnswer | undefined,
+  config: PollerConfig,
+  error: AtlasError | undefined,
+): CheckResult {
   const { flavor, baseUrl } = config.atlas;
   const subject = `${flavor} API at ${baseUrl}`;
   if (error !== undefined) {
     return { check: 'atlas', status: 'fail', subject, message: error.message, ...failureOf(error) };
   }
-  const contentType = client.lastAnswer?.contentType ?? '';
+  const contentType = answer?.contentType ?? '';
   const version = /application\/vnd\.atlas\.(\d{4}-\d{2}-\d{2})\+json/.exec(contentType)?.[1];
   return {
     check: 'atlas',
@@ -457,21 +504,27 @@ function accessFields(probe: Probe): Pick<CheckResult, 'check' | 'subject' | 'ro
   };
 }
 
-function accessResult(probe: Probe, error: unknown, note: string | undefined): CheckResult {
+function accessResult(probe: Probe, error: unknown, finding: ProbeFinding | undefined): CheckResult {
   const fields = accessFields(probe);
-  const role = fields.role ?? '';
+  const requirement: AtlasRoleRequirement = ATLAS_ROLE_REQUIREMENTS[probe.call];
+  const { role } = requirement;
   if (error === undefined) {
-    return { ...fields, status: 'ok', message: `readable (${role}): ${note ?? ''}` };
+    const note = finding?.note ?? '';
+    if (finding?.warn === true) return { ...fields, status: 'warn', message: note };
+    return { ...fields, status: 'ok', message: `readable (${role}): ${note}` };
   }
-  if (error instanceof AtlasForbiddenError) {
+  // The credentials were accepted by the first call: a 401 now is Atlas refusing a role, as a 403 is.
+  if (error instanceof AtlasForbiddenError || error instanceof AtlasAuthError) {
+    const grant = requirement.grant ?? `${role} or higher`;
     return {
       ...fields,
       status: 'fail',
-      message: `refused (403${error.errorCode === undefined ? '' : ` ${error.errorCode}`}): give the API key or service account ${role} or higher on ${probe.scope}`,
+      message: `refused (${error.status ?? (error instanceof AtlasAuthError ? 401 : 403)}${error.errorCode === undefined ? '' : ` ${error.errorCode}`}): give the API key or service account ${grant} on ${probe.scope}${requirement.why === undefined ? '' : `: ${requirement.why}`}`,
       ...failureOf(error),
     };
   }
-  if (error instanceof AtlasNotFoundError) {
+  // A cluster gone since it was listed is not an unknown project: Atlas's own words say which.
+  if (error instanceof AtlasNotFoundError && error.errorCode !== 'CLUSTER_NOT_FOUND') {
     return {
       ...fields,
       status: 'fail',

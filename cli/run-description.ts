@@ -50,7 +50,8 @@ function describeSources(
     const count = sources.projectIds.length;
     parts.push(`${count} ${count === 1 ? 'project' : 'projects'}`);
   }
-  return `${parts.join(' and ')} at ${atlas.baseUrl} (${atlas.flavor})`;
+  const history = sources.accessHistory === true ? ", with their clusters' access history," : '';
+  return `${parts.join(' and ')}${history} at ${atlas.baseUrl} (${atlas.flavor})`;
 }
 
 /**

@@ -33,6 +33,7 @@ export interface PollCommandOptions extends AtlasCommandOptions {
   org?: string[];
   project?: string[];
   allProjects?: boolean;
+  accessHistory?: boolean;
   rules?: string[];
   state?: string;
   notify?: string;
@@ -104,6 +105,10 @@ export function addPollOptions(command: Command): Command {
       .option('--project <ids...>', 'project ids whose events are polled', collectIds('--project'))
       .option('--all-projects', 'also poll every project of each --org')
       .option(
+        '--access-history',
+        'also read the database access history (logins) of every dedicated cluster of the polled projects',
+      )
+      .option(
         '--rules <layers...>',
         'rule layers in order: files or directories, builtin for the built-in pack (default: builtin)',
       )
@@ -164,9 +169,11 @@ export async function resolveRunSettings(input: ResolveRunSettingsOptions): Prom
       flavor: input.flavorGiven && options.flavor !== undefined ? options.flavor : base.atlas.flavor,
     },
     sources: {
+      ...base.sources,
       orgIds: options.org ?? base.sources.orgIds,
       projectIds: options.project ?? base.sources.projectIds,
       allProjectsOfOrgs: options.allProjects === true || base.sources.allProjectsOfOrgs,
+      ...(options.accessHistory === true ? { accessHistory: true } : {}),
     },
     timing,
     concurrency: options.concurrency ?? base.concurrency,
@@ -230,6 +237,7 @@ export async function resolveRunSettings(input: ResolveRunSettingsOptions): Prom
 
 const FLAG_OF_PATH: Readonly<Record<string, string>> = {
   'atlas.baseUrl': '--base-url',
+  'sources.accessHistory': '--access-history',
   'timing.overlapSeconds': '--overlap',
   'timing.lagSeconds': '--lag',
   'timing.initialLookbackSeconds': '--lookback',

@@ -34,7 +34,7 @@ export function formatTickReport(summary: TickSummary): string {
   for (const discovery of summary.discovery) {
     if (discovery.status === 'failed') {
       lines.push(
-        `  ! listing the projects of org ${discovery.orgId} failed (${discovery.errorCode ?? 'error'}): ${discovery.message ?? ''}`,
+        `  ! listing the ${discovery.groupId === undefined ? `projects of org ${discovery.orgId}` : `clusters of project ${discovery.groupId}`} failed (${discovery.errorCode ?? 'error'}): ${discovery.message ?? ''}`,
       );
     }
   }

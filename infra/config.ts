@@ -3,6 +3,7 @@ import { SEVERITIES } from '../shared/notify/alert.js';
 import { connectionProblems, connectionSchema } from '../shared/poll/connections.js';
 import {
   atlasFlavorSchema,
+  DEFAULT_ACCESS_HISTORY_SETTLE_SECONDS,
   inventorySettingsSchema,
   MAX_CONNECTIONS,
   sourcesSchema,
@@ -349,6 +350,37 @@ const CROSS_CHECKS: readonly CrossCheck[] = [
           ['operations', 'watermarkLagAlarmMinutes'],
           `must be more than timing.scheduleMinutes (${config.timing.scheduleMinutes}), or it fires between two ticks`,
         );
+      }
+    },
+  },
+  {
+    inputs: [
+      ['sources'],
+      ['timing', 'accessHistorySettleSeconds'],
+      ['timing', 'scheduleMinutes'],
+      ['operations', 'watermarkLagAlarmMinutes'],
+      ['connections'],
+    ],
+    check(config, fail) {
+      // An idle cluster's watermark stays the settle time behind now (docs/access-history.md).
+      const topLevel = config.timing.accessHistorySettleSeconds ?? DEFAULT_ACCESS_HISTORY_SETTLE_SECONDS;
+      const reading = [
+        { path: ['timing'], settle: topLevel, on: config.sources.accessHistory === true },
+        ...config.connections.map((connection, index) => ({
+          path: ['connections', index, 'timing'],
+          settle: connection.timing?.accessHistorySettleSeconds ?? topLevel,
+          on: connection.sources.accessHistory === true,
+        })),
+      ];
+      const alarmSeconds = config.operations.watermarkLagAlarmMinutes * 60;
+      const scheduleSeconds = config.timing.scheduleMinutes * 60;
+      for (const { path, settle, on } of reading) {
+        if (on && settle + scheduleSeconds >= alarmSeconds) {
+          fail(
+            [...path, 'accessHistorySettleSeconds'],
+            `is ${settle} seconds: with timing.scheduleMinutes (${config.timing.scheduleMinutes}) it reaches operations.watermarkLagAlarmMinutes (${config.operations.watermarkLagAlarmMinutes}), so every idle cluster would raise the lag alarm; lower it, or raise the alarm's threshold`,
+          );
+        }
       }
     },
   },

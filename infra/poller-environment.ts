@@ -198,7 +198,13 @@ export function pollerSettings(config: DeployConfig): PollerSettings {
   const { scheduleMinutes: _schedule, ...timing } = config.timing;
   const { allowNone, ...sources } = config.sources;
   const connections = config.connections.map(
-    ({ credentials, flavor, baseUrl, sources: { orgIds, projectIds, allProjectsOfOrgs }, ...others }) => ({
+    ({
+      credentials,
+      flavor,
+      baseUrl,
+      sources: { orgIds, projectIds, allProjectsOfOrgs, accessHistory },
+      ...others
+    }) => ({
       name: others.name,
       ...(flavor === CONNECTION_DEFAULTS.flavor ? {} : { flavor }),
       ...(baseUrl === CONNECTION_DEFAULTS.baseUrl ? {} : { baseUrl }),
@@ -206,6 +212,7 @@ export function pollerSettings(config: DeployConfig): PollerSettings {
         ...(orgIds.length === 0 ? {} : { orgIds }),
         ...(projectIds.length === 0 ? {} : { projectIds }),
         ...(allProjectsOfOrgs === CONNECTION_DEFAULTS.sources.allProjectsOfOrgs ? {} : { allProjectsOfOrgs }),
+        ...(accessHistory === true ? { accessHistory } : {}),
       },
       ...(others.timing === undefined ? {} : { timing: others.timing }),
       ...(others.inventory === undefined ? {} : { inventory: others.inventory }),

@@ -8,8 +8,8 @@ import { AtlasClient } from '../../shared/atlas/index.js';
 import { systemClock } from '../../shared/clock.js';
 import { OutboxNotifier } from '../../shared/notify/index.js';
 import {
+  DiscoveryCache,
   NameCache,
-  ProjectDiscoveryCache,
   pollerConfigSchema,
   runTick,
   type TickDependencies,
@@ -20,17 +20,25 @@ import { createStateTable, DynamoDbStateStore } from '../../shared/state/index.j
 import { createDynamoDbLocalClient } from '../../test/support/dynamodb-local.js';
 import { serveRpc } from './child-rpc.js';
 import type { PollerChildOptions, PollerTickReport } from './poller-process.js';
+import { StateRequestsBySource } from './state-requests-by-source.js';
 
 /** How often the heap is sampled during a tick: the kernel keeps the peak RSS, not the heap's. */
 const MEMORY_SAMPLE_MS = 100;
 
 let running:
-  | { deps: TickDependencies; options: PollerChildOptions; dynamoDb: DynamoDBClient; atlas: AtlasClient }
+  | {
+      deps: TickDependencies;
+      options: PollerChildOptions;
+      dynamoDb: DynamoDBClient;
+      atlas: AtlasClient;
+      bySource: StateRequestsBySource;
+    }
   | undefined;
 
 serveRpc({
   async start(options: PollerChildOptions) {
     const dynamoDb = createDynamoDbLocalClient(options.dynamoDbEndpoint);
+    const bySource = new StateRequestsBySource(dynamoDb);
     await createStateTable({ client: dynamoDb, tableName: options.tableName });
     const store = new DynamoDbStateStore({ client: dynamoDb, tableName: options.tableName });
     const pack = await loadRulePack({ paths: [options.rulesDirectory] });
@@ -48,23 +56,27 @@ serveRpc({
       engine: createRuleEngine({ pack, counters: store, firstSeen: store, clock: systemClock }),
       notifier: new OutboxNotifier({ path: options.outboxPath, clock: systemClock }),
       clock: systemClock,
-      discoveryCache: new ProjectDiscoveryCache(),
+      discoveryCache: new DiscoveryCache(),
       names: new NameCache(),
     };
-    running = { deps, options, dynamoDb, atlas };
+    running = { deps, options, dynamoDb, atlas, bySource };
     return { rssBytes: process.memoryUsage.rss() };
   },
   async tick(): Promise<PollerTickReport> {
     if (running === undefined) throw new Error('the poller is not started: call start first');
-    const { deps, options, atlas } = running;
+    const { deps, options, atlas, bySource } = running;
     const config = pollerConfigSchema.parse({
       atlas: { baseUrl: options.atlas.baseUrl },
-      sources: { projectIds: options.projectIds },
+      sources: {
+        projectIds: options.projectIds,
+        ...(options.accessHistory === true ? { accessHistory: true } : {}),
+      },
       ...(options.concurrency === undefined ? {} : { concurrency: options.concurrency }),
       ...(options.maxEventsInMemory === undefined ? {} : { maxEventsInMemory: options.maxEventsInMemory }),
       timing: options.timing ?? {},
     });
     deps.store.resetStats();
+    bySource.reset();
     const rssBeforeBytes = process.memoryUsage.rss();
     let peakHeapUsedBytes = 0;
     let peakExternalBytes = 0;
@@ -87,6 +99,7 @@ serveRpc({
     return {
       summary,
       stateRequestsByOperation: deps.store.stats().requests,
+      stateRequestsBySource: bySource.counts(),
       rssBeforeBytes,
       peakRssBytes: process.resourceUsage().maxRSS * 1024,
       peakHeapUsedBytes,

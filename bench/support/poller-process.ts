@@ -7,12 +7,18 @@ import { ESM_REQUIRE_BANNER } from '../../infra/index.js';
 import { lambdaHeapOptions } from '../../shared/lambda-heap.js';
 import type { PollerConfigInput, TickSummary } from '../../shared/poll/index.js';
 import { cpuProfileDirectory, forkRpcChild } from './child-rpc.js';
+import type { StateRequestOwner } from './state-requests-by-source.js';
 
 /** What the poller in its own process is built from. */
 export interface PollerProcessOptions {
   atlas: { baseUrl: string; publicKey: string; privateKey: string };
   /** The project sources every tick polls. */
   projectIds: readonly string[];
+  /**
+   * Also read the access history of every dedicated cluster of those projects
+   * (`sources.accessHistory`), the clusters listed once and kept across ticks as in Lambda. Default false.
+   */
+  accessHistory?: boolean;
   /** DynamoDB Local's endpoint; the state table is created there if missing. */
   dynamoDbEndpoint: string;
   tableName: string;
@@ -40,6 +46,11 @@ export interface PollerTickReport {
   summary: TickSummary;
   /** State store requests of the tick by DynamoDB operation. */
   stateRequestsByOperation: Readonly<Record<string, number>>;
+  /**
+   * The same requests by the kind of source whose items they name (a read of several sources' items
+   * shared out among them; `other` for alerts, counters, names and inventory): see `requestShares`.
+   */
+  stateRequestsBySource: Readonly<Partial<Record<StateRequestOwner, number>>>;
   /** Resident set size just before the tick, in bytes. */
   rssBeforeBytes: number;
   /** The process's peak resident set size so far (the kernel's maxrss), in bytes. */

@@ -5,7 +5,9 @@
 import {
   type AtlasSimulator,
   type FaultPlan,
+  type GenerateAccessLogsOptions,
   type GenerateEventsOptions,
+  type SeedClusterInput,
   type SimulatorOptions,
   startSimulator,
 } from '../../simulator/index.js';
@@ -29,6 +31,9 @@ serveRpc({
     };
   },
   generateEvents: (options: GenerateEventsOptions) => running().generateEvents(options),
+  addCluster: ({ groupId, cluster }: { groupId: string; cluster: SeedClusterInput }) =>
+    running().addCluster(groupId, cluster),
+  generateAccessLogs: (options: GenerateAccessLogsOptions) => running().generateAccessLogs(options),
   counters: () => running().counters,
   resetCounters: () => running().resetCounters(),
   setUnauthenticatedAccess: (enabled: boolean) => running().setUnauthenticatedAccess(enabled),

@@ -1,7 +1,11 @@
 import type {
   FaultPlan,
+  GenerateAccessLogsOptions,
+  GeneratedAccessLogs,
   GeneratedEvents,
   GenerateEventsOptions,
+  SeedClusterInput,
+  SimulatorCluster,
   SimulatorCounters,
   SimulatorOptions,
 } from '../../simulator/index.js';
@@ -18,6 +22,10 @@ export interface SimulatorProcess {
   readonly orgIds: readonly string[];
   projectIds(): Promise<string[]>;
   generateEvents(options: GenerateEventsOptions): Promise<GeneratedEvents>;
+  /** Adds a cluster to a project, as the seed writes one (see the simulator's `addCluster`). */
+  addCluster(groupId: string, cluster: SeedClusterInput): Promise<SimulatorCluster>;
+  /** Adds routine authentication attempts to a dedicated cluster's access history. */
+  generateAccessLogs(options: GenerateAccessLogsOptions): Promise<GeneratedAccessLogs>;
   counters(): Promise<SimulatorCounters>;
   resetCounters(): Promise<void>;
   setUnauthenticatedAccess(enabled: boolean): Promise<void>;
@@ -55,6 +63,8 @@ export async function startSimulatorProcess(
     ...started,
     projectIds: () => child.call('projectIds'),
     generateEvents: (generate) => child.call('generateEvents', generate),
+    addCluster: (groupId, cluster) => child.call('addCluster', { groupId, cluster }),
+    generateAccessLogs: (generate) => child.call('generateAccessLogs', generate),
     counters: () => child.call('counters'),
     resetCounters: () => child.call('resetCounters'),
     setUnauthenticatedAccess: (enabled) => child.call('setUnauthenticatedAccess', enabled),

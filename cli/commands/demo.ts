@@ -165,7 +165,7 @@ function tick(poll: LocalPoll, settings: RunSettings, now: number): Promise<Tick
 function demoSettings(sim: AtlasSimulator, statePath: string): RunSettings {
   const config = pollerConfigSchema.parse({
     atlas: { baseUrl: sim.baseUrl, flavor: 'atlas-v2' },
-    sources: { orgIds: [...sim.orgIds], allProjectsOfOrgs: true },
+    sources: { orgIds: [...sim.orgIds], allProjectsOfOrgs: true, accessHistory: true },
     // Every tick takes an inventory, so the second one finds the change made between them.
     timing: { inventoryIntervalSeconds: TICK_INTERVAL_MS / 1000 },
   });

@@ -146,8 +146,14 @@ export function refusedConnections(
   }
   for (const discovery of summary.discovery) {
     if (discovery.status !== 'failed' || !isRefusal(discovery.httpStatus)) continue;
-    const owner = connections.find((connection) => connection.sources.orgIds.includes(discovery.orgId));
-    if (owner !== undefined) refused.add(owner.name);
+    // A discovery names its connection unless it is `default`; earlier summaries named none.
+    const { orgId } = discovery;
+    const owner =
+      discovery.connection ??
+      (orgId === undefined
+        ? DEFAULT_CONNECTION
+        : connections.find((connection) => connection.sources.orgIds.includes(orgId))?.name);
+    if (owner !== undefined) refused.add(owner);
   }
   return refused;
 }

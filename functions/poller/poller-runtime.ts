@@ -6,7 +6,7 @@ import type { SNSClient } from '@aws-sdk/client-sns';
 import { type Clock, systemClock } from '../../shared/clock.js';
 import type { LogAttributes, Logger } from '../../shared/logger.js';
 import { type ConsoleLinkOptions, SnsNotifier } from '../../shared/notify/index.js';
-import { type MetricsSink, NameCache, ProjectDiscoveryCache } from '../../shared/poll/index.js';
+import { DiscoveryCache, type MetricsSink, NameCache } from '../../shared/poll/index.js';
 import { createRuleEngine, type RuleEngine } from '../../shared/rules/engine.js';
 import type { RulePack } from '../../shared/rules/rule-pack.js';
 import { DynamoDbStateStore } from '../../shared/state/index.js';
@@ -42,7 +42,7 @@ export interface PollerRuntime {
    * `config.secretArn`, as the connection `default`) and its client, rebuilt only when they change.
    */
   connections: ConnectionClients;
-  discoveryCache: ProjectDiscoveryCache;
+  discoveryCache: DiscoveryCache;
   /** Organization and project names for alerts, kept while the container is warm. */
   names: NameCache;
   /** The tick's metrics as Powertools EMF. */
@@ -85,7 +85,7 @@ export function createPollerRuntime(options: PollerRuntimeOptions): PollerRuntim
       logger,
     }),
     connections,
-    discoveryCache: new ProjectDiscoveryCache(),
+    discoveryCache: new DiscoveryCache(),
     names: new NameCache(),
     sink: powertoolsMetricsSink(options.metrics),
   };

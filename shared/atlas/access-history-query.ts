@@ -7,7 +7,7 @@ export const MAX_ACCESS_LOG_LINES = 20_000;
 export const MIN_ACCESS_HISTORY_MS = 1_199_145_600_000;
 
 /** A cluster name as the OpenAPI document's `clusterName` pattern allows it. */
-const CLUSTER_NAME = /^[a-zA-Z0-9][a-zA-Z0-9-]{0,63}$/;
+export const CLUSTER_NAME = /^[a-zA-Z0-9][a-zA-Z0-9-]{0,63}$/;
 
 /** Options of `readAccessHistory`. */
 export interface AtlasAccessHistoryOptions {

@@ -196,6 +196,12 @@ export interface AtlasCluster {
 }
 
 /**
+ * The `source` of the events this tool builds from the lines of a cluster's database access history
+ * (`DB_AUTH_*`); Atlas events have none.
+ */
+export const ACCESS_HISTORY_SOURCE = 'access-history';
+
+/**
  * One authentication attempt against a cluster (`MongoDBAccessLogs`): every field Atlas documents,
  * checked, and `timestampMs`, the client's reading of `timestamp`.
  */

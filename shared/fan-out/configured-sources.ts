@@ -1,6 +1,6 @@
 import type { AtlasClient } from '../atlas/atlas-client.js';
 import type { Clock } from '../clock.js';
-import { DEFAULT_CONNECTION, type EffectiveConnection, type ProjectDiscoveryCache } from '../poll/index.js';
+import { DEFAULT_CONNECTION, type DiscoveryCache, type EffectiveConnection } from '../poll/index.js';
 import type { SourceMessage } from './source-message.js';
 
 /** Whether a deployment polls the source a message names. */
@@ -25,7 +25,7 @@ export interface ConfiguredSourcesOptions {
    */
   atlas: (connection: string) => ProjectLister | Promise<ProjectLister>;
   /** The organizations' project lists, kept between invocations (the worker's module scope). */
-  cache: ProjectDiscoveryCache;
+  cache: DiscoveryCache;
   clock: Pick<Clock, 'now'>;
 }
 
@@ -41,7 +41,9 @@ export interface ConfiguredSourcesOptions {
  * organization is listed again, once per instance (the worker builds one per invocation), since the
  * dispatcher may have seen a project created since. When Atlas cannot list the
  * organization, a project of its last list is one; any other is `unknown`, and asked about again
- * when its message comes back.
+ * when its message comes back. A cluster's access history is one when its connection sets
+ * `sources.accessHistory` and its project is one (the cluster itself is not listed again: one that
+ * is gone fails its poll with Atlas's 404).
  *
  * @example
  * ```ts
@@ -94,6 +96,12 @@ export class ConfiguredSources {
         ? { status: 'configured' }
         : { status: 'not-configured', reason: `organization ${id} is not in ${where}sources.orgIds` };
     }
+    if (message.kind === 'cluster' && connection.sources.accessHistory !== true) {
+      return {
+        status: 'not-configured',
+        reason: `cluster ${message.cluster ?? ''} of project ${id}: ${where}sources.accessHistory is not set`,
+      };
+    }
     if (connection.projectIds.has(id)) return { status: 'configured' };
     const orgId = message.orgId;
     if (!connection.sources.allProjectsOfOrgs || orgId === undefined || !connection.orgIds.has(orgId)) {
@@ -115,12 +123,12 @@ export class ConfiguredSources {
   ): Promise<SourceStanding> {
     const { cache, clock } = this.#options;
     const fresh = cache.fresh(orgId, clock.now());
-    if (fresh?.projectIds.includes(projectId)) return { status: 'configured' };
+    if (fresh?.ids.includes(projectId)) return { status: 'configured' };
     if (!this.#listed.has(orgId)) {
       this.#listed.set(orgId, await this.#list(connection, orgId, signal));
     }
     const listed = cache.fresh(orgId, clock.now()) ?? cache.last(orgId);
-    if (listed?.projectIds.includes(projectId)) return { status: 'configured' };
+    if (listed?.ids.includes(projectId)) return { status: 'configured' };
     const failure = this.#listed.get(orgId);
     if (failure === undefined) return notListed(projectId, orgId);
     return {
@@ -136,7 +144,7 @@ export class ConfiguredSources {
       const listedAt = clock.now();
       const atlas = await this.#options.atlas(connection);
       const projects = await atlas.listOrgProjects(orgId, signal === undefined ? {} : { signal }).toArray();
-      cache.remember(orgId, { projectIds: projects.map((project) => project.id), listedAt });
+      cache.remember(orgId, { ids: projects.map((project) => project.id), listedAt });
       return undefined;
     } catch (error) {
       return error instanceof Error ? error.message : String(error);

@@ -42,14 +42,26 @@ export function queuedSources(options: QueuedSourcesOptions): QueuedSource[] {
         v: SOURCE_MESSAGE_VERSION,
         kind: source.kind,
         id: source.id,
+        ...(source.cluster === undefined ? {} : { cluster: source.cluster }),
         ...(source.orgId === undefined ? {} : { orgId: source.orgId }),
         ...(source.connection === undefined ? {} : { connection: source.connection }),
         tick,
       },
-      groupId: `${scope}${source.orgId === undefined ? source.name : `${source.orgId}#${slot}`}`,
-      deduplicationId: `${tick}#${scope}${source.name}`,
+      groupId: fifoId(`${scope}${source.orgId === undefined ? source.name : `${source.orgId}#${slot}`}`),
+      deduplicationId: fifoId(`${tick}#${scope}${source.name}`),
     };
   });
+}
+
+/** SQS takes FIFO group and deduplication ids of at most 128 characters. */
+const MAX_FIFO_ID_LENGTH = 128;
+
+/**
+ * A FIFO group or deduplication id: the text itself when SQS takes it, else its SHA-256 in hex (a
+ * cluster's source name under a long connection name can pass 128 characters).
+ */
+function fifoId(text: string): string {
+  return text.length <= MAX_FIFO_ID_LENGTH ? text : createHash('sha256').update(text).digest('hex');
 }
 
 function slotOf(name: string, slots: number): number {

@@ -1,10 +1,13 @@
 import { z } from 'zod';
+import { CLUSTER_NAME } from '../atlas/access-history-query.js';
 import {
   atlasIdSchema,
   CONNECTION_NAME,
+  clusterSource,
   DEFAULT_CONNECTION,
   orgSource,
   type PollSource,
+  type PollSourceKind,
   projectSource,
 } from '../poll/index.js';
 import { SourceMessageError } from './errors.js';
@@ -18,9 +21,11 @@ export const SOURCE_MESSAGE_VERSION = 1;
  */
 export interface SourceMessage {
   v: typeof SOURCE_MESSAGE_VERSION;
-  kind: 'org' | 'project';
-  /** The organization or project id. */
+  kind: PollSourceKind;
+  /** The organization or project id (a cluster's project). */
   id: string;
+  /** The cluster, for a cluster's access history. */
+  cluster?: string;
   /** The organization the source belongs to, when known: its rate-limit group. */
   orgId?: string;
   /** The connection whose credentials poll it; absent for the connection `default`. */
@@ -29,18 +34,24 @@ export interface SourceMessage {
   tick: string;
 }
 
-const sourceMessageSchema = z.strictObject({
-  v: z.literal(SOURCE_MESSAGE_VERSION),
-  kind: z.enum(['org', 'project']),
-  id: atlasIdSchema,
-  orgId: atlasIdSchema.optional(),
-  connection: z
-    .string()
-    .regex(CONNECTION_NAME)
-    .refine((name) => name !== DEFAULT_CONNECTION, 'the connection default is named by leaving it out')
-    .optional(),
-  tick: z.iso.datetime(),
-});
+const sourceMessageSchema = z
+  .strictObject({
+    v: z.literal(SOURCE_MESSAGE_VERSION),
+    kind: z.enum(['org', 'project', 'cluster']),
+    id: atlasIdSchema,
+    cluster: z.string().regex(CLUSTER_NAME, 'must be an Atlas cluster name').optional(),
+    orgId: atlasIdSchema.optional(),
+    connection: z
+      .string()
+      .regex(CONNECTION_NAME)
+      .refine((name) => name !== DEFAULT_CONNECTION, 'the connection default is named by leaving it out')
+      .optional(),
+    tick: z.iso.datetime(),
+  })
+  .refine((message) => (message.kind === 'cluster') === (message.cluster !== undefined), {
+    path: ['cluster'],
+    message: 'names the cluster of a cluster source, and only of one',
+  });
 
 /** Longest body a worker reads; a source message is about 120 bytes. */
 const MAX_BODY_BYTES = 1_024;
@@ -79,9 +90,10 @@ export function parseSourceMessage(body: string): SourceMessage {
       `source message is not a version ${SOURCE_MESSAGE_VERSION} source message (${problems}); it goes to the dead-letter queue`,
     );
   }
-  const { orgId, connection, ...rest } = parsed.data;
+  const { orgId, connection, cluster, ...rest } = parsed.data;
   return {
     ...rest,
+    ...(cluster === undefined ? {} : { cluster }),
     ...(orgId === undefined ? {} : { orgId }),
     ...(connection === undefined ? {} : { connection }),
   };
@@ -96,6 +108,11 @@ export function parseSourceMessage(body: string): SourceMessage {
  * ```
  */
 export function messageSource(message: SourceMessage): PollSource {
-  const source = message.kind === 'org' ? orgSource(message.id) : projectSource(message.id);
+  const source =
+    message.kind === 'org'
+      ? orgSource(message.id)
+      : message.kind === 'cluster' && message.cluster !== undefined
+        ? clusterSource(message.id, message.cluster)
+        : projectSource(message.id);
   return message.connection === undefined ? source : { ...source, connection: message.connection };
 }

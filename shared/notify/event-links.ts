@@ -1,4 +1,4 @@
-import type { AtlasEvent } from '../atlas/types.js';
+import { ACCESS_HISTORY_SOURCE, type AtlasEvent } from '../atlas/types.js';
 import { NotifyConfigError } from './errors.js';
 import type { ConsoleLinkOptions } from './format-context.js';
 
@@ -19,7 +19,9 @@ const ATLAS_ID = /^[0-9a-f]{24}$/;
  *
  * - Atlas (`atlas-v1`, `atlas-v2`): the activity feed of the event's project
  *   (`{base}/v2/{groupId}#/activity`), or of its organization (`{base}/v2#/org/{orgId}/activity`)
- *   when the event has no project.
+ *   when the event has no project; for a login of a cluster's access history, which the feed does
+ *   not show, the project's Database Access page (`{base}/v2/{groupId}#/security/database/users`),
+ *   where its access history opens.
  * - Ops Manager: the project's page (`{base}/v2/{groupId}`), from which its Activity Feed is one click
  *   away. Ops Manager's own deep links to the feed are not documented for every version, so none is
  *   guessed; organization events get no console link.
@@ -44,6 +46,13 @@ export function eventLinks(event: AtlasEvent, consoleLinks?: ConsoleLinkOptions)
     if (consoleLinks.flavor === 'ops-manager') {
       if (groupId)
         links.push({ kind: 'console', label: 'Project in Ops Manager', url: `${base}/v2/${groupId}` });
+    } else if (groupId && event.source === ACCESS_HISTORY_SOURCE) {
+      // Logins are not in the activity feed: the Database Access page opens the access history.
+      links.push({
+        kind: 'console',
+        label: 'Project database access',
+        url: `${base}/v2/${groupId}#/security/database/users`,
+      });
     } else if (groupId) {
       links.push({ kind: 'console', label: 'Project activity feed', url: `${base}/v2/${groupId}#/activity` });
     } else if (orgId) {

@@ -2,12 +2,12 @@ import type { AtlasClient, AtlasClientStats } from '../atlas/atlas-client.js';
 import type { Clock } from '../clock.js';
 import type { Logger } from '../logger.js';
 import { DEFAULT_CONNECTION, type EffectiveConnection } from './connections.js';
+import type { DiscoveryCache } from './discovery-cache.js';
 import { ConnectionUnavailableError } from './errors.js';
 import { describeFailure } from './failure-report.js';
 import type { NameCache } from './name-cache.js';
 import { orgSource, type PollSource, projectSource } from './poll-source.js';
 import type { PollerConfig } from './poller-config.js';
-import type { ProjectDiscoveryCache } from './project-discovery-cache.js';
 import { resolveSources } from './source-resolution.js';
 import type { TickBudget } from './tick-budget.js';
 import type { DiscoveryOutcome, TickDependencies } from './tick-types.js';
@@ -79,7 +79,7 @@ export async function connect(
   atlas: TickDependencies['atlas'],
   wanted: WantedConnection,
   shared: {
-    discoveryCache: ProjectDiscoveryCache;
+    discoveryCache: DiscoveryCache;
     names: NameCache;
     clock: Clock;
     logger: Logger;
@@ -133,7 +133,10 @@ export async function connect(
     statsBefore,
     failure: undefined,
     sources: resolved.sources.map(tag),
-    discovery: resolved.discovery,
+    discovery:
+      connection.name === DEFAULT_CONNECTION
+        ? resolved.discovery
+        : resolved.discovery.map((outcome) => ({ ...outcome, connection: connection.name })),
   };
 }
 

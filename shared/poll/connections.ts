@@ -120,7 +120,7 @@ export function effectiveConnections(
  * ```
  */
 export function connectionProblems(
-  config: Pick<PollerConfig, 'sources'>,
+  config: Pick<PollerConfig, 'sources' | 'atlas'>,
   connections: readonly ConnectionSettings[],
 ): ConnectionProblem[] {
   const problems: ConnectionProblem[] = [];
@@ -146,6 +146,7 @@ export function connectionProblems(
     config.sources.projectIds.forEach((id, index) => {
       claim(id, 'project', 'the top-level sources', ['sources', 'projectIds', index]);
     });
+    problems.push(...accessHistoryProblems(config.atlas.flavor, config.sources, ['sources']));
   }
   connections.forEach((connection, index) => {
     const at = ['connections', index] as const;
@@ -171,8 +172,40 @@ export function connectionProblems(
     connection.sources.projectIds.forEach((id, position) => {
       claim(id, 'project', where, [...at, 'sources', 'projectIds', position]);
     });
+    problems.push(...accessHistoryProblems(connection.flavor, connection.sources, [...at, 'sources']));
   });
   return problems;
+}
+
+/**
+ * `sources.accessHistory` where it cannot read anything: on Ops Manager, which keeps no access
+ * history, or with no project to find clusters in.
+ */
+function accessHistoryProblems(
+  flavor: PollerConfig['atlas']['flavor'],
+  sources: PollerConfig['sources'],
+  at: readonly (string | number)[],
+): ConnectionProblem[] {
+  if (sources.accessHistory !== true) return [];
+  if (flavor === 'ops-manager') {
+    return [
+      {
+        path: [...at, 'accessHistory'],
+        message:
+          'is not available on Ops Manager, which keeps no database access history: remove it, or read the clusters through an Atlas connection (flavor atlas-v2)',
+      },
+    ];
+  }
+  if (sources.projectIds.length === 0 && !sources.allProjectsOfOrgs) {
+    return [
+      {
+        path: [...at, 'accessHistory'],
+        message:
+          'reads the clusters of the projects polled, and these sources poll none: add projectIds, or set allProjectsOfOrgs: true',
+      },
+    ];
+  }
+  return [];
 }
 
 /** The settings given, without the keys whose value is `undefined`. */

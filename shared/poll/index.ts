@@ -10,6 +10,12 @@ export {
   effectiveConnections,
 } from './connections.js';
 export {
+  DEFAULT_DISCOVERY_TTL_MS,
+  type DiscoveredIds,
+  DiscoveryCache,
+  type DiscoveryCacheOptions,
+} from './discovery-cache.js';
+export {
   AlertDeliveryError,
   ConnectionUnavailableError,
   EventBudgetExceededError,
@@ -29,7 +35,13 @@ export {
   NameCache,
   type NameCacheOptions,
 } from './name-cache.js';
-export { orgSource, type PollSource, projectSource } from './poll-source.js';
+export {
+  clusterSource,
+  orgSource,
+  type PollSource,
+  type PollSourceKind,
+  projectSource,
+} from './poll-source.js';
 export {
   atlasFlavorSchema,
   atlasIdSchema,
@@ -43,12 +55,6 @@ export {
   sourcesSchema,
   timingSchema,
 } from './poller-config.js';
-export {
-  DEFAULT_DISCOVERY_TTL_MS,
-  type DiscoveredProjects,
-  ProjectDiscoveryCache,
-  type ProjectDiscoveryCacheOptions,
-} from './project-discovery-cache.js';
 export { DEFAULT_MAX_EVENTS_PER_WINDOW, DEFAULT_MAX_WINDOW_SECONDS, runTick } from './run-tick.js';
 export { describeSettingIssue } from './setting-issues.js';
 export { type OrderSourcesOptions, orderSources, type SourceOrder } from './source-order.js';

@@ -16,11 +16,20 @@ export const sourcesSchema = z.strictObject({
   /** Also poll every project of each org in `orgIds`, discovered through `/orgs/{orgId}/groups`. */
   allProjectsOfOrgs: z.boolean().default(false),
   /**
+   * Also read the database access history (authentication attempts) of every dedicated cluster of
+   * the projects polled: the credentials need Project Cluster Log Viewer (or Project Database Access
+   * Admin) on them. Atlas only: Ops Manager keeps no access history.
+   */
+  accessHistory: z.boolean().optional(),
+  /**
    * Run with no organization and no project: each tick then completes at once, reading nothing. Without
    * it a configuration that names no source is refused (`PollConfigError`), since it is a mistake.
    */
   allowNone: z.boolean().optional(),
 });
+
+/** How long an empty stretch of access history is read again, when the configuration does not say. */
+export const DEFAULT_ACCESS_HISTORY_SETTLE_SECONDS = 30 * 60;
 
 /** Timings of a tick, in seconds. */
 export const timingSchema = z.strictObject({
@@ -42,6 +51,17 @@ export const timingSchema = z.strictObject({
   inventoryIntervalSeconds: z.number().int().min(60).max(86_400).default(3_600),
   /** No new work starts when less than this remains of the invocation's time. */
   deadlineMarginSeconds: z.number().int().min(1).max(600).default(20),
+  /**
+   * How long a stretch of a cluster's access history that answered nothing is read again before the
+   * cursor passes it: Atlas may list authentication attempts late, so an empty answer says "not yet"
+   * as often as "nothing". Default 1,800 (30 minutes).
+   */
+  accessHistorySettleSeconds: z
+    .number()
+    .int()
+    .min(0)
+    .max(6 * 86_400)
+    .optional(),
   /** The longest window a backlog is read in before the cursor is committed. Default 21,600 (6 hours). */
   maxWindowSeconds: z
     .number()

@@ -1,9 +1,17 @@
-/** One thing a tick polls: an organization's events or a project's events. */
+/** What a source reads: an organization's events, a project's events, or a cluster's access history. */
+export type PollSourceKind = 'org' | 'project' | 'cluster';
+
+/** One thing a tick polls: an organization's events, a project's events, or a cluster's access history. */
 export interface PollSource {
-  kind: 'org' | 'project';
-  /** The organization or project id. */
+  kind: PollSourceKind;
+  /** The organization or project id (for a cluster, its project's). */
   id: string;
-  /** The name the state store keeps it under: `org:<id>` or `project:<id>`. */
+  /** For a cluster, its name (what `dbAccessHistory/clusters/{clusterName}` takes). */
+  cluster?: string;
+  /**
+   * The name the state store keeps it under: `org:<id>`, `project:<id>`, or
+   * `cluster:<project id>:<cluster name>`.
+   */
   name: string;
   /**
    * The connection (see `effectiveConnections`) whose credentials read it; absent for the connection
@@ -35,4 +43,17 @@ export function orgSource(id: string): PollSource {
  */
 export function projectSource(id: string): PollSource {
   return { kind: 'project', id, name: `project:${id}` };
+}
+
+/**
+ * The source for a cluster's database access history: one authentication attempt per line.
+ *
+ * @example
+ * ```ts
+ * clusterSource('5f4e3d2c1b0a998877665544', 'payments-main').name;
+ * // 'cluster:5f4e3d2c1b0a998877665544:payments-main'
+ * ```
+ */
+export function clusterSource(groupId: string, clusterName: string): PollSource {
+  return { kind: 'cluster', id: groupId, cluster: clusterName, name: `cluster:${groupId}:${clusterName}` };
 }

@@ -5,6 +5,7 @@ import { atlasFlavorSchema, inventorySettingsSchema, sourcesSchema, timingSchema
 export {
   atlasFlavorSchema,
   atlasIdSchema,
+  DEFAULT_ACCESS_HISTORY_SETTLE_SECONDS,
   inventorySettingsSchema,
   sourcesSchema,
   timingSchema,
@@ -60,7 +61,7 @@ export const pollerSettingsSchema = z.strictObject({
  * every schema built on {@link pollerSettingsSchema}.
  */
 export function checkConnections(
-  config: Pick<PollerConfig, 'sources' | 'connections'>,
+  config: Pick<PollerConfig, 'sources' | 'connections' | 'atlas'>,
   context: z.RefinementCtx,
 ): void {
   for (const problem of connectionProblems(config, config.connections ?? [])) {

@@ -6,14 +6,15 @@ import { type Logger, silentLogger } from '../logger.js';
 import { AlertDescriber } from './alert-describer.js';
 import { connect, NO_STATS, namesASource, unknownConnection, wantedConnections } from './connection-reach.js';
 import { DEFAULT_CONNECTION, type EffectiveConnection, effectiveConnections } from './connections.js';
+import { DiscoveryCache } from './discovery-cache.js';
 import { PollConfigError } from './errors.js';
 import { EventBudget, eventBudgetForHeap } from './event-budget.js';
 import { DEFAULT_MAX_INVENTORY_ENTRIES } from './inventory-budget.js';
 import { emitTickMetrics } from './metrics-sink.js';
 import { NameCache } from './name-cache.js';
+import { DEFAULT_ACCESS_HISTORY_SETTLE_SECONDS } from './poll-settings.js';
 import type { PollSource } from './poll-source.js';
 import type { PollerConfig } from './poller-config.js';
-import { ProjectDiscoveryCache } from './project-discovery-cache.js';
 import { orderSources } from './source-order.js';
 import { pollSource, type SourcePollContext, unpolledOutcome } from './source-poll.js';
 import { TickBudget } from './tick-budget.js';
@@ -94,7 +95,7 @@ export async function runTick(deps: TickDependencies, options: TickOptions): Pro
     signal: options.signal,
   });
   const names = deps.names ?? new NameCache();
-  const discoveryCache = deps.discoveryCache ?? new ProjectDiscoveryCache();
+  const discoveryCache = deps.discoveryCache ?? new DiscoveryCache();
   try {
     const wanted = wantedConnections(connections, options.sources);
     const reached = await mapWithConcurrency(wanted.connections, config.concurrency, (entry) =>
@@ -230,6 +231,7 @@ function sourcePollContext(
     claimMs: options.alertClaimMs ?? DEFAULT_ALERT_CLAIM_MS,
     overlapMs: timing.overlapSeconds * SECOND_MS,
     lagMs: timing.lagSeconds * SECOND_MS,
+    emptySettleMs: (timing.accessHistorySettleSeconds ?? DEFAULT_ACCESS_HISTORY_SETTLE_SECONDS) * SECOND_MS,
     initialLookbackMs: timing.initialLookbackSeconds * SECOND_MS,
     inventoryIntervalMs: timing.inventoryIntervalSeconds * SECOND_MS,
     baselineFindings: connection.inventory.baselineFindings,

@@ -14,6 +14,7 @@ import { describeFailure } from './failure-report.js';
 import { checkInventory } from './inventory-check.js';
 import type { PollSource } from './poll-source.js';
 import { RecentEventIds } from './recent-event-ids.js';
+import { type SourceReader, sourceReader } from './source-reader.js';
 import type { TickBudget } from './tick-budget.js';
 import type { CutShortReason, InventoryOutcome, SourceOutcome, TickProgress } from './tick-types.js';
 import {
@@ -45,6 +46,11 @@ export interface SourcePollContext {
   claimMs: number;
   overlapMs: number;
   lagMs: number;
+  /**
+   * How long a stretch of a source whose answers may fill late (access history) is read again while
+   * it answers nothing, before the cursor passes it.
+   */
+  emptySettleMs: number;
   initialLookbackMs: number;
   inventoryIntervalMs: number;
   /** Raise baseline findings from first snapshots (`inventory.baselineFindings`). */
@@ -157,6 +163,7 @@ class SourceRun {
   readonly #cursor: SourceCursor | undefined;
   readonly #outcome: SourceOutcome;
   readonly #recent: RecentEventIds;
+  readonly #reader: SourceReader;
   /** Undefined once freed (by the last commit, or a release). */
   #lease: SourceLease | undefined;
   /** The cursor as last stored, to record an inventory in when the walk commits nothing. */
@@ -186,6 +193,7 @@ class SourceRun {
     this.#cursor = cursor;
     this.#outcome = outcome;
     this.#recent = new RecentEventIds(cursor?.seenIds);
+    this.#reader = sourceReader(context.atlas, source);
     this.#spanMs = context.maxWindowMs;
     this.#committed =
       cursor === undefined ? undefined : { watermark: cursor.watermark, seenIds: cursor.seenIds };
@@ -434,10 +442,27 @@ class SourceRun {
 
     this.#recent.addAll(read.listed);
     this.#recent.forgetBefore(window.to - context.overlapMs);
-    const watermark = commitPoint({ windowEnd: window.to, previousWatermark: plan.previousWatermark });
+    const watermark = commitPoint({
+      windowEnd: this.#settledEnd(window, read),
+      previousWatermark: plan.previousWatermark,
+    });
     if (watermark === undefined) return;
     await this.#commit(watermark, this.#recent.idsFrom(watermark - context.overlapMs), window.to >= plan.end);
     outcome.windowsCommitted += 1;
+  }
+
+  /**
+   * How far a window read to its end lets the cursor move: to its end, except for a source whose
+   * answers may fill late (access history) when the window listed nothing. Then only to what is
+   * older than the settle time, so the stretch is read again on the next ticks; a window that lists
+   * anything, later in the walk or on a later tick, moves it on. Never back, and never to the start
+   * of a later empty window of the walk: that would pass the empty windows before it.
+   */
+  #settledEnd(window: EventWindow, read: Extract<WindowRead, { kind: 'read' }>): number {
+    if (read.listed.length > 0 || !this.#reader.emptyMayFill) return window.to;
+    const settled = this.#context.atlas.serverClock.now() - this.#context.emptySettleMs;
+    const floor = Math.min(window.from, this.#committed?.watermark ?? window.from);
+    return Math.min(window.to, Math.max(floor, settled));
   }
 
   #throwIfUnsettled(delivery: Delivery): void {
@@ -456,6 +481,8 @@ class SourceRun {
 
   async #inventory(): Promise<void> {
     const context = this.#context;
+    const scope = inventoryScope(this.#source);
+    if (scope === undefined) return;
     const now = context.clock.now();
     const takenAt = this.#cursor?.inventoryTakenAt;
     const base: Omit<InventoryOutcome, 'status'> = { apiKeys: 0, changes: 0, findings: 0 };
@@ -475,7 +502,7 @@ class SourceRun {
         engine: context.engine,
         notifier: context.notifier,
         logger: context.logger,
-        scope: this.#source.kind === 'org' ? { orgId: this.#source.id } : { groupId: this.#source.id },
+        scope,
         now,
         baselineFindings: context.baselineFindings,
         maxEntries: context.maxInventoryEntries,
@@ -677,6 +704,13 @@ class SourceRun {
   }
 }
 
+/** What a source's inventory snapshots: an organization's keys, a project's access list; a cluster has none. */
+function inventoryScope(source: PollSource): { orgId: string } | { groupId: string } | undefined {
+  if (source.kind === 'org') return { orgId: source.id };
+  if (source.kind === 'project') return { groupId: source.id };
+  return undefined;
+}
+
 /** A source's outcome before it is polled: nothing read, nothing raised. */
 function newOutcome(source: PollSource): SourceOutcome {
   return {
@@ -684,6 +718,7 @@ function newOutcome(source: PollSource): SourceOutcome {
     ...(source.connection === undefined ? {} : { connection: source.connection }),
     kind: source.kind,
     id: source.id,
+    ...(source.cluster === undefined ? {} : { cluster: source.cluster }),
     status: 'ok',
     windowsCommitted: 0,
     pagesRead: 0,

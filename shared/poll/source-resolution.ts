@@ -1,13 +1,14 @@
+import { CLUSTER_NAME } from '../atlas/access-history-query.js';
 import type { AtlasClient } from '../atlas/atlas-client.js';
 import { mapWithConcurrency } from '../bounded-concurrency.js';
 import type { Clock } from '../clock.js';
 import type { Logger } from '../logger.js';
 import { cleanAtlasName } from '../notify/alert-context.js';
+import { clustersKey, type DiscoveryCache } from './discovery-cache.js';
 import { describeFailure } from './failure-report.js';
 import { type NameCache, projectNameKey, projectOrgKey } from './name-cache.js';
-import { orgSource, type PollSource, projectSource } from './poll-source.js';
+import { clusterSource, orgSource, type PollSource, projectSource } from './poll-source.js';
 import type { PollerConfig } from './poller-config.js';
-import type { ProjectDiscoveryCache } from './project-discovery-cache.js';
 import type { TickBudget } from './tick-budget.js';
 import type { DiscoveryOutcome } from './tick-types.js';
 
@@ -15,7 +16,7 @@ import type { DiscoveryOutcome } from './tick-types.js';
 export interface ResolveSourcesOptions {
   atlas: AtlasClient;
   sources: PollerConfig['sources'];
-  cache: ProjectDiscoveryCache;
+  cache: DiscoveryCache;
   /** Takes the names of the projects listed, so their alerts need no lookup. */
   names?: NameCache;
   clock: Clock;
@@ -33,9 +34,10 @@ export interface ResolvedSources {
 
 /**
  * The sources a tick polls, each once, in order: the organizations (their org events), the
- * configured projects, then with `allProjectsOfOrgs` every project of each organization, from the
- * cache while it is fresh, else listed from Atlas (`/orgs/{orgId}/groups`). An organization whose
- * listing fails keeps the projects last listed, if any, and is reported in `discovery`.
+ * configured projects, then with `allProjectsOfOrgs` every project of each organization, then with
+ * `accessHistory` every dedicated cluster of those projects (its access history). Lists come from
+ * the cache while it is fresh, else from Atlas (`/orgs/{orgId}/groups`, `/groups/{groupId}/clusters`).
+ * A listing that fails keeps what was last listed, if anything, and is reported in `discovery`.
  *
  * @example
  * ```ts
@@ -44,9 +46,9 @@ export interface ResolvedSources {
  * ```
  */
 export async function resolveSources(options: ResolveSourcesOptions): Promise<ResolvedSources> {
-  const { orgIds, projectIds, allProjectsOfOrgs } = options.sources;
-  const discovery = allProjectsOfOrgs
-    ? await mapWithConcurrency(orgIds, options.concurrency, (orgId) => discover(options, orgId))
+  const { orgIds, projectIds, allProjectsOfOrgs, accessHistory } = options.sources;
+  const projectLists = allProjectsOfOrgs
+    ? await mapWithConcurrency(orgIds, options.concurrency, (orgId) => discoverProjects(options, orgId))
     : [];
   const byName = new Map<string, PollSource>();
   const add = (source: PollSource): void => {
@@ -54,33 +56,68 @@ export async function resolveSources(options: ResolveSourcesOptions): Promise<Re
   };
   for (const orgId of orgIds) add(orgSource(orgId));
   for (const projectId of projectIds) add(projectSource(projectId));
-  for (const { projectIds: discovered } of discovery)
-    for (const projectId of discovered) add(projectSource(projectId));
-  return { sources: [...byName.values()], discovery: discovery.map(({ outcome }) => outcome) };
+  for (const { ids } of projectLists) for (const projectId of ids) add(projectSource(projectId));
+  const projects = [...byName.values()].filter((source) => source.kind === 'project');
+  const clusterLists =
+    accessHistory === true
+      ? await mapWithConcurrency(projects, options.concurrency, ({ id }) => discoverClusters(options, id))
+      : [];
+  for (const { groupId, ids } of clusterLists) for (const name of ids) add(clusterSource(groupId, name));
+  return {
+    sources: [...byName.values()],
+    discovery: [...projectLists, ...clusterLists].map(({ outcome }) => outcome),
+  };
 }
 
-async function discover(
+/** A listing as the tick took it: the ids to poll and how they were had. */
+interface Listing {
+  status: DiscoveryOutcome['status'];
+  ids: readonly string[];
+  failure?: ReturnType<typeof describeFailure>;
+}
+
+/**
+ * The ids kept under `key`: from the cache while fresh, else listed (and kept), else, when the
+ * listing fails or there is no time left, the last ones listed.
+ */
+async function cachedListing(
   options: ResolveSourcesOptions,
-  orgId: string,
-): Promise<{ outcome: DiscoveryOutcome; projectIds: readonly string[] }> {
+  key: string,
+  list: (now: number) => Promise<readonly string[]>,
+): Promise<Listing> {
   const { cache, clock, budget } = options;
   const now = clock.now();
-  const fresh = cache.fresh(orgId, now);
-  if (fresh !== undefined) {
-    return {
-      outcome: { orgId, status: 'cached', projects: fresh.projectIds.length },
-      projectIds: fresh.projectIds,
-    };
-  }
-  const last = cache.last(orgId);
-  if (budget.stopReason() !== undefined) {
-    const projectIds = last?.projectIds ?? [];
-    return { outcome: { orgId, status: 'cached', projects: projectIds.length }, projectIds };
-  }
+  const fresh = cache.fresh(key, now);
+  if (fresh !== undefined) return { status: 'cached', ids: fresh.ids };
+  const kept = cache.last(key)?.ids ?? [];
+  if (budget.stopReason() !== undefined) return { status: 'cached', ids: kept };
   try {
-    const projects = await options.atlas.listOrgProjects(orgId, { signal: budget.signal }).toArray();
-    const projectIds = projects.map((project) => project.id);
-    cache.remember(orgId, { projectIds, listedAt: now });
+    const ids = await list(now);
+    cache.remember(key, { ids, listedAt: now });
+    return { status: 'listed', ids };
+  } catch (error) {
+    if (budget.isAbort(error)) return { status: 'cached', ids: kept };
+    return { status: 'failed', ids: kept, failure: describeFailure(error) };
+  }
+}
+
+/** A listing's outcome fields beside its subject and count. */
+function failureFields(listing: Listing): Partial<DiscoveryOutcome> {
+  const { failure } = listing;
+  if (failure === undefined) return {};
+  return {
+    errorCode: failure.errorCode,
+    message: failure.message,
+    ...(failure.httpStatus === undefined ? {} : { httpStatus: failure.httpStatus }),
+  };
+}
+
+async function discoverProjects(
+  options: ResolveSourcesOptions,
+  orgId: string,
+): Promise<{ outcome: DiscoveryOutcome; ids: readonly string[] }> {
+  const listing = await cachedListing(options, orgId, async (now) => {
+    const projects = await options.atlas.listOrgProjects(orgId, { signal: options.budget.signal }).toArray();
     const names = options.names;
     if (names !== undefined) {
       for (const project of projects) {
@@ -89,30 +126,72 @@ async function discover(
         names.remember(projectOrgKey(project.id), orgId, now, now + names.ttlMs);
       }
     }
-    return { outcome: { orgId, status: 'listed', projects: projectIds.length }, projectIds };
-  } catch (error) {
-    const projectIds = last?.projectIds ?? [];
-    if (budget.isAbort(error)) {
-      return { outcome: { orgId, status: 'cached', projects: projectIds.length }, projectIds };
-    }
-    const failure = describeFailure(error);
+    return projects.map((project) => project.id);
+  });
+  if (listing.failure !== undefined) {
     options.logger.error('could not list the projects of an organization', {
       orgId,
-      errorCode: failure.errorCode,
-      httpStatus: failure.httpStatus,
-      error: failure.message,
-      projectsKept: projectIds.length,
+      errorCode: listing.failure.errorCode,
+      httpStatus: listing.failure.httpStatus,
+      error: listing.failure.message,
+      projectsKept: listing.ids.length,
     });
-    return {
-      outcome: {
-        orgId,
-        status: 'failed',
-        projects: projectIds.length,
-        errorCode: failure.errorCode,
-        message: failure.message,
-        ...(failure.httpStatus === undefined ? {} : { httpStatus: failure.httpStatus }),
-      },
-      projectIds,
-    };
   }
+  return {
+    outcome: { orgId, status: listing.status, projects: listing.ids.length, ...failureFields(listing) },
+    ids: listing.ids,
+  };
+}
+
+/**
+ * The clusters of a project whose access history can be read. Shared-tier, Flex and serverless
+ * clusters keep none: they are left out with one log line per listing, not reported as failures.
+ */
+async function discoverClusters(
+  options: ResolveSourcesOptions,
+  groupId: string,
+): Promise<{ outcome: DiscoveryOutcome; groupId: string; ids: readonly string[] }> {
+  const listing = await cachedListing(options, clustersKey(groupId), async () => {
+    const clusters = await options.atlas.listClusters(groupId, { signal: options.budget.signal }).toArray();
+    const without = clusters.filter((cluster) => !cluster.accessHistory);
+    if (without.length > 0) {
+      options.logger.info(
+        'clusters without database access history left out (shared tier, Flex, serverless)',
+        {
+          groupId,
+          clusters: without
+            .slice(0, 20)
+            .map((cluster) => `${cluster.name} (${cluster.instanceSize ?? cluster.tier})`),
+          count: without.length,
+        },
+      );
+    }
+    const unnamed = clusters.filter((cluster) => cluster.accessHistory && !CLUSTER_NAME.test(cluster.name));
+    if (unnamed.length > 0) {
+      options.logger.warn(
+        'clusters whose names Atlas does not allow left out: their access history cannot be asked for',
+        {
+          groupId,
+          count: unnamed.length,
+        },
+      );
+    }
+    return clusters
+      .filter((cluster) => cluster.accessHistory && CLUSTER_NAME.test(cluster.name))
+      .map((cluster) => cluster.name);
+  });
+  if (listing.failure !== undefined) {
+    options.logger.error('could not list the clusters of a project; their access history is not read', {
+      groupId,
+      errorCode: listing.failure.errorCode,
+      httpStatus: listing.failure.httpStatus,
+      error: listing.failure.message,
+      clustersKept: listing.ids.length,
+    });
+  }
+  return {
+    outcome: { groupId, status: listing.status, clusters: listing.ids.length, ...failureFields(listing) },
+    groupId,
+    ids: listing.ids,
+  };
 }

@@ -6,10 +6,10 @@ import type { Logger } from '../logger.js';
 import { silentLogger } from '../logger.js';
 import { connect, type ReachedConnection, wantedConnections } from './connection-reach.js';
 import { effectiveConnections } from './connections.js';
+import { DiscoveryCache } from './discovery-cache.js';
 import { NameCache } from './name-cache.js';
 import type { PollSource } from './poll-source.js';
 import type { PollerConfig } from './poller-config.js';
-import { ProjectDiscoveryCache } from './project-discovery-cache.js';
 import { TickBudget } from './tick-budget.js';
 import type { ConnectionClients, DiscoveryOutcome } from './tick-types.js';
 
@@ -33,7 +33,7 @@ export interface ListTickSourcesOptions {
   atlas: AtlasClient | ConnectionClients;
   config: PollerConfig;
   /** Kept across ticks (module scope in the Lambda); without one, every call lists the projects again. */
-  discoveryCache?: ProjectDiscoveryCache;
+  discoveryCache?: DiscoveryCache;
   /** Takes the names of the projects listed, so their alerts need no lookup. */
   names?: NameCache;
   /** Default: the system clock. */
@@ -79,7 +79,7 @@ export async function listTickSources(options: ListTickSourcesOptions): Promise<
   const { config } = options;
   const clock = options.clock ?? systemClock;
   const logger = options.logger ?? silentLogger;
-  const cache = options.discoveryCache ?? new ProjectDiscoveryCache();
+  const cache = options.discoveryCache ?? new DiscoveryCache();
   const budget = new TickBudget({
     clock,
     deadline: options.deadline,
@@ -117,12 +117,12 @@ export async function listTickSources(options: ListTickSourcesOptions): Promise<
 }
 
 /** A connection's sources, each with its organization when known. */
-function withOrganizations(connection: ReachedConnection, cache: ProjectDiscoveryCache): TickSource[] {
+function withOrganizations(connection: ReachedConnection, cache: DiscoveryCache): TickSource[] {
   const { sources: settings } = connection.connection;
   const orgOfProject = new Map<string, string>();
   if (settings.allProjectsOfOrgs) {
     for (const orgId of settings.orgIds) {
-      for (const projectId of cache.last(orgId)?.projectIds ?? []) {
+      for (const projectId of cache.last(orgId)?.ids ?? []) {
         if (!orgOfProject.has(projectId)) orgOfProject.set(projectId, orgId);
       }
     }

@@ -6,11 +6,11 @@ import type { Notifier } from '../notify/notifier.js';
 import type { RuleEngine } from '../rules/engine.js';
 import type { StateStore } from '../state/state-store.js';
 import type { EffectiveConnection } from './connections.js';
+import type { DiscoveryCache } from './discovery-cache.js';
 import type { MetricsSink } from './metrics-sink.js';
 import type { NameCache } from './name-cache.js';
-import type { PollSource } from './poll-source.js';
+import type { PollSource, PollSourceKind } from './poll-source.js';
 import type { PollerConfig } from './poller-config.js';
-import type { ProjectDiscoveryCache } from './project-discovery-cache.js';
 
 /**
  * What a tick works with. Build them once (per Lambda container, per CLI run) and pass the same
@@ -39,7 +39,7 @@ export interface TickDependencies {
    * Projects discovered for `sources.allProjectsOfOrgs`, kept across ticks (module scope in the
    * Lambda). Without one, every tick lists the projects again.
    */
-  discoveryCache?: ProjectDiscoveryCache;
+  discoveryCache?: DiscoveryCache;
   /**
    * Organization and project names for alerts, kept across ticks (module scope in the Lambda) in
    * front of the state store's copy. Without one, each tick starts with an empty cache.
@@ -180,13 +180,15 @@ export interface InventoryOutcome {
 
 /** The outcome of one source. */
 export interface SourceOutcome {
-  /** `org:<id>` or `project:<id>`: the name in the state store. */
+  /** `org:<id>`, `project:<id>` or `cluster:<project id>:<name>`: the name in the state store. */
   source: string;
   /** The connection that polls it, when it is not `default` (see `PollSource.connection`). */
   connection?: string;
-  kind: 'org' | 'project';
-  /** The org or project id. */
+  kind: PollSourceKind;
+  /** The org or project id (a cluster's project). */
   id: string;
+  /** A cluster's name, for a cluster's access history. */
+  cluster?: string;
   status: SourceStatus;
   /** Set when `status` is `cut-short`. */
   reason?: CutShortReason;
@@ -227,16 +229,27 @@ export interface SourceOutcome {
   durationMs: number;
 }
 
-/** How the projects of one organization were found, for `sources.allProjectsOfOrgs`. */
+/**
+ * How the projects of one organization were found (`sources.allProjectsOfOrgs`), or the clusters of
+ * one project (`sources.accessHistory`).
+ */
 export interface DiscoveryOutcome {
-  orgId: string;
+  /** The connection whose credentials listed it, when it is not `default`. */
+  connection?: string;
+  /** The organization whose projects were listed; absent for a project's clusters. */
+  orgId?: string;
+  /** The project whose clusters were listed; absent for an organization's projects. */
+  groupId?: string;
   status: /** Listed from Atlas this tick. */
     | 'listed'
     /** Taken from the discovery cache. */
     | 'cached'
-    /** Listing failed; a stale cached list was used if there was one (`projects`). */
+    /** Listing failed; a stale cached list was used if there was one (`projects`, `clusters`). */
     | 'failed';
-  projects: number;
+  /** The organization's projects polled. */
+  projects?: number;
+  /** The project's clusters whose access history is read (shared tier and serverless left out). */
+  clusters?: number;
   errorCode?: string;
   message?: string;
   /** HTTP status of the Atlas answer that failed the listing, if any. */

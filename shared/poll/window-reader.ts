@@ -1,9 +1,11 @@
 import type { AtlasClient } from '../atlas/atlas-client.js';
 import { MAX_ITEMS_PER_PAGE } from '../atlas/event-filter.js';
+import type { AtlasEvent } from '../atlas/types.js';
 import type { EventReservation } from './event-budget.js';
 import { compareKeyedEvents, type KeyedEvent, keyEvent } from './event-order.js';
 import type { PollSource } from './poll-source.js';
 import type { RecentEventIds } from './recent-event-ids.js';
+import { sourceReader } from './source-reader.js';
 import type { CutShortReason } from './tick-types.js';
 import { type EventWindow, shrinkWindow } from './window-math.js';
 
@@ -82,6 +84,26 @@ export type WindowRead =
   | { kind: 'cut-short'; reason: CutShortReason; pagesRead: number; eventsFetched: number };
 
 /**
+ * A window whose answer stopped at the most items asked for (the newest ones): read shorter, sized
+ * from the density of the span the answer covered, or `over-budget` when it is one second long.
+ */
+function cutAfterFullAnswer(
+  window: EventWindow,
+  items: readonly AtlasEvent[],
+  maxEvents: number,
+  pagesRead: number,
+  eventsFetched: number,
+): WindowRead {
+  let oldest = window.to;
+  for (const event of items) oldest = Math.min(oldest, keyEvent(event, window.to).time);
+  const covered = Math.max(1, window.to - Math.max(window.from, oldest));
+  const events = Math.max(maxEvents + 1, Math.ceil((items.length * (window.to - window.from)) / covered));
+  const shorter = shrinkWindow({ window, events, maxEvents });
+  if (shorter !== undefined) return { kind: 'too-many', shorter, pagesRead, eventsFetched };
+  return { kind: 'over-budget', held: items.length, pagesRead, eventsFetched };
+}
+
+/**
  * The most new events a window may hold: `maxEvents` within its reservation's share, or the whole
  * share of a widened reservation (a second that cannot be cut shorter).
  *
@@ -121,16 +143,7 @@ export function windowEventBound(maxEvents: number, reservation: EventReservatio
 export async function readWindow(options: ReadWindowOptions): Promise<WindowRead> {
   const { atlas, source, window, recent, previous, reservation, signal } = options;
   const maxEvents = windowEventBound(options.maxEvents, reservation);
-  const filter = {
-    minDate: new Date(window.from),
-    maxDate: new Date(window.to),
-    itemsPerPage: MAX_ITEMS_PER_PAGE,
-    signal,
-  };
-  const list =
-    source.kind === 'org'
-      ? atlas.listOrgEvents(source.id, filter)
-      : atlas.listProjectEvents(source.id, filter);
+  const reader = sourceReader(atlas, source);
   // Only events not processed before that a rule may alert on are held whole; the others only as id
   // and time. Every new event counts toward the window's limits, held whole or not.
   const listed = new Map<string, number>();
@@ -139,9 +152,9 @@ export async function readWindow(options: ReadWindowOptions): Promise<WindowRead
   const holdWhole = options.holdWhole ?? (() => true);
   let pagesRead = 0;
   let eventsFetched = 0;
-  const pages = list.pages();
   /** Events counted for the next page before it is fetched. */
-  let expected = MAX_ITEMS_PER_PAGE;
+  let expected = reader.pageSize(maxEvents);
+  const pages = reader.pages(window, expected, signal);
   let complete = false;
   /** The next page would not fit: cut the window shorter, or say it cannot be. */
   const overLimit = (): WindowRead => {
@@ -186,6 +199,8 @@ export async function readWindow(options: ReadWindowOptions): Promise<WindowRead
           ? MAX_ITEMS_PER_PAGE
           : Math.min(MAX_ITEMS_PER_PAGE, Math.max(1, page.totalCount - eventsFetched));
       options.onPage?.({ pagesRead, eventsRead: listed.size, totalCount: page.totalCount });
+      if (page.full === true)
+        return cutAfterFullAnswer(window, page.items, maxEvents, pagesRead, eventsFetched);
       if (!page.hasNext) break;
       const estimate =
         pagesRead === 1 && page.totalCount !== undefined ? page.totalCount - options.knownInWindow : 0;

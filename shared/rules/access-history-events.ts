@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { AtlasAccessLogLine, AtlasEvent } from '../atlas/types.js';
+import { ACCESS_HISTORY_SOURCE, type AtlasAccessLogLine, type AtlasEvent } from '../atlas/types.js';
 import { wellFormed } from '../text-cleaning.js';
 import { canonicalAddress } from './event-address.js';
 
@@ -19,8 +19,7 @@ export const ACCESS_HISTORY_EVENT_TYPES = {
 export type AccessHistoryEventType =
   (typeof ACCESS_HISTORY_EVENT_TYPES)[keyof typeof ACCESS_HISTORY_EVENT_TYPES];
 
-/** The `source` of every access-history event; Atlas events have none. */
-export const ACCESS_HISTORY_SOURCE = 'access-history';
+export { ACCESS_HISTORY_SOURCE };
 
 /** The prefix of an access-history event's `id`, before 32 hexadecimal characters. */
 export const ACCESS_HISTORY_ID_PREFIX = 'dba-';

@@ -191,9 +191,10 @@ const WINDOW_MEMORY_PRUNE_AT = 1024;
  * (`distinct|rule|group|windowStart`, the values as members, limit `count`) and alerts once per window,
  * for the event whose value brings the count to `count` (see `DistinctWindows`); with `suppress`, a
  * full window is such an event too.
- * A sequence rule alerts for each event of its match that follows an event of its `after` step of the
- * same group by less than its window, in (time, id) order, carrying the earlier events (see
- * `SequenceTracker`, which keeps them in the first-seen store); fingerprint: rule, group and the event.
+ * A sequence rule alerts for each event of its match that follows at least `count` events (default 1)
+ * of its `after` step of the same group by less than its window, in (time, id) order, carrying the
+ * earlier events (see `SequenceTracker`, which keeps them in the first-seen store); fingerprint: rule,
+ * group and the event.
  * Events whose `created` cannot be read never count toward a stateful rule.
  *
  * The stateful matches of one `evaluate` call are counted together, with the counter store's

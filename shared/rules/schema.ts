@@ -93,12 +93,13 @@ export interface DistinctCountSpec {
 }
 
 /**
- * Holds for an event of the rule's match that follows an event of `after` of the same group (the
- * rule's `group_by`) by less than `within`.
+ * Holds for an event of the rule's match that follows at least `count` events (default 1) of `after`
+ * of the same group (the rule's `group_by`) by less than `within`.
  */
 export interface SequenceSpec {
   after: MatchSpec;
   within: string;
+  count?: number | undefined;
 }
 
 /** A rule as written in a rule file. */
@@ -190,6 +191,13 @@ export interface RuleFileSpec {
  * event ids or values (at most 64 bytes each as stored) in one DynamoDB item of at most 400 KB.
  */
 export const MAX_THRESHOLD_COUNT = 5_000;
+
+/**
+ * The most earlier events a sequence group keeps (the newest, by time then id), and so the largest
+ * `sequence.count` and the most events a sequence alert carries: a burst of failures before a success
+ * is named by its last ten.
+ */
+export const MAX_SEQUENCE_EARLIER = 10;
 
 export const RULE_ID_PATTERN = /^[a-z0-9][a-z0-9._-]{0,127}$/;
 export const LIST_NAME_PATTERN = /^[a-z][a-z0-9_]{0,63}$/;
@@ -447,6 +455,17 @@ const ruleShape = {
       within: z.string().meta({
         description: 'How long after an earlier event a matching event of its group alerts, such as 10m.',
       }),
+      count: z
+        .int()
+        .min(1)
+        .max(
+          MAX_SEQUENCE_EARLIER,
+          `at most ${MAX_SEQUENCE_EARLIER}: a group keeps its ${MAX_SEQUENCE_EARLIER} newest earlier events`,
+        )
+        .optional()
+        .meta({
+          description: `How many events of after (default 1, at most ${MAX_SEQUENCE_EARLIER}) must come before a matching event, within the window, for it to alert: five failed logins, then a success.`,
+        }),
     })
     .optional()
     .meta({

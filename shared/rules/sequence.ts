@@ -5,13 +5,9 @@ import { parseDuration } from './duration.js';
 import { RuleStateError } from './errors.js';
 import { compileFieldPath, type PathReader, parseFieldPath } from './field-path.js';
 import type { FirstSeenRecord, FirstSeenStore, SeenValue } from './first-seen-store.js';
-import type { SequenceSpec } from './schema.js';
+import { MAX_SEQUENCE_EARLIER, type SequenceSpec } from './schema.js';
 
-/**
- * The most earlier events a group keeps (the newest, by time then id), and so the most a sequence
- * alert carries: a burst of failures before a success is named by its last ten.
- */
-export const MAX_SEQUENCE_EARLIER = 10;
+export { MAX_SEQUENCE_EARLIER };
 
 /** Event ids longer than this are kept as a hash, so a hostile id cannot swell a group's record. */
 const MAX_ID_LENGTH = 128;
@@ -24,6 +20,8 @@ export interface CompiledSequence {
   readonly afterTypes: ReadonlySet<string> | undefined;
   /** How long after an earlier event a later one of its group alerts (exclusive). */
   readonly withinMs: number;
+  /** How many earlier events must come before a later one, within the window, for it to alert. */
+  readonly count: number;
   /** Whether the event carries every `group_by` field (neither missing, null nor empty). */
   readonly grouped: (event: AtlasEvent) => boolean;
 }
@@ -63,6 +61,7 @@ export function compileSequence(
     after,
     afterTypes: requiredEventTypes(spec.after, context.lists),
     withinMs,
+    count: spec.count ?? 1,
     grouped: (event) => groups.every((group) => !isMissing(group.first(event))),
   };
 }
@@ -181,9 +180,9 @@ export class SequenceTracker {
   }
 
   /**
-   * By later sighting that follows an earlier event of its group within the window, the earlier
-   * events it follows, oldest first (at most {@link MAX_SEQUENCE_EARLIER}); later sightings that
-   * follow none are absent.
+   * By later sighting that follows at least its rule's `count` earlier events of its group within the
+   * window, the earlier events it follows, oldest first (at most {@link MAX_SEQUENCE_EARLIER}); later
+   * sightings that follow fewer are absent.
    *
    * @throws {RuleStateError} when the store cannot read or write a record: nothing of the batch is
    *   decided, and evaluating it again once the store answers decides it the same.
@@ -208,7 +207,7 @@ export class SequenceTracker {
     }
     const writes = new Map<string, FirstSeenRecord>();
     for (const [key, group] of groups) {
-      const { withinMs } = (group[0] as SequenceSighting).sequence;
+      const { withinMs, count } = (group[0] as SequenceSighting).sequence;
       const stored = Object.entries(records.get(key)?.values ?? {}).map(
         ([id, seen]): EarlierEntry => ({ id, time: seen.first, event: this.#events.get(id) }),
       );
@@ -225,7 +224,7 @@ export class SequenceTracker {
       for (const sighting of group) {
         if (sighting.step !== 'later') continue;
         const found = earlierWithin(all, { id: storedId(sighting.eventId), time: sighting.time }, withinMs);
-        if (found.length === 0) continue;
+        if (found.length < count) continue;
         judged.set(sighting, found.slice(-MAX_SEQUENCE_EARLIER).map(namedEvent));
       }
       const kept = keptEarlier(all, withinMs, latest);

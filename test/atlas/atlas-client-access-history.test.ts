@@ -142,8 +142,11 @@ describe('AtlasClient clusters and access history against the simulator', () => 
 
     const shared = atlas.readAccessHistory(project('internal-tools'), 'tools-free');
     const unknown = atlas.readAccessHistory(project('internal-tools'), 'nope');
-    // The simulator's key is Organization Read Only on the second organization: not enough.
-    const forbidden = atlas.readAccessHistory(project('research-sandbox'), 'sandbox');
+    // The seed's read-only key (Organization Read Only of Acme Corp): not enough for logins.
+    const readOnly = client({
+      credentials: { kind: 'digest', publicKey: 'hxnwmpla', privateKey: 'fake-private-key-monitoring' },
+    });
+    const forbidden = readOnly.readAccessHistory(project('payments-prod'), 'payments-main');
 
     await expect(shared).rejects.toMatchObject({ status: 400, errorCode: 'TENANT_CLUSTER_UNSUPPORTED' });
     await expect(unknown).rejects.toBeInstanceOf(AtlasNotFoundError);

@@ -6,6 +6,7 @@
  *   npm run soak -- --seeds 1000 --minutes 15 stop starting seeds after 15 minutes
  *   npm run soak -- --seeds 400 --concurrency 3   poll three sources at once (interleavings vary)
  *   npm run soak -- --seed 123 [--restart]    replay one seed (with the DynamoDB Local restart)
+ *   npm run soak -- --seeds 300 --events-only no access history in any seed (three in four read it)
  *
  * Exits 1 when a seed fails, after printing the seed and how to replay it.
  */
@@ -21,8 +22,8 @@ import {
 } from './support/chaos-scenario.js';
 
 const USAGE =
-  'usage: npm run soak -- [--seeds N] [--from N] [--minutes M] [--concurrency C]\n' +
-  '       npm run soak -- --seed N [--restart] [--concurrency C]';
+  'usage: npm run soak -- [--seeds N] [--from N] [--minutes M] [--concurrency C] [--events-only]\n' +
+  '       npm run soak -- --seed N [--restart] [--concurrency C] [--events-only]';
 
 interface SoakOptions {
   seeds: number[];
@@ -31,6 +32,8 @@ interface SoakOptions {
   deadline: number;
   /** Sources each tick polls at once. */
   concurrency: number;
+  /** No seed reads access history; by default three in four do. */
+  eventsOnly: boolean;
 }
 
 function parseSoakArgs(argv: readonly string[]) {
@@ -43,6 +46,7 @@ function parseSoakArgs(argv: readonly string[]) {
       restart: { type: 'boolean' },
       minutes: { type: 'string' },
       concurrency: { type: 'string' },
+      'events-only': { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -73,14 +77,21 @@ function parseOptions(argv: readonly string[]): SoakOptions {
   const minutes = integer('minutes', values.minutes, 0);
   const concurrency = Math.max(1, integer('concurrency', values.concurrency, 1));
   const deadline = minutes === 0 ? Number.POSITIVE_INFINITY : Date.now() + minutes * 60_000;
+  const eventsOnly = values['events-only'] ?? false;
   if (values.seed !== undefined) {
     const seed = integer('seed', values.seed, 1);
-    return { seeds: [seed], restartSeed: values.restart ? seed : undefined, deadline, concurrency };
+    return {
+      seeds: [seed],
+      restartSeed: values.restart ? seed : undefined,
+      deadline,
+      concurrency,
+      eventsOnly,
+    };
   }
   const count = integer('seeds', values.seeds, 1_000);
   const from = integer('from', values.from, 1);
   const seeds = Array.from({ length: count }, (_, index) => from + index);
-  return { seeds, restartSeed: seeds[Math.floor(count / 2)], deadline, concurrency };
+  return { seeds, restartSeed: seeds[Math.floor(count / 2)], deadline, concurrency, eventsOnly };
 }
 
 function pad(label: string, value: string | number): string {
@@ -95,7 +106,18 @@ async function main(): Promise<void> {
     ChaosFaultKind,
     number
   >;
-  const totals = { seeds: 0, ticks: 0, expected: 0, published: 0, duplicates: 0, inWindow: 0, lost: 0 };
+  const totals = {
+    seeds: 0,
+    accessHistorySeeds: 0,
+    ticks: 0,
+    expected: 0,
+    accessHistoryExpected: 0,
+    notOwed: 0,
+    published: 0,
+    duplicates: 0,
+    inWindow: 0,
+    lost: 0,
+  };
   const failures: Array<{ report: ChaosSeedReport; problems: string[] }> = [];
   try {
     for (const seed of options.seeds) {
@@ -104,10 +126,14 @@ async function main(): Promise<void> {
         seed,
         restartDynamo: seed === options.restartSeed,
         concurrency: options.concurrency,
+        ...(options.eventsOnly ? { accessHistory: false } : {}),
       });
       totals.seeds += 1;
+      if (report.accessHistory) totals.accessHistorySeeds += 1;
       totals.ticks += report.ticks;
       totals.expected += report.alertsExpected;
+      totals.accessHistoryExpected += report.accessHistoryAlertsExpected;
+      totals.notOwed += report.alertsNotOwed;
       totals.published += report.alertsPublished;
       totals.duplicates += report.duplicates;
       totals.inWindow += report.duplicatesInMarkWindow;
@@ -136,10 +162,13 @@ async function main(): Promise<void> {
       `Node ${process.version}, ${cpus().length} CPUs, ${options.concurrency} source(s) at once`,
     `DynamoDB Local stopped and restarted: ${restarted ? `once, during seed ${options.restartSeed}` : 'no'}`,
     pad('seeds', totals.seeds),
+    pad('  with access history', totals.accessHistorySeeds),
     pad('ticks', totals.ticks),
     pad('faults injected', totalFaults),
     ...CHAOS_FAULT_KINDS.map((kind) => pad(`  ${kind}`, faults[kind])),
     pad('alerts expected', totals.expected),
+    pad('  on access history', totals.accessHistoryExpected),
+    pad('alerts not owed', totals.notOwed),
     pad('alerts published', totals.published),
     pad('duplicates', totals.duplicates),
     pad('  in publish/mark window', totals.inWindow),
@@ -150,7 +179,10 @@ async function main(): Promise<void> {
   for (const { report } of failures) {
     const restart = report.seed === options.restartSeed ? ' --restart' : '';
     const concurrency = options.concurrency === 1 ? '' : ` --concurrency ${options.concurrency}`;
-    console.log(`replay seed ${report.seed}: npm run soak -- --seed ${report.seed}${restart}${concurrency}`);
+    const eventsOnly = options.eventsOnly ? ' --events-only' : '';
+    console.log(
+      `replay seed ${report.seed}: npm run soak -- --seed ${report.seed}${restart}${concurrency}${eventsOnly}`,
+    );
   }
   if (options.seeds.length === 1 && failures.length > 0) {
     console.log(JSON.stringify(failures[0]?.report, null, 2));

@@ -9,8 +9,9 @@ import { runPreflight } from '../../cli/preflight-checks.js';
 import { AtlasClient } from '../../shared/atlas/index.js';
 import { systemClock } from '../../shared/clock.js';
 import { pollerConfigSchema } from '../../shared/poll/index.js';
-import { type AtlasSimulator, startSimulator } from '../../simulator/index.js';
+import { type AtlasSimulator, type SeedData, startSimulator } from '../../simulator/index.js';
 import { ids, pollerKey, pollSeed } from '../poll/support/poll-fixture.js';
+import { startDigestServer } from '../support/digest-server.js';
 import { runCli } from './cli-runner.js';
 import {
   type RunPollCommandOptions,
@@ -319,7 +320,334 @@ describe('check', () => {
   });
 });
 
+/** A seed for the access-history checks: one project per outcome, and a key with the least roles. */
+const HISTORY = {
+  org: '66a0c0de0000000000000001',
+  /** A dedicated cluster (and a shared one); the key holds Project Cluster Log Viewer. */
+  payments: '66a0c0de0000000000000011',
+  /** Shared-tier and Flex clusters only; the key holds Project Cluster Log Viewer. */
+  tools: '66a0c0de0000000000000012',
+  /** A dedicated cluster; the key holds Organization Read Only there, and nothing more. */
+  reports: '66a0c0de0000000000000013',
+} as const;
+/** Organization Read Only, and Project Cluster Log Viewer on payments and tools (throwaway values). */
+const LOG_VIEWER_KEY = { publicKey: 'logviewr', privateKey: 'fake-private-key-log-viewer' };
+/** Organization Owner (throwaway values). */
+const HISTORY_OWNER_KEY = { publicKey: 'histownr', privateKey: 'fake-private-key-history-owner' };
+/** When the one access-history line of payments-main was written, before the simulator started. */
+const LATEST_LOGIN_SECONDS_AGO = 600;
+
+function accessHistorySeed(): SeedData {
+  return {
+    orgs: [{ id: HISTORY.org, name: 'History Org' }],
+    projects: [
+      {
+        id: HISTORY.payments,
+        name: 'payments',
+        orgId: HISTORY.org,
+        clusters: [
+          {
+            name: 'payments-sandbox',
+            providerSettings: { providerName: 'TENANT', instanceSizeName: 'M0', backingProviderName: 'AWS' },
+          },
+          {
+            name: 'payments-main',
+            providerSettings: { providerName: 'AWS', instanceSizeName: 'M30' },
+            accessLogs: [
+              { secondsAgo: 3_000, username: 'app', ipAddress: '198.51.100.7', authResult: true },
+              {
+                secondsAgo: LATEST_LOGIN_SECONDS_AGO,
+                username: 'app',
+                ipAddress: '198.51.100.7',
+                authResult: true,
+              },
+            ],
+          },
+        ],
+      },
+      {
+        id: HISTORY.tools,
+        name: 'tools',
+        orgId: HISTORY.org,
+        clusters: [
+          {
+            name: 'tools-free',
+            providerSettings: { providerName: 'TENANT', instanceSizeName: 'M0', backingProviderName: 'AWS' },
+          },
+          { name: 'tools-flex', providerSettings: { providerName: 'FLEX', backingProviderName: 'GCP' } },
+        ],
+      },
+      {
+        id: HISTORY.reports,
+        name: 'reports',
+        orgId: HISTORY.org,
+        clusters: [
+          { name: 'reports-main', providerSettings: { providerName: 'GCP', instanceSizeName: 'M10' } },
+        ],
+      },
+    ],
+    apiKeys: [
+      {
+        id: '66a0c0de0000000000000021',
+        desc: 'Audit poller',
+        ...LOG_VIEWER_KEY,
+        roles: [
+          { orgId: HISTORY.org, roleName: 'ORG_READ_ONLY' },
+          { groupId: HISTORY.payments, roleName: 'GROUP_CLUSTER_LOG_VIEWER' },
+          { groupId: HISTORY.tools, roleName: 'GROUP_CLUSTER_LOG_VIEWER' },
+        ],
+      },
+      {
+        id: '66a0c0de0000000000000022',
+        desc: 'Owner',
+        ...HISTORY_OWNER_KEY,
+        roles: [{ orgId: HISTORY.org, roleName: 'ORG_OWNER' }],
+      },
+    ],
+  };
+}
+
+describe('check with sources.accessHistory', () => {
+  let history: AtlasSimulator;
+  let folder: string;
+
+  beforeAll(async () => {
+    history = await startSimulator({ seed: accessHistorySeed() });
+    folder = await mkdtemp(join(tmpdir(), 'check-access-history-'));
+  });
+
+  afterAll(async () => {
+    await history.stop();
+    await rm(folder, { recursive: true, force: true });
+  });
+
+  /** A run configuration of the top-level sources: these projects, access history on or off. */
+  async function historyConfig(projectIds: readonly string[], accessHistory = true): Promise<string> {
+    const path = join(folder, `${projectIds.join('-')}-${accessHistory}.yaml`);
+    await writeFile(
+      path,
+      [
+        'atlas:',
+        `  baseUrl: ${history.baseUrl}`,
+        'sources:',
+        `  projectIds: [${projectIds.join(', ')}]`,
+        `  accessHistory: ${accessHistory}`,
+        '',
+      ].join('\n'),
+    );
+    return path;
+  }
+
+  it('reads one line of one dedicated cluster where the key holds Project Cluster Log Viewer', async () => {
+    // Prepare
+    const config = await historyConfig([HISTORY.payments]);
+    history.resetCounters();
+
+    // Act
+    const result = await runCheck(['--config', config], { env: envOf(LOG_VIEWER_KEY) });
+
+    // Assess
+    expect(result.code, result.stdout + result.stderr).toBe(0);
+    const latest = new Date(history.startedAt - LATEST_LOGIN_SECONDS_AGO * 1_000)
+      .toISOString()
+      .replace(/\.\d{3}Z$/, 'Z');
+    expect(result.stdout).toContain(
+      `ok   project ${HISTORY.payments} database access history: readable (Project Cluster Log Viewer): cluster payments-main answered: its latest login attempt was at ${latest}\n`,
+    );
+    // Two small calls: the clusters, then the shared one skipped and the dedicated one read once.
+    expect(history.counters.byPath).toMatchObject({
+      'GET /groups/{groupId}/clusters': 1,
+      'GET /groups/{groupId}/dbAccessHistory/clusters/{clusterName}': 1,
+    });
+  });
+
+  it('fails with the role to grant where Atlas refuses the access history', async () => {
+    const config = await historyConfig([HISTORY.reports]);
+
+    const text = await runCheck(['--config', config], { env: envOf(LOG_VIEWER_KEY) });
+    const json = await runCheck(['--config', config, '--json'], { env: envOf(LOG_VIEWER_KEY) });
+
+    // A refused role exits 3, as run and fetch do; the project's events are readable.
+    expect(text.code).toBe(3);
+    // The version events answered with, whichever call answered last.
+    expect(text.stdout).toMatch(/^ok {3}atlas-v2 API at \S+: answers with API version 2023-01-01$/m);
+    expect(text.stdout).toContain(
+      `FAIL project ${HISTORY.reports} database access history: refused (403 USER_UNAUTHORIZED): give the API key or service account Project Cluster Log Viewer (or Project Database Access Admin) on project ${HISTORY.reports}: Project Read Only and Organization Read Only do not include it; or turn sources.accessHistory off\n`,
+    );
+    expect(text.stdout).toMatch(new RegExp(`^ok {3}project ${HISTORY.reports} project events: `, 'm'));
+    expect(text.stdout).not.toContain(LOG_VIEWER_KEY.privateKey);
+    const report = JSON.parse(json.stdout) as {
+      ready: boolean;
+      checks: Array<JsonCheck & Record<string, unknown>>;
+    };
+    expect(report.ready).toBe(false);
+    expect(report.checks.find((check) => check.subject.endsWith('database access history'))).toMatchObject({
+      check: 'access',
+      status: 'fail',
+      role: 'Project Cluster Log Viewer',
+      call: 'GET /groups/{groupId}/dbAccessHistory/clusters/{clusterName}',
+      httpStatus: 403,
+      errorCode: 'ATLAS_FORBIDDEN',
+    });
+  });
+
+  it('warns, naming its clusters, where a project has no dedicated cluster to read', async () => {
+    const config = await historyConfig([HISTORY.tools]);
+    history.resetCounters();
+
+    const result = await runCheck(['--config', config], { env: envOf(LOG_VIEWER_KEY) });
+
+    // A warning, not a failure: there is nothing to read yet, and the poller skips these clusters.
+    expect(result.code, result.stdout + result.stderr).toBe(0);
+    expect(result.stdout).toContain(
+      `warn project ${HISTORY.tools} database access history: no dedicated cluster to read: tools-free (shared tier M0), tools-flex (Flex); Atlas keeps database access history for dedicated clusters (M10 and up) only, and the poller skips the others; the role is not verified in this project until it has one\n`,
+    );
+    expect(result.stdout).toMatch(/\nready: \d+ ok, 1 warning, 0 failed, 0 skipped\n$/);
+    expect(history.counters.byPath['GET /groups/{groupId}/dbAccessHistory/clusters/{clusterName}']).toBe(
+      undefined,
+    );
+  });
+
+  it('checks every project polled, those --all-projects finds included, each with its connection in --json', async () => {
+    const config = join(folder, 'connections.yaml');
+    await writeFile(
+      config,
+      [
+        'connections:',
+        '  - name: history',
+        `    baseUrl: ${history.baseUrl}`,
+        '    sources:',
+        `      orgIds: [${HISTORY.org}]`,
+        '      allProjectsOfOrgs: true',
+        '      accessHistory: true',
+        '',
+      ].join('\n'),
+    );
+
+    const result = await runCheck(['--config', config, '--json'], {
+      env: {
+        MONGODB_ATLAS_PUBLIC_API_KEY_HISTORY: LOG_VIEWER_KEY.publicKey,
+        MONGODB_ATLAS_PRIVATE_API_KEY_HISTORY: LOG_VIEWER_KEY.privateKey,
+      },
+    });
+
+    const checks = (JSON.parse(result.stdout) as { checks: Array<JsonCheck & { connection?: string }> })
+      .checks;
+    const accessChecks = checks.filter((check) => check.subject.endsWith(' database access history'));
+    expect(
+      accessChecks.map((check) => [check.connection, check.subject.split(' ')[1], check.status]).sort(),
+    ).toEqual(
+      [
+        ['history', HISTORY.payments, 'ok'],
+        ['history', HISTORY.reports, 'fail'],
+        ['history', HISTORY.tools, 'warn'],
+      ].sort(),
+    );
+    expect(result.code).toBe(3);
+  });
+
+  it('reads no access history unless the sources opt in', async () => {
+    const config = await historyConfig([HISTORY.payments, HISTORY.reports], false);
+    history.resetCounters();
+
+    const result = await runCheck(['--config', config], { env: envOf(LOG_VIEWER_KEY) });
+
+    expect(result.code, result.stdout).toBe(0);
+    expect(result.stdout).not.toContain('database access history');
+    expect(history.counters.byPath['GET /groups/{groupId}/clusters']).toBe(undefined);
+  });
+
+  it('names the roles that cover access history when it warns of an owner key', async () => {
+    const config = join(folder, 'owner.yaml');
+    await writeFile(
+      config,
+      [
+        'atlas:',
+        `  baseUrl: ${history.baseUrl}`,
+        'sources:',
+        `  orgIds: [${HISTORY.org}]`,
+        `  projectIds: [${HISTORY.payments}]`,
+        '  accessHistory: true',
+        '',
+      ].join('\n'),
+    );
+
+    const result = await runCheck(['--config', config], { env: envOf(HISTORY_OWNER_KEY) });
+
+    expect(result.code, result.stdout).toBe(0);
+    expect(result.stdout).toContain(
+      `warn the API key's privileges on org ${HISTORY.org}: it holds Organization Owner, more than the poller needs (Organization Read Only and, for the access history, Project Cluster Log Viewer on each project cover every call it makes); `,
+    );
+    expect(result.stdout).toContain(
+      'give the poller a key with Organization Read Only and, for the access history, Project Cluster Log Viewer on each project\n',
+    );
+  });
+});
+
 describe('runPreflight', () => {
+  it('reads a 401 on the access history, after the credentials were accepted, as a role Atlas refused', async () => {
+    // Prepare: an Atlas of its own that answers the role's refusal with 401, as Atlas does on some routes.
+    const project = HISTORY.reports;
+    const page = (results: unknown[]) => ({ body: { results, totalCount: results.length, links: [] } });
+    const server = await startDigestServer({
+      username: LOG_VIEWER_KEY.publicKey,
+      password: LOG_VIEWER_KEY.privateKey,
+      route: ({ url }) => {
+        const path = url.pathname.replace(`/api/atlas/v2/groups/${project}`, '');
+        if (path === '/events' || path === '/accessList') return page([]);
+        if (path === '') return { body: { id: project, name: 'reports', orgId: HISTORY.org } };
+        if (path === '/clusters') {
+          return page([
+            { name: 'reports-main', providerSettings: { providerName: 'GCP', instanceSizeName: 'M10' } },
+          ]);
+        }
+        return {
+          status: 401,
+          body: {
+            error: 401,
+            errorCode: 'USER_UNAUTHORIZED',
+            detail: 'Current user is not authorized to perform this action.',
+            reason: 'Unauthorized',
+          },
+        };
+      },
+    });
+    const client = new AtlasClient({
+      baseUrl: server.baseUrl,
+      credentials: { kind: 'digest', ...LOG_VIEWER_KEY },
+    });
+    try {
+      // Act
+      const results = await runPreflight({
+        client,
+        config: pollerConfigSchema.parse({
+          atlas: { baseUrl: server.baseUrl },
+          sources: { projectIds: [project], accessHistory: true },
+        }),
+        credentialsKind: 'digest',
+        signal: new AbortController().signal,
+      });
+
+      // Assess
+      expect(results.find((result) => result.check === 'credentials')?.status).toBe('ok');
+      expect(results.find((result) => result.subject.endsWith('database access history'))).toMatchObject({
+        status: 'fail',
+        httpStatus: 401,
+        message: `refused (401 USER_UNAUTHORIZED): give the API key or service account Project Cluster Log Viewer (or Project Database Access Admin) on project ${project}: Project Read Only and Organization Read Only do not include it; or turn sources.accessHistory off`,
+      });
+      expect(server.requests.at(-1)?.url.pathname).toBe(
+        `/api/atlas/v2/groups/${project}/dbAccessHistory/clusters/reports-main`,
+      );
+      // One line of the last hour.
+      const query = server.requests.at(-1)?.url.searchParams;
+      expect(query?.get('nLogs')).toBe('1');
+      expect(Number(query?.get('end')) - Number(query?.get('start'))).toBe(3_600_000);
+    } finally {
+      await client.close();
+      await server.close();
+    }
+  });
+
   it('warns of a clock ahead of Atlas by more than the lag', async () => {
     const client = new AtlasClient({
       baseUrl: sim.baseUrl,

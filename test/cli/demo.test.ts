@@ -135,7 +135,7 @@ describe('atlas-audit-alerts demo, as npm start runs it', () => {
     const total = alertCount(first) + 5;
 
     expect(summary).toMatch(/^Summary\n +tick 1 +tick 2 +total\n─+\n/);
-    expect(summary).toMatch(/^sources polled +7 +7\n/m);
+    expect(summary).toMatch(/^sources polled +12 +12\n/m);
     expect(summary).toMatch(new RegExp(`^alerts in all +${alertCount(first)} +5 +${total}\\n`, 'm'));
     expect(summary).toMatch(/^new events +\d+ +3 +\d+\n/m);
     expect(summary).toMatch(/^Atlas requests +\d+ +\d+ +\d+\n/m);

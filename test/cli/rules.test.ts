@@ -74,7 +74,7 @@ describe('atlas-audit-alerts rules', () => {
 
     expect(code).toBe(0);
     expect(stdout).toMatch(
-      /^\d+ rules \(\d+ disabled\), \d+ lists and \d+ inline tests in 10 files: valid\n$/,
+      /^\d+ rules \(\d+ disabled\), \d+ lists and \d+ inline tests in 11 files: valid\n$/,
     );
   });
 

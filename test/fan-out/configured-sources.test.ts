@@ -2,7 +2,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { AtlasClient } from '../../shared/atlas/index.js';
 import { systemClock } from '../../shared/clock.js';
 import { ConfiguredSources, type SourceMessage } from '../../shared/fan-out/index.js';
-import { type PollerConfig, ProjectDiscoveryCache } from '../../shared/poll/index.js';
+import { DiscoveryCache, type PollerConfig } from '../../shared/poll/index.js';
 import { type AtlasSimulator, startSimulator } from '../../simulator/index.js';
 import { ids, keys, testSeed } from '../simulator/support/test-seed.js';
 
@@ -22,7 +22,7 @@ describe('ConfiguredSources', () => {
   let sim: AtlasSimulator;
   let owner: AtlasClient;
   let foreign: AtlasClient;
-  let cache: ProjectDiscoveryCache;
+  let cache: DiscoveryCache;
 
   const wholeOrg: PollerConfig['sources'] = { orgIds: [ids.org], projectIds: [], allProjectsOfOrgs: true };
   const configured = (sources: PollerConfig['sources'], atlas = owner): ConfiguredSources =>
@@ -69,7 +69,7 @@ describe('ConfiguredSources', () => {
   });
 
   beforeEach(() => {
-    cache = new ProjectDiscoveryCache();
+    cache = new DiscoveryCache();
     sim.resetCounters();
   });
 
@@ -103,7 +103,7 @@ describe('ConfiguredSources', () => {
 
     expect([first, second]).toEqual([{ status: 'configured' }, { status: 'configured' }]);
     expect(listings()).toBe(1);
-    expect(cache.last(ids.org)?.projectIds).toEqual([ids.project, ids.otherProject]);
+    expect(cache.last(ids.org)?.ids).toEqual([ids.project, ids.otherProject]);
   });
 
   it('refuses a project that names a polled organization Atlas does not list it under', async () => {
@@ -126,7 +126,7 @@ describe('ConfiguredSources', () => {
   });
 
   it('lists again, once, for a project created since the cached list was taken', async () => {
-    cache.remember(ids.org, { projectIds: [ids.project], listedAt: systemClock.now() });
+    cache.remember(ids.org, { ids: [ids.project], listedAt: systemClock.now() });
     const sources = configured(wholeOrg);
 
     const created = await sources.standing(project(ids.otherProject, ids.org));
@@ -154,7 +154,7 @@ describe('ConfiguredSources', () => {
   });
 
   it('takes a project of the last list when Atlas refuses a new one', async () => {
-    cache.remember(ids.org, { projectIds: [ids.project], listedAt: 0 });
+    cache.remember(ids.org, { ids: [ids.project], listedAt: 0 });
     const sources = configured(wholeOrg, foreign);
 
     expect(await sources.standing(project(ids.project, ids.org))).toEqual({ status: 'configured' });

@@ -5,7 +5,7 @@ import {
   queuedSources,
   SourceMessageError,
 } from '../../shared/fan-out/index.js';
-import { orgSource, projectSource, type TickSource } from '../../shared/poll/index.js';
+import { clusterSource, orgSource, projectSource, type TickSource } from '../../shared/poll/index.js';
 
 const ORG = '5f4e3d2c1b0a998877665544';
 const PROJECT = '5f4e3d2c1b0a998877665501';
@@ -75,5 +75,36 @@ describe('source messages of connections', () => {
       expect(entry?.groupId).toMatch(/^[\x21-\x7e]{1,128}$/);
       expect(entry?.deduplicationId).toMatch(/^[\x21-\x7e]{1,128}$/);
     }
+  });
+
+  it("carries a cluster's access history as a message of its own, its ids within SQS's limits under a long connection name", () => {
+    const cluster = clusterSource(PROJECT, `payments-${'x'.repeat(55)}`);
+    const sources: TickSource[] = [{ ...cluster, connection: `c${'o'.repeat(31)}` }];
+
+    const [queued] = queuedSources({ sources, tickAt: TICK_AT, maxConcurrencyPerOrg: 1 });
+    const message = parseSourceMessage(JSON.stringify(queued?.message));
+
+    expect(message).toEqual({
+      v: 1,
+      kind: 'cluster',
+      id: PROJECT,
+      cluster: cluster.cluster,
+      connection: `c${'o'.repeat(31)}`,
+      tick: TICK,
+    });
+    expect(messageSource(message)).toEqual({ ...cluster, connection: `c${'o'.repeat(31)}` });
+    expect(queued?.groupId).toMatch(/^[0-9a-f]{64}$/);
+    expect(queued?.deduplicationId).toMatch(/^[0-9a-f]{64}$/);
+  });
+
+  it('refuses a cluster message without its cluster, and a cluster named on another kind', () => {
+    const read = (fields: object) => () =>
+      parseSourceMessage(JSON.stringify({ v: 1, id: PROJECT, tick: TICK, ...fields }));
+
+    expect(read({ kind: 'cluster' })).toThrow(
+      /cluster: names the cluster of a cluster source, and only of one/,
+    );
+    expect(read({ kind: 'project', cluster: 'payments-main' })).toThrow(SourceMessageError);
+    expect(read({ kind: 'cluster', cluster: '../orgs' })).toThrow(/cluster: must be an Atlas cluster name/);
   });
 });

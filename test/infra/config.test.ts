@@ -177,6 +177,34 @@ describe('parseDeployConfig', () => {
     ]);
   });
 
+  it('refuses an access-history settle time that would raise the lag alarm for every idle cluster, where it is set', () => {
+    const input = {
+      sources: { projectIds: [ORG_ID], accessHistory: true },
+      timing: { accessHistorySettleSeconds: 3_300 },
+      connections: [
+        {
+          name: 'production',
+          sources: { projectIds: ['6a5b4c3d2e1f009988776655'], accessHistory: true },
+          timing: { accessHistorySettleSeconds: 600 },
+        },
+        { name: 'quiet', sources: { projectIds: ['6a5b4c3d2e1f009988776656'] } },
+      ],
+    };
+
+    expect(problemsOf(input)).toEqual([
+      {
+        path: 'timing.accessHistorySettleSeconds',
+        message: expect.stringContaining(
+          'is 3300 seconds: with timing.scheduleMinutes (5) it reaches operations.watermarkLagAlarmMinutes (60)',
+        ),
+      },
+    ]);
+    const accepted = { ...input, operations: { watermarkLagAlarmMinutes: 61 } };
+    expect(
+      parseDeployConfig({ input: accepted, origin: 'test settings' }).timing.accessHistorySettleSeconds,
+    ).toBe(3_300);
+  });
+
   it('refuses routes SNS could not deliver, or that could never match, at their path', () => {
     const input = {
       sources: { orgIds: [ORG_ID] },

@@ -361,6 +361,31 @@ describe('pollerSettings connections', () => {
     ]);
   });
 
+  it("carries a connection's access history setting, and the top-level one, to the poller", () => {
+    // Prepare
+    const config = parseDeployConfig({
+      input: {
+        sources: { projectIds: ['6a5b4c3d2e1f009988776655'], accessHistory: true },
+        connections: [
+          {
+            name: 'production',
+            sources: { orgIds: [PROD_ORG], allProjectsOfOrgs: true, accessHistory: true },
+          },
+        ],
+      },
+      origin: 'test settings',
+    });
+
+    // Act
+    const polled = effectiveConnections(pollerConfigSchema.parse(pollerSettings(config)));
+
+    // Assess
+    expect(polled.map(({ name, sources }) => [name, sources.accessHistory])).toEqual([
+      ['default', true],
+      ['production', true],
+    ]);
+  });
+
   it('leaves connections out when there is none, so the environment of an earlier deployment is unchanged', () => {
     expect(pollerSettings(parseDeployConfig({ input: {}, origin: 'test settings' }))).not.toHaveProperty(
       'connections',

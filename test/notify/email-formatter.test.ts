@@ -92,6 +92,29 @@ describe('formatEmailText', () => {
     );
   });
 
+  it("links a database login to the project's Database Access page, where its access history is, not to the activity feed", () => {
+    // Prepare
+    const login = {
+      id: 'dba-0123456789abcdef0123456789abcdef',
+      created: '2026-11-22T06:10:00.000Z',
+      eventTypeName: 'DB_AUTH_FAILED',
+      source: 'access-history',
+      groupId: PROJECT_ID,
+      clusterName: 'payments-main',
+      username: 'payments-admin',
+      remoteAddress: '198.51.100.203',
+    };
+
+    // Act
+    const email = formatEmailText(makeAlert({ events: [login] }), { context: ATLAS_CONTEXT });
+
+    // Assess
+    expect(email).toContain(
+      `Project database access:  https://cloud.mongodb.com/v2/${PROJECT_ID}#/security/database/users`,
+    );
+    expect(email).not.toContain('#/activity');
+  });
+
   it('ends with the raw event, pretty-printed and whole when small', () => {
     // Prepare
     const event = accessListEvent();

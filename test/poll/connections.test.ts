@@ -5,7 +5,11 @@ import {
   connectionSchema,
   effectiveConnections,
 } from '../../shared/poll/connections.js';
-import { type PollerConfigInput, pollerConfigSchema } from '../../shared/poll/poller-config.js';
+import {
+  type PollerConfigInput,
+  pollerConfigSchema,
+  pollerSettingsSchema,
+} from '../../shared/poll/poller-config.js';
 
 const PROD_ORG = '5f4e3d2c1b0a998877665544';
 const DEV_ORG = '5f4e3d2c1b0a998877665545';
@@ -175,6 +179,28 @@ describe('connectionProblems', () => {
 
     // Assess
     expect(problems).toEqual([]);
+  });
+  it('refuses access history on Ops Manager, and where no project is polled, at the setting', () => {
+    // Act
+    const problems = connectionProblems(
+      pollerSettingsSchema.parse({ sources: { orgIds: [PROD_ORG], accessHistory: true } }),
+      connections(
+        { name: 'ops', flavor: 'ops-manager', sources: { projectIds: [OPS_PROJECT], accessHistory: true } },
+        { name: 'dev', sources: { orgIds: [DEV_ORG], allProjectsOfOrgs: true, accessHistory: true } },
+      ),
+    );
+
+    // Assess
+    expect(problems.map((problem) => [problem.path.join('.'), problem.message])).toEqual([
+      [
+        'sources.accessHistory',
+        'reads the clusters of the projects polled, and these sources poll none: add projectIds, or set allProjectsOfOrgs: true',
+      ],
+      [
+        'connections.0.sources.accessHistory',
+        'is not available on Ops Manager, which keeps no database access history: remove it, or read the clusters through an Atlas connection (flavor atlas-v2)',
+      ],
+    ]);
   });
 });
 

@@ -300,3 +300,81 @@ describe('createRuleEngine with a sequence rule', () => {
     expect(alerts.map((alert) => alert.ruleId)).toEqual(['key-opened', 'plain']);
   });
 });
+
+describe('createRuleEngine with a sequence rule that needs several earlier events', () => {
+  const COUNTED = `
+rules:
+  - id: key-opened-after-three
+    name: API key created three times, then opened
+    severity: high
+    match: { eventTypeName: API_KEY_ACCESS_LIST_ENTRY_ADDED }
+    group_by: [apiKeyId]
+    sequence:
+      after: { eventTypeName: API_KEY_CREATED }
+      within: 10m
+      count: 3
+    title: 'API key {{apiKeyId}} opened after three creations'
+`;
+  const countedEngine = (firstSeen: FirstSeenStore = new MemoryFirstSeenStore()) =>
+    createRuleEngine({ pack: packOf(COUNTED), counters: new MemoryCounterStore(), firstSeen });
+
+  it('alerts only for a later event that follows count earlier events of its group, carrying them all', async () => {
+    const alerts = await countedEngine().evaluate([
+      created('c1', 0),
+      created('c2', MINUTE),
+      opened('o-after-two', 2 * MINUTE),
+      created('c3', 3 * MINUTE),
+      opened('o-after-three', 4 * MINUTE),
+      created('c4', 5 * MINUTE),
+      opened('o-after-four', 6 * MINUTE),
+    ]);
+
+    expect(carried(alerts)).toEqual([
+      ['c1', 'c2', 'c3', 'o-after-three'],
+      ['c1', 'c2', 'c3', 'c4', 'o-after-four'],
+    ]);
+  });
+
+  it('counts neither earlier events of another group, nor those at or past the window, nor those after the later event', async () => {
+    const alerts = await countedEngine().evaluate([
+      created('c-old', 0),
+      created('c-b', 2 * MINUTE, 'key-b'),
+      created('c1', 3 * MINUTE),
+      created('c2', 4 * MINUTE),
+      opened('o1', WITHIN),
+      created('c3', WITHIN + MINUTE),
+    ]);
+
+    expect(alerts).toEqual([]);
+  });
+
+  it('counts earlier events another process kept in the store, with those of the batch', async () => {
+    const store = new MemoryFirstSeenStore();
+    await countedEngine(store).evaluate([created('c1', 0)]);
+    await countedEngine(store).evaluate([created('c2', MINUTE)]);
+
+    const short = await countedEngine(store).evaluate([opened('o1', 2 * MINUTE)]);
+    const alerts = await countedEngine(store).evaluate([created('c3', 3 * MINUTE), opened('o2', 4 * MINUTE)]);
+
+    expect(short).toEqual([]);
+    expect(carried(alerts)).toEqual([['c1', 'c2', 'c3', 'o2']]);
+    expect(alerts[0]?.events[0]).toEqual({ id: 'c1', created: new Date(T0).toISOString() });
+  });
+
+  it(`reaches a count of ${MAX_SEQUENCE_EARLIER} from the events a group keeps in the store`, async () => {
+    const store = new MemoryFirstSeenStore();
+    const pack = packOf(COUNTED.replace('count: 3', `count: ${MAX_SEQUENCE_EARLIER}`));
+    const engine = () => createRuleEngine({ pack, counters: new MemoryCounterStore(), firstSeen: store });
+    const earlier = Array.from({ length: MAX_SEQUENCE_EARLIER }, (_, index) =>
+      created(`c${String(index).padStart(2, '0')}`, index * 1_000),
+    );
+    await engine().evaluate(earlier.slice(0, -1));
+    const short = await engine().evaluate([opened('o1', MINUTE)]);
+    await engine().evaluate(earlier.slice(-1));
+
+    const alerts = await engine().evaluate([opened('o2', 2 * MINUTE)]);
+
+    expect(short).toEqual([]);
+    expect(carried(alerts)).toEqual([[...earlier.map((event) => event.id), 'o2']]);
+  });
+});

@@ -93,6 +93,26 @@ describe('sequence in rule files', () => {
     expect(problems[1]?.message).toContain('rule');
   });
 
+  it('loads a count of earlier events, and refuses one under 1 or over the events a group keeps, at the count', () => {
+    const pack = packOf(
+      ruleText('      after: { eventTypeName: API_KEY_CREATED }\n      within: 10m\n      count: 3'),
+    );
+    const [zero, eleven] = ['0', '11'].map((count) =>
+      problemsOf({
+        file: 'keys.yaml',
+        text: ruleText(
+          `      after: { eventTypeName: API_KEY_CREATED }\n      within: 10m\n      count: ${count}`,
+        ),
+      }),
+    );
+
+    expect(pack.rules[0]?.spec.sequence?.count).toBe(3);
+    for (const problems of [zero, eleven]) {
+      expect(where(problems ?? [])).toEqual([{ code: 'SCHEMA', file: 'keys.yaml', line: 10, column: 14 }]);
+    }
+    expect(eleven?.[0]?.message).toContain('must be at most 10');
+  });
+
   it('refuses a sequence with a threshold, suppress, first_seen or distinct_count, at the sequence key', () => {
     for (const [extra, named] of [
       ['    threshold: { count: 2, window: 10m }', 'threshold'],
@@ -150,6 +170,40 @@ describe('sequence inline tests', () => {
       ['a key created longer ago than the window does not count', true, []],
       ['both steps under events, twice opened', true, []],
       ['wrongly expects an alert without the earlier step', false, ['expected an alert, got none']],
+    ]);
+  });
+});
+
+describe('sequence inline tests with a count', () => {
+  const counted = `    tests:
+      - name: three creations stated, then opened
+        seen:
+          - { created: '2026-11-27T09:00:00Z', eventTypeName: API_KEY_CREATED, apiKeyId: key-a }
+          - { created: '2026-11-27T09:01:00Z', eventTypeName: API_KEY_CREATED, apiKeyId: key-a }
+          - { created: '2026-11-27T09:02:00Z', eventTypeName: API_KEY_CREATED, apiKeyId: key-a }
+        event: { created: '2026-11-27T09:04:00Z', eventTypeName: API_KEY_ACCESS_LIST_ENTRY_ADDED, apiKeyId: key-a, whitelistEntry: 0.0.0.0/0 }
+        expect: { alert: true, title: API key key-a opened to the internet }
+      - name: two creations are not enough
+        seen:
+          - { created: '2026-11-27T09:00:00Z', eventTypeName: API_KEY_CREATED, apiKeyId: key-a }
+          - { created: '2026-11-27T09:01:00Z', eventTypeName: API_KEY_CREATED, apiKeyId: key-a }
+        event: { created: '2026-11-27T09:04:00Z', eventTypeName: API_KEY_ACCESS_LIST_ENTRY_ADDED, apiKeyId: key-a, whitelistEntry: 0.0.0.0/0 }
+        expect: { alert: false }
+`;
+
+  it('counts the seen events toward the count', async () => {
+    const results = await runRuleTests(
+      packOf(
+        ruleText(
+          '      after: { eventTypeName: API_KEY_CREATED }\n      within: 10m\n      count: 3',
+          counted,
+        ),
+      ),
+    );
+
+    expect(results.map((result) => [result.name, result.passed, result.failures])).toEqual([
+      ['three creations stated, then opened', true, []],
+      ['two creations are not enough', true, []],
     ]);
   });
 });

@@ -137,7 +137,7 @@ describe('simulator clusters and database access history, default seed', () => {
   it('serves the access history newest first, each line with exactly the fields of MongoDBAccessLogs', async () => {
     const served = await lines(await history(paymentsProd, 'payments-main'));
 
-    expect(served).toHaveLength(32);
+    expect(served).toHaveLength(45);
     const times = served.map((line) => Date.parse(line.timestamp));
     expect(times).toEqual([...times].sort((a, b) => b - a));
     expect(Object.keys(served[0] as object)).toEqual([
@@ -196,7 +196,7 @@ describe('simulator clusters and database access history, default seed', () => {
     expect(successes.length + failures.length).toBe(all.length);
     expect(successes.every((line) => line.authResult)).toBe(true);
     expect(failures.map((line) => line.authResult)).toEqual(Array(13).fill(false));
-    expect(office.map((line) => line.username)).toEqual(['carol']);
+    expect(office.map((line) => line.username)).toEqual(['carol', 'carol', 'carol']);
   });
 
   it('reads an inclusive start and end in epoch milliseconds, and nLogs as the newest lines to return', async () => {
@@ -248,12 +248,15 @@ describe('simulator clusters and database access history, default seed', () => {
       await history(paymentsProd, 'payments-main', `?start=${now - 7 * DAY_MS - 1}&end=${now - DAY_MS}`),
     );
 
-    expect(before).toEqual([]);
+    // The seeded week of payments-main, older than a day: the late line joins it, the gone one does not.
+    expect(before).toHaveLength(12);
     expect(added.map((line) => line.timestamp)).toEqual([
       new Date(now - 2 * DAY_MS).toISOString(),
       new Date(now - 7 * DAY_MS - 1).toISOString(),
     ]);
-    expect(after).toEqual([added[0]]);
+    const seen = new Set(before.map((line) => JSON.stringify(line)));
+    expect(after).toHaveLength(before.length + 1);
+    expect(after.filter((line) => !seen.has(JSON.stringify(line)))).toEqual([added[0]]);
   });
 
   it('answers the processes variant with the lines of that host only', async () => {

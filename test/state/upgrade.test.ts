@@ -6,7 +6,7 @@ import { type AttributeValue, BatchWriteItemCommand, type DynamoDBClient } from 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { secondTickEvents } from '../../cli/demo-scenario.js';
 import { AtlasClient, type AtlasEvent } from '../../shared/atlas/index.js';
-import { NameCache, ProjectDiscoveryCache, pollerConfigSchema, runTick } from '../../shared/poll/index.js';
+import { DiscoveryCache, NameCache, pollerConfigSchema, runTick } from '../../shared/poll/index.js';
 import { createRuleEngine } from '../../shared/rules/index.js';
 import {
   createStateTable,
@@ -140,7 +140,7 @@ describe.each([
           engine: createRuleEngine({ pack, counters: store, firstSeen: store, clock }),
           notifier,
           clock,
-          discoveryCache: new ProjectDiscoveryCache(),
+          discoveryCache: new DiscoveryCache(),
           names: new NameCache(),
         },
         { config, owner: 'upgraded' },

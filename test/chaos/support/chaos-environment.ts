@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { loadRulePack } from '../../../shared/rules/index.js';
 import { createDynamoDbLocalClient, startDynamoDbLocal } from '../../support/dynamodb-local.js';
+import { ACCESS_HISTORY_RULES_PATH } from './chaos-access-history.js';
 import type { ChaosEnvironment } from './chaos-scenario.js';
 
 /** A chaos environment and what stops it. */
@@ -15,8 +16,9 @@ export interface RunningChaosEnvironment extends ChaosEnvironment {
 /**
  * Starts what the seeds of one process share: a DynamoDB Local of its own (other test files use the
  * run's shared one, which must not stop under them), keeping its data in a folder so that a restart
- * keeps it, the default rule pack, and a work folder for state files and outboxes. Both folders are
- * in memory-backed `/dev/shm` where there is one: the file store flushes every write to disk.
+ * keeps it, the default rule pack with the suite's layer for access history, and a work folder for
+ * state files and outboxes. Both folders are in memory-backed `/dev/shm` where there is one: the file
+ * store flushes every write to disk.
  *
  * @throws Error when `java` is missing (the message says how to install it) or DynamoDB Local does not start.
  */
@@ -26,7 +28,9 @@ export async function startChaosEnvironment(): Promise<RunningChaosEnvironment> 
   const workDir = await mkdtemp(join(dataRoot, 'chaos-'));
   const local = await startDynamoDbLocal({ dbPath });
   const dynamo = createDynamoDbLocalClient(local.endpoint);
-  const pack = await loadRulePack({ paths: [fileURLToPath(new URL('../../../rules/', import.meta.url))] });
+  const pack = await loadRulePack({
+    paths: [fileURLToPath(new URL('../../../rules/', import.meta.url)), ACCESS_HISTORY_RULES_PATH],
+  });
   return {
     dynamo,
     pack,

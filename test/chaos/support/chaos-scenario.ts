@@ -1,17 +1,23 @@
 import { readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { BatchGetItemCommand, DeleteTableCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { AtlasClient, type AtlasEvent } from '../../../shared/atlas/index.js';
+import { AtlasClient, type AtlasEvent, MAX_ACCESS_LOG_LINES } from '../../../shared/atlas/index.js';
 import type { Logger } from '../../../shared/logger.js';
 import { OutboxNotifier, validateSnsEntry } from '../../../shared/notify/index.js';
 import {
+  DiscoveryCache,
   type PollerConfig,
-  ProjectDiscoveryCache,
   pollerConfigSchema,
   runTick,
   type TickSummary,
 } from '../../../shared/poll/index.js';
-import { createRuleEngine, MemoryCounterStore, type RulePack } from '../../../shared/rules/index.js';
+import { DEFAULT_ACCESS_HISTORY_SETTLE_SECONDS } from '../../../shared/poll/poll-settings.js';
+import {
+  buildAccessHistoryEvent,
+  createRuleEngine,
+  MemoryCounterStore,
+  type RulePack,
+} from '../../../shared/rules/index.js';
 import {
   createStateTable,
   DynamoDbStateStore,
@@ -24,14 +30,24 @@ import {
   FAULT_KINDS,
   type FaultKind,
   type FaultPlan,
+  type NewAccessLog,
   type NewEvent,
+  type SimulatorAccessLog,
   startSimulator,
 } from '../../../simulator/index.js';
 import { createPrng } from '../../../simulator/prng.js';
 import { ids, pollerKey, pollSeed } from '../../poll/support/poll-fixture.js';
 import { TestClock } from '../../poll/support/test-clock.js';
+import {
+  CHAOS_CLUSTERS,
+  ChaosAccessLogFactory,
+  type ChaosCluster,
+  chaosSeedWithClusters,
+  clusterSourceName,
+} from './chaos-access-history.js';
 import { ChaosEventFactory, type ChaosScope } from './chaos-events.js';
 import { FaultyNotifier } from './faulty-notifier.js';
+import { ObservedAtlasClient } from './observed-atlas-client.js';
 import { ObservedStore } from './observed-store.js';
 import { timePassingClock } from './time-passing-clock.js';
 
@@ -64,6 +80,27 @@ export const RUN_FAULT_KINDS = [
   'deadlineCut',
   /** DynamoDB Local stopped during a tick and started again after it. */
   'dynamoRestart',
+  /** A line of a cluster's access history that shows up after the tick that read its time, inside the overlap. */
+  'lateLine',
+  /**
+   * A line that shows up older than the overlap but within the settle time, in a cluster whose
+   * history had listed nothing: an empty answer meant "not yet".
+   */
+  'settleLateLine',
+  /** Lines of one host at one millisecond. */
+  'sameInstantLines',
+  /** A line added to a cluster's history while it is read. */
+  'lineAddedDuringRead',
+  /** An access-history answer that held as many lines as asked for: the window is read shorter. */
+  'fullAnswer',
+  /** An access-history read answered 429 or 5xx. */
+  'accessHistoryError',
+  /** A listing of a project's clusters answered 429 or 5xx. */
+  'clusterListingError',
+  /** A fault tick whose simulator faults hit only access-history reads and cluster listings. */
+  'accessHistoryOnlyFaults',
+  /** Time jumped close to the tick's deadline right after an access-history answer. */
+  'accessHistoryDeadlineCut',
 ] as const;
 
 export type ChaosFaultKind = FaultKind | (typeof RUN_FAULT_KINDS)[number];
@@ -79,7 +116,7 @@ export interface ChaosEnvironment {
   stopDynamo(): Promise<void>;
   /** Starts it again, with its data, on the same port. */
   restartDynamo(): Promise<void>;
-  /** The default rule pack. */
+  /** The default rule pack, with the suite's layer for access history. */
   pack: RulePack;
   /** Where the outbox files go. */
   workDir: string;
@@ -108,6 +145,28 @@ export interface ChaosSeedOptions {
    * notifier, to show that the checks catch one. Default 0.
    */
   notifierLieRate?: number;
+  /**
+   * Also read the access history of the dedicated clusters of the polled projects, and write lines
+   * to it. Default: drawn from the seed, three seeds in four; the others run the events alone,
+   * exactly as they did before access history existed.
+   */
+  accessHistory?: boolean;
+  /**
+   * The settle time of empty access-history answers the poller runs with, in place of the one the
+   * run's late lines are written for: a poller that gives up on empty stretches too early, to show
+   * that the checks catch one. Default: the same.
+   */
+  pollerSettleSeconds?: number;
+}
+
+/** Whether a seed reads access history (see {@link ChaosSeedOptions.accessHistory}). */
+export function accessHistoryOf(options: ChaosSeedOptions): boolean {
+  return options.accessHistory ?? accessHistoryPrng(options.seed)() < 0.75;
+}
+
+/** The PRNG of a seed's access-history draws, apart from its events' so these stay as they were. */
+function accessHistoryPrng(seed: number): () => number {
+  return createPrng(seed * 104_729 + 11);
 }
 
 /** The store a seed runs on. */
@@ -120,10 +179,21 @@ export function storeKindOf(options: ChaosSeedOptions): ChaosStoreKind {
 export interface ChaosSeedReport {
   seed: number;
   store: ChaosStoreKind;
+  /** Whether the seed read clusters' access history. */
+  accessHistory: boolean;
   ticks: number;
   faults: Record<ChaosFaultKind, number>;
   /** Alerts a perfect run raises on every event the simulator holds for the polled sources. */
   alertsExpected: number;
+  /** Of those, the alerts on lines of clusters' access history. */
+  accessHistoryAlertsExpected: number;
+  /**
+   * Alerts on events created before their source's first walk starts (the initial lookback before
+   * the first tick that named the source: a cluster first listed late, after its listing failed).
+   * Not owed, so not expected; not wrong either when delivered, since a first walk pinned before
+   * its turn reads one overlap more.
+   */
+  alertsNotOwed: number;
   /** Deliveries, repeats included. */
   alertsPublished: number;
   /** Deliveries beyond the first of an alert. */
@@ -145,6 +215,8 @@ export interface ChaosSeedReport {
   invalidEntries: string[];
   /** Events added that the simulator does not list at the end, or the reverse. */
   modelMismatches: string[];
+  /** Shared-tier or Flex clusters a tick polled or read: they keep no access history. */
+  leftOutPolled: string[];
 }
 
 /**
@@ -167,6 +239,7 @@ export function seedProblems(report: ChaosSeedReport): string[] {
   list('sources not settled', report.unsettled);
   list('invalid SNS entries', report.invalidEntries);
   list('simulator and model disagree', report.modelMismatches);
+  list('clusters without access history polled', report.leftOutPolled);
   return problems;
 }
 
@@ -195,10 +268,19 @@ let tableCounter = 0;
  * whole calls, ticks whose time runs out in the middle of a read, and (with `restartDynamo`)
  * DynamoDB Local stopped during a tick and started again after it.
  *
- * The checks: every expected alert (the rule pack run over every event the simulator lists at the
- * end, by a fresh engine) was delivered; nothing else was; nothing twice; after every cursor commit
- * and every tick no watermark is past an alert not yet delivered, nor moved back; no unhandled
- * rejection; no tick threw; every source ends `ok`; every entry written passes the SNS validator.
+ * With access history (three seeds in four), the polled projects hold dedicated clusters, a
+ * shared-tier and a Flex one, and the ticks read each dedicated cluster as a source of its own,
+ * under the same faults (and, on some ticks, faults on access-history reads and cluster listings
+ * alone), with lines added as events are: recent ones, a first-tick backlog that overflows one
+ * answer when the window's room is small, lines that show up late inside the overlap, lines that show
+ * up past the overlap but within the settle time in a cluster whose history listed nothing so far,
+ * lines of one host at one millisecond, and lines added while a cluster is read.
+ *
+ * The checks: every expected alert (the rule pack run over every event and line the simulator lists
+ * at the end, by a fresh engine) was delivered; nothing else was; nothing twice; after every cursor
+ * commit and every tick no watermark is past an alert not yet delivered, nor moved back; no unhandled
+ * rejection; no tick threw; every source ends `ok`, each dedicated cluster among them; no shared-tier
+ * or Flex cluster is ever polled or read; every entry written passes the SNS validator.
  *
  * The same seed always draws the same faults and events: sources are polled one at a time (unless
  * `concurrency` says otherwise), and the database stops at the same store call.
@@ -222,6 +304,23 @@ class ChaosRun {
   readonly #concurrency: number;
   readonly #notifierLieRate: number;
   readonly #random: () => number;
+  /** Draws for access history alone, so that a seed without it draws its events as before. */
+  readonly #accessRandom: () => number;
+  readonly #accessHistory: boolean;
+  readonly #pollerSettleSeconds: number | undefined;
+  /** The settle time the late lines are written for; the poller's unless `pollerSettleSeconds`. */
+  #settleSeconds = DEFAULT_ACCESS_HISTORY_SETTLE_SECONDS;
+  readonly #lines: ChaosAccessLogFactory;
+  /** The dedicated clusters of the polled projects, by source name. */
+  readonly #clusters = new Map<string, ChaosCluster>();
+  /** Clusters that get no lines but late ones past the overlap, while their history is empty. */
+  readonly #quietClusters = new Set<string>();
+  /** Clusters whose history holds a line. */
+  readonly #clustersWithLines = new Set<string>();
+  /** When the first tick that named each source (polled it, or meant to) began. */
+  readonly #firstNamed = new Map<string, number>();
+  /** When the tick that runs, or ran last, began. */
+  #tickStartedAt = START;
   readonly #clock = new TestClock(START);
   readonly #events: ChaosEventFactory;
   readonly #model = new Map<string, ModelEvent>();
@@ -235,7 +334,7 @@ class ChaosRun {
   readonly #outboxPath: string;
   readonly #report: ChaosSeedReport;
   #sim: AtlasSimulator | undefined;
-  #atlas: AtlasClient | undefined;
+  #atlas: ObservedAtlasClient | undefined;
   #store: ObservedStore | undefined;
   #tableCreated = false;
   #notifier: FaultyNotifier | undefined;
@@ -253,6 +352,12 @@ class ChaosRun {
     this.#notifierLieRate = options.notifierLieRate ?? 0;
     this.#random = createPrng(options.seed * 7_919 + 1);
     this.#events = new ChaosEventFactory(options.seed, this.#random);
+    this.#accessHistory = accessHistoryOf(options);
+    this.#accessRandom = accessHistoryPrng(options.seed);
+    // The first draw of the stream is the one accessHistoryOf made.
+    this.#accessRandom();
+    this.#lines = new ChaosAccessLogFactory(options.seed, this.#accessRandom);
+    this.#pollerSettleSeconds = options.pollerSettleSeconds;
     this.#oracle = createRuleEngine({ pack: env.pack, counters: new MemoryCounterStore() });
     tableCounter += 1;
     this.#tableName = `chaos-${process.pid}-${tableCounter}-seed-${options.seed}`;
@@ -262,12 +367,15 @@ class ChaosRun {
     this.#report = {
       seed: options.seed,
       store: this.#storeKind,
+      accessHistory: this.#accessHistory,
       ticks: 0,
       faults: Object.fromEntries(CHAOS_FAULT_KINDS.map((kind) => [kind, 0])) as Record<
         ChaosFaultKind,
         number
       >,
       alertsExpected: 0,
+      accessHistoryAlertsExpected: 0,
+      alertsNotOwed: 0,
       alertsPublished: 0,
       duplicates: 0,
       duplicatesInMarkWindow: 0,
@@ -279,6 +387,7 @@ class ChaosRun {
       unsettled: [],
       invalidEntries: [],
       modelMismatches: [],
+      leftOutPolled: [],
     };
   }
 
@@ -313,7 +422,12 @@ class ChaosRun {
     const random = this.#random;
     const clock = this.#clock;
     const time = timePassingClock(clock);
-    const sim = await startSimulator({ seed: pollSeed(), clock: time, logger: this.#requestLogger() });
+    const sim = await startSimulator({
+      // Clusters only where they are read: their ids would shift the ids of the events otherwise.
+      seed: this.#accessHistory ? chaosSeedWithClusters() : pollSeed(),
+      clock: time,
+      logger: this.#requestLogger(),
+    });
     this.#sim = sim;
     const store = new ObservedStore(await this.#openStore());
     this.#store = store;
@@ -325,25 +439,34 @@ class ChaosRun {
     );
     this.#notifier = notifier;
     notifier.lieRate = this.#notifierLieRate;
-    const atlas = new AtlasClient({
+    const atlas = new ObservedAtlasClient({
       baseUrl: sim.baseUrl,
       credentials: { kind: 'digest', ...pollerKey },
       clock: time,
       random: createPrng(this.#seed * 131 + 3),
     });
     this.#atlas = atlas;
-    const discoveryCache = new ProjectDiscoveryCache();
+    const discoveryCache = new DiscoveryCache();
     const config = this.#config(sim.baseUrl);
     const polled = this.#polledSources(config);
 
     const runOne = async (deadline: number | undefined): Promise<TickSummary | undefined> => {
       this.#tick += 1;
       this.#report.ticks = this.#tick;
+      this.#tickStartedAt = clock.now();
       try {
-        return await runTick(
+        const summary = await runTick(
           { atlas, store, engine, notifier, clock, discoveryCache },
           { config, owner: `chaos-seed-${this.#seed}`, ...(deadline === undefined ? {} : { deadline }) },
         );
+        for (const outcome of summary.sources) {
+          if (!this.#firstNamed.has(outcome.source))
+            this.#firstNamed.set(outcome.source, this.#tickStartedAt);
+          if (outcome.kind === 'cluster' && !this.#clusters.has(outcome.source)) {
+            this.#report.leftOutPolled.push(`tick ${this.#tick} polled ${outcome.source}`);
+          }
+        }
+        return summary;
       } catch (error) {
         this.#report.tickErrors.push(`tick ${this.#tick}: ${describe(error)}`);
         return undefined;
@@ -356,12 +479,13 @@ class ChaosRun {
     for (let index = 1; index <= faultTicks; index += 1) {
       clock.advance((30 + Math.floor(random() * 210)) * SECOND);
       this.#addEvents(index === 1);
+      if (this.#accessHistory) this.#addLines(index === 1);
       await this.#evaluated;
       if (random() < 0.3) {
         sim.expireNonces();
         this.#count('nonceExpiry');
       }
-      sim.setFaults(this.#faultPlan(index));
+      sim.setFaults(this.#accessHistoryFaults(this.#faultPlan(index)));
       notifier.alertFailureRate = random() < 0.6 ? random() * 0.3 : 0;
       notifier.outageRate = random() < 0.3 ? random() * 0.3 : 0;
       const deadline = random() < 0.4 ? clock.now() + 60 * SECOND : undefined;
@@ -393,6 +517,10 @@ class ChaosRun {
           `${outcome.source}: ${outcome.status} ${outcome.reason ?? outcome.errorCode ?? ''}`.trim(),
         );
       }
+    }
+    const settled = new Set(last?.sources.map((outcome) => outcome.source));
+    for (const source of this.#clusters.keys()) {
+      if (!settled.has(source)) this.#report.unsettled.push(`${source}: not polled by the last tick`);
     }
 
     await this.#assess(notifier, store, polled);
@@ -427,19 +555,57 @@ class ChaosRun {
     const foreign = random() < 0.3;
     const projectIds: string[] = discover ? [] : [ids.project, ids.secondProject];
     if (foreign) projectIds.push(ids.foreignProject);
+    const maxWindow = random() < 0.3 ? { maxWindowSeconds: 600 } : {};
+    const maxEvents = random() < 0.3 ? { maxEventsPerWindow: 500 } : {};
+    const access = this.#accessHistory
+      ? this.#accessHistorySettings()
+      : { sources: {}, timing: {}, tick: {} };
     return pollerConfigSchema.parse({
       atlas: { baseUrl },
-      sources: { orgIds: [ids.org], projectIds, allProjectsOfOrgs: discover },
+      sources: {
+        orgIds: [ids.org],
+        projectIds,
+        allProjectsOfOrgs: discover,
+        ...access.sources,
+      },
       timing: {
         overlapSeconds: OVERLAP_SECONDS,
         lagSeconds: LAG_SECONDS,
         initialLookbackSeconds: LOOKBACK_SECONDS,
         deadlineMarginSeconds: MARGIN_SECONDS,
-        ...(random() < 0.3 ? { maxWindowSeconds: 600 } : {}),
+        ...maxWindow,
+        ...access.timing,
       },
       concurrency: this.#concurrency,
-      ...(random() < 0.3 ? { maxEventsPerWindow: 500 } : {}),
+      ...maxEvents,
+      ...access.tick,
     });
+  }
+
+  /**
+   * What a seed with access history adds to the configuration, drawn from its own PRNG: the settle
+   * time (the default, or 20 minutes), by chance the least memory there is (windows of at most 1,000
+   * events, which a backlog overflows), and which dedicated clusters stay quiet.
+   */
+  #accessHistorySettings(): { sources: object; timing: object; tick: object } {
+    const random = this.#accessRandom;
+    if (random() < 0.5) this.#settleSeconds = 1_200;
+    const settleSeconds = this.#pollerSettleSeconds ?? this.#settleSeconds;
+    const tick = random() < 0.3 ? { maxEventsInMemory: 2_000 } : {};
+    for (const cluster of CHAOS_CLUSTERS) {
+      if (!cluster.dedicated || cluster.groupId === ids.foreignProject) continue;
+      const source = clusterSourceName(cluster);
+      this.#clusters.set(source, cluster);
+      if (random() < 0.35) this.#quietClusters.add(source);
+    }
+    return {
+      sources: { accessHistory: true },
+      timing:
+        settleSeconds === DEFAULT_ACCESS_HISTORY_SETTLE_SECONDS
+          ? {}
+          : { accessHistorySettleSeconds: settleSeconds },
+      tick,
+    };
   }
 
   /** The sources whose events the poller's key may read, by name. */
@@ -447,7 +613,7 @@ class ChaosRun {
     const projects = config.sources.allProjectsOfOrgs
       ? [ids.project, ids.secondProject]
       : config.sources.projectIds.filter((id) => id !== ids.foreignProject);
-    return [`org:${ids.org}`, ...projects.map((id) => `project:${id}`)];
+    return [`org:${ids.org}`, ...projects.map((id) => `project:${id}`), ...this.#clusters.keys()];
   }
 
   #scopes(): ChaosScope[] {
@@ -524,7 +690,95 @@ class ChaosRun {
       scope.kind === 'org' ? { orgId: scope.orgId } : { groupId: scope.groupId },
       events,
     );
-    const source = scope.kind === 'org' ? `org:${scope.orgId}` : `project:${scope.groupId}`;
+    this.#remember(scope.kind === 'org' ? `org:${scope.orgId}` : `project:${scope.groupId}`, added);
+  }
+
+  /**
+   * New access-history lines for the tick about to run: recent ones in the clusters that get traffic,
+   * by chance a first-tick backlog, lines late inside the overlap, lines late past it in a quiet
+   * cluster whose history is still empty, and lines of one host at one millisecond.
+   */
+  #addLines(first: boolean): void {
+    const random = this.#accessRandom;
+    const now = this.#clock.now();
+    const busy = [...this.#clusters.keys()].filter((source) => !this.#quietClusters.has(source));
+    const pick = (): string | undefined => busy[Math.floor(random() * busy.length)];
+    const fresh = Math.floor(random() * 4);
+    for (let index = 0; index < fresh; index += 1) {
+      const source = pick();
+      if (source !== undefined) this.#addLinesTo(source, [this.#lines.alerting(now - random() * MINUTE)]);
+    }
+    const quiet = Math.floor(random() * 8);
+    for (let index = 0; index < quiet; index += 1) {
+      const source = pick();
+      if (source !== undefined) this.#addLinesTo(source, [this.#lines.quiet(now - random() * MINUTE)]);
+    }
+    const backlogTo = first && random() < 0.4 ? pick() : undefined;
+    if (backlogTo !== undefined) {
+      // 600 to 1,600 lines: more than one answer brings when the window's room is 500 or 1,000.
+      const size = 600 + Math.floor(random() * 1_000);
+      const span = 48 * MINUTE;
+      const backlog: NewAccessLog[] = [];
+      for (let index = 0; index < size; index += 1) {
+        const at = now - 2 * MINUTE - random() * span;
+        backlog.push(random() < 0.01 ? this.#lines.alerting(at) : this.#lines.quiet(at));
+      }
+      this.#addLinesTo(backlogTo, backlog);
+    }
+    if (!first && random() < 0.4) {
+      const late = 1 + Math.floor(random() * 2);
+      for (let index = 0; index < late; index += 1) {
+        const source = pick();
+        if (source === undefined) continue;
+        const back = (LAG_SECONDS + 5 + random() * (OVERLAP_SECONDS - LAG_SECONDS - 35)) * SECOND;
+        this.#addLinesTo(source, [this.#lines.alerting(now - back)]);
+        this.#count('lateLine');
+      }
+    }
+    if (!first) {
+      for (const source of this.#quietClusters) {
+        if (this.#clustersWithLines.has(source) || random() >= 0.5) continue;
+        // Past the overlap, within the settle time: read only because the stretch answered nothing.
+        const oldest = this.#settleSeconds - 60;
+        const newest = OVERLAP_SECONDS + LAG_SECONDS + 5;
+        const lines = Array.from({ length: 1 + Math.floor(random() * 2) }, () =>
+          this.#lines.alerting(now - (newest + random() * (oldest - newest)) * SECOND),
+        );
+        this.#addLinesTo(source, lines);
+        this.#count('settleLateLine');
+      }
+    }
+    const tiedIn = random() < 0.3 ? pick() : undefined;
+    if (tiedIn !== undefined) {
+      const cluster = this.#clusters.get(tiedIn) as ChaosCluster;
+      const hosts =
+        (this.#sim as AtlasSimulator).clusters.find(
+          (candidate) => candidate.groupId === cluster.groupId && candidate.name === cluster.name,
+        )?.hosts ?? [];
+      const host = hosts[Math.floor(random() * hosts.length)];
+      const at = Math.floor(now - (LAG_SECONDS + 5 + random() * 200) * SECOND);
+      const count = 2 + Math.floor(random() * 3);
+      this.#addLinesTo(
+        tiedIn,
+        Array.from({ length: count }, () => this.#lines.alerting(at, host)),
+      );
+      this.#count('sameInstantLines');
+    }
+  }
+
+  /** Adds lines to a cluster's access history and to the model, as the events the poller makes of them. */
+  #addLinesTo(source: string, lines: readonly NewAccessLog[]): void {
+    const cluster = this.#clusters.get(source) as ChaosCluster;
+    const added = (this.#sim as AtlasSimulator).addAccessLogs(cluster.groupId, cluster.name, lines);
+    this.#clustersWithLines.add(source);
+    this.#remember(
+      source,
+      added.map((line) => accessHistoryEvent(line, cluster)),
+    );
+  }
+
+  /** Puts events of `source` into the model, with the alerts each one raises on its own. */
+  #remember(source: string, added: readonly AtlasEvent[]): void {
     for (const event of added) {
       const id = String(event.id);
       this.#model.set(id, {
@@ -535,8 +789,8 @@ class ChaosRun {
         fingerprints: [],
       });
     }
-    // Stateless rules only (see chaos-events.ts): evaluating one event alone gives its alerts. One
-    // evaluation at a time; the checks wait for them (`#evaluated`).
+    // Stateless rules only (see chaos-events.ts and chaos-access-history.ts): evaluating one event
+    // alone gives its alerts. One evaluation at a time; the checks wait for them (`#evaluated`).
     this.#evaluated = this.#evaluated.then(async () => {
       for (const event of added) {
         const alerts = await this.#oracle.evaluate([event]);
@@ -544,6 +798,36 @@ class ChaosRun {
         if (model !== undefined) model.fingerprints = alerts.map((alert) => alert.fingerprint);
       }
     });
+  }
+
+  /**
+   * The tick's fault plan, or, on some ticks of a seed with access history, one whose faults hit
+   * access-history reads and cluster listings alone, and harder: 500s above all, now and then a
+   * burst longer than the client's retries.
+   */
+  #accessHistoryFaults(plan: FaultPlan): FaultPlan {
+    if (!this.#accessHistory) return plan;
+    const random = this.#accessRandom;
+    if (random() >= 0.3) return plan;
+    this.#count('accessHistoryOnlyFaults');
+    const { schedule: _schedule, ...rest } = plan;
+    const lead = Math.floor(random() * 4);
+    return {
+      ...rest,
+      routes: [ACCESS_HISTORY_ROUTE, CLUSTER_LISTING_ROUTE],
+      probabilities: {
+        internalServerError: 0.05 + random() * 0.2,
+        ...(random() < 0.5 ? { badGateway: 0.05, connectionReset: 0.05, rateLimited: 0.05 } : {}),
+      },
+      ...(random() < 0.4
+        ? {
+            schedule: [
+              ...(lead > 0 ? [{ kind: 'none' as const, count: lead }] : []),
+              { kind: 'internalServerError' as const, count: 5 + Math.floor(random() * 2) },
+            ],
+          }
+        : {}),
+    };
   }
 
   #faultPlan(tick: number): FaultPlan {
@@ -571,8 +855,10 @@ class ChaosRun {
   }
 
   /**
-   * What happens as the simulator answers during one fault tick: by chance an event added to the
-   * source being read, and (with a deadline) time jumping close to it after a chosen page.
+   * What happens as the simulator answers during one fault tick: by chance an event (or a line)
+   * added to the source being read, and (with a deadline) time jumping close to it after a chosen
+   * page of events or answer of access history. Counts the 429s and 5xx of access-history reads and
+   * cluster listings.
    */
   #faultHook(deadline: number | undefined): (path: string, status: number) => void {
     const random = this.#random;
@@ -580,21 +866,41 @@ class ChaosRun {
     const cutAfter = deadline !== undefined && random() < 0.7 ? 1 + Math.floor(random() * 6) : undefined;
     // 45 s of 60: no new page starts (margin 20 s); 55 s: calls in flight are aborted too (half the margin).
     const jump = random() < 0.5 ? 45 * SECOND : 55 * SECOND;
+    const accessRandom = this.#accessRandom;
+    const lineChance = this.#accessHistory && accessRandom() < 0.5 ? 0.2 : 0;
     let pages = 0;
     return (path, status) => {
+      const failed = status === 429 || status >= 500;
+      const cluster = this.#clusterOfPath(path);
+      if (failed && cluster !== undefined) this.#count('accessHistoryError');
+      if (failed && isClusterListing(path)) this.#count('clusterListingError');
       const scope = eventScopeOf(path);
-      if (scope === undefined || status !== 200) return;
+      if ((scope === undefined && cluster === undefined) || status !== 200) return;
       pages += 1;
-      if (addChance > 0 && random() < addChance) {
+      if (scope !== undefined && addChance > 0 && random() < addChance) {
         const back = (LAG_SECONDS + 1 + random() * 240) * SECOND;
         this.#add(scope, [this.#events.alerting(scope, this.#clock.now() - back)]);
         this.#count('addedDuringRead');
       }
+      if (cluster !== undefined && lineChance > 0 && accessRandom() < lineChance) {
+        const back = (LAG_SECONDS + 1 + accessRandom() * 240) * SECOND;
+        this.#addLinesTo(cluster, [this.#lines.alerting(this.#clock.now() - back)]);
+        this.#count('lineAddedDuringRead');
+      }
       if (pages === cutAfter) {
         this.#clock.advance(jump);
         this.#count('deadlineCut');
+        if (cluster !== undefined) this.#count('accessHistoryDeadlineCut');
       }
     };
+  }
+
+  /** The source of a dedicated cluster whose access history `path` reads, or `undefined`. */
+  #clusterOfPath(path: string): string | undefined {
+    const cluster = accessHistoryPathOf(path);
+    if (cluster === undefined) return undefined;
+    const source = clusterSourceName(cluster);
+    return this.#clusters.has(source) ? source : undefined;
   }
 
   #requestLogger(): Logger {
@@ -602,7 +908,12 @@ class ChaosRun {
     return {
       debug: (message, attributes) => {
         if (message !== 'simulator request' || attributes === undefined) return;
-        this.#onRequest?.(String(attributes.path), Number(attributes.status));
+        const path = String(attributes.path);
+        const read = accessHistoryPathOf(path);
+        if (read !== undefined && this.#clusterOfPath(path) === undefined) {
+          this.#report.leftOutPolled.push(`tick ${this.#tick} read ${clusterSourceName(read)}`);
+        }
+        this.#onRequest?.(path, Number(attributes.status));
       },
       info: ignore,
       warn: ignore,
@@ -677,7 +988,7 @@ class ChaosRun {
     const notifier = this.#notifier;
     for (const event of this.#model.values()) {
       if (event.source !== source || event.created > watermark) continue;
-      if (event.visibleFromTick > movedIn) continue;
+      if (event.visibleFromTick > movedIn || event.created < this.#owedFrom(source)) continue;
       for (const fingerprint of event.fingerprints) {
         if (notifier?.wasDelivered(fingerprint)) continue;
         report.watermarkViolations.push(
@@ -686,6 +997,15 @@ class ChaosRun {
         );
       }
     }
+  }
+
+  /**
+   * The oldest `created` a source owes alerts for: where its first walk starts evaluating, the
+   * initial lookback before the first tick that named it. A source committing in the tick that
+   * names it first is named by the tick that runs.
+   */
+  #owedFrom(source: string): number {
+    return (this.#firstNamed.get(source) ?? this.#tickStartedAt) - LOOKBACK_SECONDS * SECOND;
   }
 
   async #assess(notifier: FaultyNotifier, store: ObservedStore, polled: readonly string[]): Promise<void> {
@@ -707,6 +1027,23 @@ class ChaosRun {
     const listed: AtlasEvent[] = [];
     try {
       for (const source of polled) {
+        const cluster = this.#clusters.get(source);
+        if (cluster !== undefined) {
+          const { lines } = await reader.readAccessHistory(cluster.groupId, cluster.name, {
+            start: window.minDate.getTime(),
+            end: window.maxDate.getTime(),
+            nLogs: MAX_ACCESS_LOG_LINES,
+          });
+          if (lines.length === MAX_ACCESS_LOG_LINES) {
+            report.modelMismatches.push(`${source} holds more lines than one answer lists`);
+          }
+          listed.push(
+            ...lines.map((line) =>
+              buildAccessHistoryEvent(line, { groupId: cluster.groupId, clusterName: cluster.name }),
+            ),
+          );
+          continue;
+        }
         const [kind, id] = source.split(':') as [string, string];
         const list = kind === 'org' ? reader.listOrgEvents(id, window) : reader.listProjectEvents(id, window);
         listed.push(...(await list.toArray()));
@@ -724,8 +1061,15 @@ class ChaosRun {
       if (!this.#model.has(id)) report.modelMismatches.push(`event ${id} is listed but was never added`);
     }
 
-    // The oracle: a fresh engine over every listed event, in (created, id) order.
-    const sorted = [...listed].sort(
+    // The oracle: a fresh engine over every listed event its source owes alerts for, in (created, id)
+    // order. An event the model does not know is owed (and a mismatch already).
+    const owes = (event: { source: string; created: number }): boolean =>
+      event.created >= this.#owedFrom(event.source);
+    const owed = listed.filter((event) => {
+      const model = this.#model.get(String(event.id));
+      return model === undefined || owes(model);
+    });
+    const sorted = owed.sort(
       (a, b) =>
         Date.parse(String(a.created)) - Date.parse(String(b.created)) ||
         String(a.id).localeCompare(String(b.id)),
@@ -739,13 +1083,23 @@ class ChaosRun {
     }
 
     report.alertsExpected = expected.size;
+    const notOwed = new Set<string>();
+    for (const event of this.#model.values()) {
+      if (!owes(event)) for (const fingerprint of event.fingerprints) notOwed.add(fingerprint);
+      if (!this.#clusters.has(event.source)) continue;
+      for (const fingerprint of event.fingerprints) {
+        if (expected.has(fingerprint)) report.accessHistoryAlertsExpected += 1;
+      }
+    }
+    report.alertsNotOwed = notOwed.size;
+    report.faults.fullAnswer = this.#atlas?.fullAnswers ?? 0;
     for (const [fingerprint, count] of notifier.delivered) {
       report.alertsPublished += count;
       if (count > 1) {
         report.duplicates += count - 1;
         if (store.markFailures.has(fingerprint)) report.duplicatesInMarkWindow += count - 1;
       }
-      if (!expected.has(fingerprint)) report.unexpected.push(fingerprint);
+      if (!expected.has(fingerprint) && !notOwed.has(fingerprint)) report.unexpected.push(fingerprint);
     }
     for (const fingerprint of expected) {
       if (!notifier.wasDelivered(fingerprint)) report.lost.push(fingerprint);
@@ -766,6 +1120,29 @@ class ChaosRun {
   #count(kind: ChaosFaultKind): void {
     this.#report.faults[kind] += 1;
   }
+}
+
+/** The simulator's name of the access-history route, as fault plans take it. */
+const ACCESS_HISTORY_ROUTE = 'GET /groups/{groupId}/dbAccessHistory/clusters/{clusterName}';
+/** The simulator's name of the clusters listing route. */
+const CLUSTER_LISTING_ROUTE = 'GET /groups/{groupId}/clusters';
+
+/** The event a line of `cluster`'s access history becomes in the poller. */
+function accessHistoryEvent(line: SimulatorAccessLog, cluster: ChaosCluster): AtlasEvent {
+  return buildAccessHistoryEvent(line, { groupId: cluster.groupId, clusterName: cluster.name });
+}
+
+/** The cluster of an access-history path (`/api/atlas/v2/groups/{id}/dbAccessHistory/clusters/{name}`). */
+function accessHistoryPathOf(path: string): { groupId: string; name: string } | undefined {
+  const match = /\/groups\/([0-9a-f]{24})\/dbAccessHistory\/clusters\/([^/]+)$/.exec(path);
+  if (match === null) return undefined;
+  const [, groupId, name] = match as unknown as [string, string, string];
+  return { groupId, name: decodeURIComponent(name) };
+}
+
+/** Whether a path lists a project's clusters. */
+function isClusterListing(path: string): boolean {
+  return /\/groups\/[0-9a-f]{24}\/clusters$/.test(path);
 }
 
 /** The scope of an events list path (`/api/atlas/v2/groups/{id}/events`), or `undefined`. */

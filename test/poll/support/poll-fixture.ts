@@ -6,10 +6,10 @@ import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { AtlasClient, type AtlasEvent } from '../../../shared/atlas/index.js';
 import type { Logger } from '../../../shared/logger.js';
 import {
+  DiscoveryCache,
   NameCache,
   type PollerConfig,
   type PollerConfigInput,
-  ProjectDiscoveryCache,
   pollerConfigSchema,
   runTick,
   type TickOptions,
@@ -166,7 +166,7 @@ export interface PollFixture {
   pack: RulePack;
   notifier: RecordingNotifier;
   config: PollerConfig;
-  discoveryCache: ProjectDiscoveryCache;
+  discoveryCache: DiscoveryCache;
   /** The container's names, kept across the fixture's ticks: `clear()` it for a cold start. */
   names: NameCache;
   /**
@@ -216,7 +216,7 @@ export async function startPollFixture(options: PollFixtureOptions): Promise<Pol
   const pack = options.pack ?? (await defaultRulePack());
   const engine = createRuleEngine({ pack, counters: store });
   const notifier = new RecordingNotifier();
-  const discoveryCache = new ProjectDiscoveryCache();
+  const discoveryCache = new DiscoveryCache();
   const names = new NameCache();
   const config = pollerConfigSchema.parse({
     atlas: { baseUrl: sim.baseUrl },

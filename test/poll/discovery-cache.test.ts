@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { ProjectDiscoveryCache } from '../../shared/poll/index.js';
+import { DiscoveryCache } from '../../shared/poll/index.js';
 
-describe('ProjectDiscoveryCache', () => {
+describe('DiscoveryCache', () => {
   it('hands out a list while it is fresh, and the last one however old', () => {
     // Prepare
-    const cache = new ProjectDiscoveryCache({ ttlMs: 60_000 });
-    cache.remember('org1', { projectIds: ['p1', 'p2'], listedAt: 0 });
+    const cache = new DiscoveryCache({ ttlMs: 60_000 });
+    cache.remember('org1', { ids: ['p1', 'p2'], listedAt: 0 });
 
     // Act
     const fresh = cache.fresh('org1', 59_999);
@@ -13,14 +13,14 @@ describe('ProjectDiscoveryCache', () => {
     const last = cache.last('org1');
 
     // Assess
-    expect(fresh?.projectIds).toEqual(['p1', 'p2']);
+    expect(fresh?.ids).toEqual(['p1', 'p2']);
     expect(stale).toBeUndefined();
-    expect(last?.projectIds).toEqual(['p1', 'p2']);
+    expect(last?.ids).toEqual(['p1', 'p2']);
   });
 
   it('rejects a negative time to live', () => {
     // Act
-    const create = () => new ProjectDiscoveryCache({ ttlMs: -1 });
+    const create = () => new DiscoveryCache({ ttlMs: -1 });
 
     // Assess
     expect(create).toThrow(/ttlMs must be a non-negative number/);
