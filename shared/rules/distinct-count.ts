@@ -1,7 +1,7 @@
 import type { AtlasEvent } from '../atlas/types.js';
 import type { CompileContext } from './conditions.js';
-import { parseDuration } from './duration.js';
-import { compileFieldPath, type PathReader, parseFieldPath } from './field-path.js';
+import { compileDuration } from './duration.js';
+import { compileFieldPath, groupReaders, parseFieldPath } from './field-path.js';
 import { addressOrValue } from './first-seen.js';
 import type { DistinctCountSpec } from './schema.js';
 
@@ -42,21 +42,10 @@ export function compileDistinctCount(
       message: parsed.message,
     });
   }
-  const windowMs = parseDuration(spec.window);
-  if (windowMs === undefined) {
-    context.problems.push({
-      code: 'INVALID_DURATION',
-      path: ['distinct_count', 'window'],
-      message: `"${spec.window}" is not a duration: write days, hours, minutes and seconds such as 30s, 10m, 1h or 1d (more than 0, at most 366d)`,
-    });
-  }
+  const windowMs = compileDuration(spec.window, ['distinct_count', 'window'], context, '30s, 10m, 1h or 1d');
   if (!parsed.ok || windowMs === undefined) return undefined;
   const field = compileFieldPath(parsed.path);
-  // Invalid group_by paths are the rule compiler's to report.
-  const groups = groupBy.flatMap((text): PathReader[] => {
-    const path = parseFieldPath(text);
-    return path.ok ? [compileFieldPath(path.path)] : [];
-  });
+  const groups = groupReaders(groupBy);
   return {
     count: spec.count,
     windowMs,

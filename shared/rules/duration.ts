@@ -1,3 +1,5 @@
+import type { CompileContext } from './conditions.js';
+
 const DURATION_PATTERN = /^(?:(\d+)d)?(?:(\d+)h)?(?:(\d+)m)?(?:(\d+)s)?$/;
 
 const SECOND = 1000;
@@ -28,4 +30,30 @@ export function parseDuration(text: string): number | undefined {
     Number(minutes ?? 0) * MINUTE +
     Number(seconds ?? 0) * SECOND;
   return ms > 0 && ms <= MAX_DURATION_MS ? ms : undefined;
+}
+
+/**
+ * Parses a rule setting's duration, or records an INVALID_DURATION problem at `path` that shows
+ * `examples` of durations that fit the setting.
+ *
+ * @example
+ * ```ts
+ * compileDuration(spec.window, ['distinct_count', 'window'], context, '30s, 10m, 1h or 1d');
+ * ```
+ */
+export function compileDuration(
+  text: string,
+  path: (string | number)[],
+  context: CompileContext,
+  examples: string,
+): number | undefined {
+  const ms = parseDuration(text);
+  if (ms === undefined) {
+    context.problems.push({
+      code: 'INVALID_DURATION',
+      path,
+      message: `"${text}" is not a duration: write days, hours, minutes and seconds such as ${examples} (more than 0, at most 366d)`,
+    });
+  }
+  return ms;
 }

@@ -169,3 +169,19 @@ function someFrom(
   }
   return test(value);
 }
+
+/**
+ * The readers of a rule's `group_by` paths, those that parse: an invalid path is the rule
+ * compiler's to report, once.
+ *
+ * @example
+ * ```ts
+ * groupReaders(['groupId', 'username']).length; // 2
+ * ```
+ */
+export function groupReaders(groupBy: readonly string[]): PathReader[] {
+  return groupBy.flatMap((text): PathReader[] => {
+    const path = parseFieldPath(text);
+    return path.ok ? [compileFieldPath(path.path)] : [];
+  });
+}

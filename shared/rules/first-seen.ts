@@ -2,9 +2,9 @@ import { hash } from 'node:crypto';
 import ipaddr from 'ipaddr.js';
 import type { AtlasEvent } from '../atlas/types.js';
 import type { CompileContext } from './conditions.js';
-import { parseDuration } from './duration.js';
+import { compileDuration, parseDuration } from './duration.js';
 import { canonicalAddress, parseEventAddress } from './event-address.js';
-import { compileFieldPath, type PathReader, parseFieldPath } from './field-path.js';
+import { compileFieldPath, groupReaders, type PathReader, parseFieldPath } from './field-path.js';
 import type { FirstSeenRecord, SeenValue } from './first-seen-store.js';
 import type { FirstSeenSpec } from './schema.js';
 
@@ -58,18 +58,8 @@ export function compileFirstSeen(
       path: ['first_seen', 'field'],
       message: parsed.message,
     });
-  const groups = groupBy.flatMap((text): PathReader[] => {
-    const path = parseFieldPath(text);
-    return path.ok ? [compileFieldPath(path.path)] : [];
-  });
-  const withinMs = parseDuration(spec.within);
-  if (withinMs === undefined) {
-    context.problems.push({
-      code: 'INVALID_DURATION',
-      path: ['first_seen', 'within'],
-      message: `"${spec.within}" is not a duration: write days, hours, minutes and seconds such as 1h, 7d or 30d (more than 0, at most 366d)`,
-    });
-  }
+  const groups = groupReaders(groupBy);
+  const withinMs = compileDuration(spec.within, ['first_seen', 'within'], context, '1h, 7d or 30d');
   const learningText = spec.learning ?? DEFAULT_LEARNING;
   const learningMs = learningText === '0s' ? 0 : parseDuration(learningText);
   if (learningMs === undefined) {

@@ -10,7 +10,7 @@ import {
   requiredEventTypes,
 } from './conditions.js';
 import { type CompiledDistinctCount, compileDistinctCount } from './distinct-count.js';
-import { parseDuration } from './duration.js';
+import { compileDuration } from './duration.js';
 import { compileFieldPath, type PathReader, parseFieldPath } from './field-path.js';
 import { type CompiledFirstSeen, compileFirstSeen } from './first-seen.js';
 import type { RuleSpec, ScalarValue } from './schema.js';
@@ -189,15 +189,7 @@ function encodeGroupValue(value: unknown): string {
 }
 
 function durationOf(text: string, path: (string | number)[], context: CompileContext): number | undefined {
-  const ms = parseDuration(text);
-  if (ms === undefined) {
-    context.problems.push({
-      code: 'INVALID_DURATION',
-      path,
-      message: `"${text}" is not a duration: write days, hours, minutes and seconds such as 30s, 10m, 1h30m or 7d (more than 0, at most 366d)`,
-    });
-  }
-  return ms;
+  return compileDuration(text, path, context, '30s, 10m, 1h30m or 7d');
 }
 
 function templateOf(source: string, key: 'title' | 'summary', context: CompileContext): CompiledTemplate {

@@ -1,9 +1,9 @@
 import { hash } from 'node:crypto';
 import type { AtlasEvent } from '../atlas/types.js';
 import { type CompileContext, compileMatch, type Predicate, requiredEventTypes } from './conditions.js';
-import { parseDuration } from './duration.js';
+import { compileDuration } from './duration.js';
 import { RuleStateError } from './errors.js';
-import { compileFieldPath, type PathReader, parseFieldPath } from './field-path.js';
+import { groupReaders } from './field-path.js';
 import type { FirstSeenRecord, FirstSeenStore, SeenValue } from './first-seen-store.js';
 import { MAX_SEQUENCE_EARLIER, type SequenceSpec } from './schema.js';
 
@@ -43,20 +43,9 @@ export function compileSequence(
 ): CompiledSequence | undefined {
   const before = context.problems.length;
   const after = compileMatch(spec.after, ['sequence', 'after'], context);
-  const withinMs = parseDuration(spec.within);
-  if (withinMs === undefined) {
-    context.problems.push({
-      code: 'INVALID_DURATION',
-      path: ['sequence', 'within'],
-      message: `"${spec.within}" is not a duration: write days, hours, minutes and seconds such as 30s, 10m, 1h or 1d (more than 0, at most 366d)`,
-    });
-  }
+  const withinMs = compileDuration(spec.within, ['sequence', 'within'], context, '30s, 10m, 1h or 1d');
   if (withinMs === undefined || context.problems.length > before) return undefined;
-  // Invalid group_by paths are the rule compiler's to report.
-  const groups = groupBy.flatMap((text): PathReader[] => {
-    const path = parseFieldPath(text);
-    return path.ok ? [compileFieldPath(path.path)] : [];
-  });
+  const groups = groupReaders(groupBy);
   return {
     after,
     afterTypes: requiredEventTypes(spec.after, context.lists),
