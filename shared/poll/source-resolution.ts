@@ -69,54 +69,76 @@ export async function resolveSources(options: ResolveSourcesOptions): Promise<Re
   };
 }
 
-/** A listing as the tick took it: the ids to poll and how they were had. */
+/** A listing as the tick took it: the ids to poll, how they were had, and why it failed if it did. */
 interface Listing {
   status: DiscoveryOutcome['status'];
   ids: readonly string[];
-  failure?: ReturnType<typeof describeFailure>;
+  /** The outcome's error fields when the listing failed; none otherwise. */
+  failure: Pick<DiscoveryOutcome, 'errorCode' | 'message' | 'httpStatus'>;
+}
+
+/** What a listing is of, for the error it logs when it fails. */
+interface ListingSubject {
+  /** The log message of a failure. */
+  failed: string;
+  /** The organization or project listed, as log fields. */
+  fields: Record<string, string>;
+  /** The log field that counts the ids kept from the last listing. */
+  keptField: string;
 }
 
 /**
  * The ids kept under `key`: from the cache while fresh, else listed (and kept), else, when the
- * listing fails or there is no time left, the last ones listed.
+ * listing fails (logged as an error) or there is no time left, the last ones listed.
  */
 async function cachedListing(
   options: ResolveSourcesOptions,
   key: string,
+  subject: ListingSubject,
   list: (now: number) => Promise<readonly string[]>,
 ): Promise<Listing> {
   const { cache, clock, budget } = options;
   const now = clock.now();
   const fresh = cache.fresh(key, now);
-  if (fresh !== undefined) return { status: 'cached', ids: fresh.ids };
+  if (fresh !== undefined) return { status: 'cached', ids: fresh.ids, failure: {} };
   const kept = cache.last(key)?.ids ?? [];
-  if (budget.stopReason() !== undefined) return { status: 'cached', ids: kept };
+  if (budget.stopReason() !== undefined) return { status: 'cached', ids: kept, failure: {} };
   try {
     const ids = await list(now);
     cache.remember(key, { ids, listedAt: now });
-    return { status: 'listed', ids };
+    return { status: 'listed', ids, failure: {} };
   } catch (error) {
-    if (budget.isAbort(error)) return { status: 'cached', ids: kept };
-    return { status: 'failed', ids: kept, failure: describeFailure(error) };
+    if (budget.isAbort(error)) return { status: 'cached', ids: kept, failure: {} };
+    const failure = describeFailure(error);
+    options.logger.error(subject.failed, {
+      ...subject.fields,
+      errorCode: failure.errorCode,
+      httpStatus: failure.httpStatus,
+      error: failure.message,
+      [subject.keptField]: kept.length,
+    });
+    return {
+      status: 'failed',
+      ids: kept,
+      failure: {
+        errorCode: failure.errorCode,
+        message: failure.message,
+        ...(failure.httpStatus === undefined ? {} : { httpStatus: failure.httpStatus }),
+      },
+    };
   }
-}
-
-/** A listing's outcome fields beside its subject and count. */
-function failureFields(listing: Listing): Partial<DiscoveryOutcome> {
-  const { failure } = listing;
-  if (failure === undefined) return {};
-  return {
-    errorCode: failure.errorCode,
-    message: failure.message,
-    ...(failure.httpStatus === undefined ? {} : { httpStatus: failure.httpStatus }),
-  };
 }
 
 async function discoverProjects(
   options: ResolveSourcesOptions,
   orgId: string,
 ): Promise<{ outcome: DiscoveryOutcome; ids: readonly string[] }> {
-  const listing = await cachedListing(options, orgId, async (now) => {
+  const subject = {
+    failed: 'could not list the projects of an organization',
+    fields: { orgId },
+    keptField: 'projectsKept',
+  };
+  const listing = await cachedListing(options, orgId, subject, async (now) => {
     const projects = await options.atlas.listOrgProjects(orgId, { signal: options.budget.signal }).toArray();
     const names = options.names;
     if (names !== undefined) {
@@ -128,17 +150,8 @@ async function discoverProjects(
     }
     return projects.map((project) => project.id);
   });
-  if (listing.failure !== undefined) {
-    options.logger.error('could not list the projects of an organization', {
-      orgId,
-      errorCode: listing.failure.errorCode,
-      httpStatus: listing.failure.httpStatus,
-      error: listing.failure.message,
-      projectsKept: listing.ids.length,
-    });
-  }
   return {
-    outcome: { orgId, status: listing.status, projects: listing.ids.length, ...failureFields(listing) },
+    outcome: { orgId, status: listing.status, projects: listing.ids.length, ...listing.failure },
     ids: listing.ids,
   };
 }
@@ -151,7 +164,12 @@ async function discoverClusters(
   options: ResolveSourcesOptions,
   groupId: string,
 ): Promise<{ outcome: DiscoveryOutcome; groupId: string; ids: readonly string[] }> {
-  const listing = await cachedListing(options, clustersKey(groupId), async () => {
+  const subject = {
+    failed: 'could not list the clusters of a project; their access history is not read',
+    fields: { groupId },
+    keptField: 'clustersKept',
+  };
+  const listing = await cachedListing(options, clustersKey(groupId), subject, async () => {
     const clusters = await options.atlas.listClusters(groupId, { signal: options.budget.signal }).toArray();
     const without = clusters.filter((cluster) => !cluster.accessHistory);
     if (without.length > 0) {
@@ -166,31 +184,21 @@ async function discoverClusters(
         },
       );
     }
-    const unnamed = clusters.filter((cluster) => cluster.accessHistory && !CLUSTER_NAME.test(cluster.name));
-    if (unnamed.length > 0) {
+    const readable = clusters.filter((cluster) => cluster.accessHistory);
+    const named = readable.filter((cluster) => CLUSTER_NAME.test(cluster.name));
+    if (named.length < readable.length) {
       options.logger.warn(
         'clusters whose names Atlas does not allow left out: their access history cannot be asked for',
         {
           groupId,
-          count: unnamed.length,
+          count: readable.length - named.length,
         },
       );
     }
-    return clusters
-      .filter((cluster) => cluster.accessHistory && CLUSTER_NAME.test(cluster.name))
-      .map((cluster) => cluster.name);
+    return named.map((cluster) => cluster.name);
   });
-  if (listing.failure !== undefined) {
-    options.logger.error('could not list the clusters of a project; their access history is not read', {
-      groupId,
-      errorCode: listing.failure.errorCode,
-      httpStatus: listing.failure.httpStatus,
-      error: listing.failure.message,
-      clustersKept: listing.ids.length,
-    });
-  }
   return {
-    outcome: { groupId, status: listing.status, clusters: listing.ids.length, ...failureFields(listing) },
+    outcome: { groupId, status: listing.status, clusters: listing.ids.length, ...listing.failure },
     groupId,
     ids: listing.ids,
   };
