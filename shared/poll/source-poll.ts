@@ -341,8 +341,7 @@ class SourceRun {
       for (;;) {
         const current = window;
         const read = await readWindow({
-          atlas: context.atlas,
-          source: this.#source,
+          reader: this.#reader,
           window: current,
           recent: this.#recent,
           previous,

@@ -1,18 +1,16 @@
-import type { AtlasClient } from '../atlas/atlas-client.js';
 import { MAX_ITEMS_PER_PAGE } from '../atlas/event-filter.js';
 import type { AtlasEvent } from '../atlas/types.js';
 import type { EventReservation } from './event-budget.js';
 import { compareKeyedEvents, type KeyedEvent, keyEvent } from './event-order.js';
-import type { PollSource } from './poll-source.js';
 import type { RecentEventIds } from './recent-event-ids.js';
-import { sourceReader } from './source-reader.js';
+import type { SourceReader } from './source-reader.js';
 import type { CutShortReason } from './tick-types.js';
 import { type EventWindow, shrinkWindow } from './window-math.js';
 
 /** Options of {@link readWindow}. */
 export interface ReadWindowOptions {
-  atlas: AtlasClient;
-  source: PollSource;
+  /** How the source's kind reads a window (`sourceReader`). */
+  reader: SourceReader;
   window: EventWindow;
   /** What the walk processed already: those events are counted, not returned. */
   recent: RecentEventIds;
@@ -136,14 +134,13 @@ export function windowEventBound(maxEvents: number, reservation: EventReservatio
  *
  * @example
  * ```ts
- * const read = await readWindow({ atlas, source, window, recent, maxEvents: 20_000, knownInWindow: 0,
+ * const read = await readWindow({ reader: sourceReader(atlas, source), window, recent, maxEvents: 20_000, knownInWindow: 0,
  *   reservation, signal, stopReason: () => budget.stopReason(), beforeNextPage: keepLease });
  * ```
  */
 export async function readWindow(options: ReadWindowOptions): Promise<WindowRead> {
-  const { atlas, source, window, recent, previous, reservation, signal } = options;
+  const { reader, window, recent, previous, reservation, signal } = options;
   const maxEvents = windowEventBound(options.maxEvents, reservation);
-  const reader = sourceReader(atlas, source);
   // Only events not processed before that a rule may alert on are held whole; the others only as id
   // and time. Every new event counts toward the window's limits, held whole or not.
   const listed = new Map<string, number>();
