@@ -553,7 +553,21 @@ describe('atlas-audit-alerts run, as processes sharing a state file', () => {
 
   afterAll(() => {
     holder?.kill('SIGKILL');
-  }, PROCESSES_TIMEOUT_MS);
+  });
+
+  /** A `run` process of the CLI with the test's credentials, its stderr collected as it comes. */
+  const spawnRun = (args: readonly string[]) => {
+    const child = spawn(process.execPath, [BIN, 'run', ...args], {
+      env: { ...process.env, ...ENV },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const output = { stderr: '' };
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
+      output.stderr += chunk;
+    });
+    const exit = new Promise<number | null>((resolve) => child.on('close', resolve));
+    return { child, output, exit };
+  };
 
   it(
     'refuses a second run while the first holds the file, and the first stops cleanly on SIGTERM',
@@ -570,17 +584,9 @@ describe('atlas-audit-alerts run, as processes sharing a state file', () => {
         '--notify',
         `outbox:${join(folder, 'o.jsonl')}`,
       ];
-      const first = spawn(process.execPath, [BIN, 'run', '--every', '1h', ...args], {
-        env: { ...process.env, ...ENV },
-        stdio: ['ignore', 'pipe', 'pipe'],
-      });
+      const { child: first, output, exit: firstExit } = spawnRun(['--every', '1h', ...args]);
       holder = first;
-      let firstStderr = '';
-      first.stderr?.setEncoding('utf8').on('data', (chunk: string) => {
-        firstStderr += chunk;
-      });
-      const firstExit = new Promise<number | null>((resolve) => first.on('close', resolve));
-      await waitFor(() => /\ntick /.test(firstStderr), 'the first run to finish a tick', 30_000);
+      await waitFor(() => /\ntick /.test(output.stderr), 'the first run to finish a tick', 30_000);
 
       const second = await runCli(['run', '--once', ...args], ENV);
       first.kill('SIGTERM');
@@ -591,7 +597,7 @@ describe('atlas-audit-alerts run, as processes sharing a state file', () => {
         `atlas-audit-alerts: state file ${state} is in use by process ${first.pid}: two runs cannot share a state file. Wait for it to finish, or give this run another state file; if that process is gone, delete ${state}.lock\n`,
       );
       expect(firstStatus).toBe(0);
-      expect(firstStderr).toMatch(/\nSIGTERM: stopping\n$/);
+      expect(output.stderr).toMatch(/\nSIGTERM: stopping\n$/);
     },
     PROCESSES_TIMEOUT_MS,
   );
@@ -611,18 +617,11 @@ describe('atlas-audit-alerts run, as processes sharing a state file', () => {
         '--state',
         `file:${state}`,
       ];
-      const cut = spawn(process.execPath, [BIN, 'run', '--once', ...args], {
-        env: { ...process.env, ...ENV },
-        stdio: ['ignore', 'pipe', 'pipe'],
-      });
-      let stderr = '';
-      cut.stderr.setEncoding('utf8').on('data', (chunk: string) => {
-        stderr += chunk;
-      });
+      const { child: cut, output, exit } = spawnRun(['--once', ...args]);
       // The reader takes the first chunk of alerts and goes, as head does: every alert after it, far
       // more than a pipe holds, meets a closed pipe.
       cut.stdout.once('data', () => cut.stdout.destroy());
-      const status = await new Promise<number | null>((resolve) => cut.on('close', resolve));
+      const status = await exit;
 
       const document = JSON.parse(await readFile(state, 'utf8')) as {
         sources: Array<{ source: string; lease?: unknown }>;
@@ -638,7 +637,7 @@ describe('atlas-audit-alerts run, as processes sharing a state file', () => {
       expect(document.sources.filter((source) => source.lease !== undefined)).toEqual([]);
       expect(document.alerts.filter((alert) => alert.status === 'IN_PROGRESS')).toEqual([]);
       expect(status).toBe(0);
-      expect(stderr).toContain('output closed: stopping now; unfinished sources keep their cursors');
+      expect(output.stderr).toContain('output closed: stopping now; unfinished sources keep their cursors');
       expect(sent).toBeLessThan(expectedFingerprints.length);
       // The next run delivers at once every alert the first could not print: none waits for a claim to lapse.
       expect(next.code, next.stderr).toBe(0);
