@@ -1,5 +1,11 @@
 export { cleanLine } from '../text-cleaning.js';
 export { type Alert, SEVERITIES, type Severity, severityRank } from './alert.js';
+export {
+  type AlertFinding,
+  alertFinding,
+  FINDING_RESOLVED_EVENT_TYPE,
+  POSTURE_FINDING_FIELD,
+} from './alert-finding.js';
 export { chunkEntries, MAX_BATCH_ENTRIES } from './batch-chunks.js';
 export { type ChatbotFormatOptions, formatChatbotNotification } from './chatbot-formatter.js';
 export { type ChatbotNotification, chatbotNotificationSchema } from './chatbot-notification.js';
