@@ -1,9 +1,11 @@
-import { CfnOutput, Duration, Fn, RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
+import { Aws, CfnOutput, Duration, Fn, RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
+import { EventBus } from 'aws-cdk-lib/aws-events';
 import { Key } from 'aws-cdk-lib/aws-kms';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import type { Construct } from 'constructs';
 import { DEFAULT_CONNECTION } from '../shared/poll/connections.js';
 import { planRoutes } from '../shared/routes/route-plan.js';
+import { accountDestinationPolicies, CREATED_BUS } from './account-destinations.js';
 import type { PollerBundleOptions } from './bundling.js';
 import type { DeployConfig } from './config.js';
 import { AlertTopic } from './constructs/alert-topic.js';
@@ -100,8 +102,16 @@ export class AuditAlertsStack extends Stack {
             sqsEndpoint: config.fanOut.mode !== 'off',
           });
 
+    const destinations = accountDestinationPolicies(config);
+    const eventBus = destinations.eventBridge === undefined ? undefined : this.#eventBus();
+    const securityHubProductArn =
+      destinations.securityHub === undefined
+        ? undefined
+        : `arn:${Aws.PARTITION}:securityhub:${Aws.REGION}:${Aws.ACCOUNT_ID}:product/${Aws.ACCOUNT_ID}/default`;
     const functionProps = {
       config,
+      eventBus,
+      securityHubProductArn,
       bundle: props.bundle,
       table: state.table,
       alertTopic: alerts.topic,
@@ -134,6 +144,9 @@ export class AuditAlertsStack extends Stack {
         topic: delivery.topic,
       })),
       notificationTopics: { alerts: alerts.topic, operations: operations.topic },
+      destinations: (['eventBridge', 'securityHub'] as const).filter(
+        (kind) => destinations[kind] !== undefined,
+      ),
       subscriptionDeadLetters: deadLetters.queues,
       ...(config.connections.length === 0
         ? {}
@@ -180,6 +193,13 @@ export class AuditAlertsStack extends Stack {
       description: 'The stack alarms are published here',
       value: operations.topic.topicArn,
     });
+    if (eventBus !== undefined) {
+      new CfnOutput(this, 'AlertEventBusArn', {
+        description:
+          'Alerts are put on this EventBridge bus (source io.github.atlas-audit-alerts): add rules to it',
+        value: eventBus.eventBusArn,
+      });
+    }
     new CfnOutput(this, 'PollerFunctionName', { value: poller.function.functionName });
     new CfnOutput(this, 'PollerLogGroupName', {
       description: "The poller's logs, a summary line per tick: aws logs tail <this> --follow",
@@ -197,6 +217,24 @@ export class AuditAlertsStack extends Stack {
         value: Fn.join(',', network.egressAddresses),
       });
     }
+  }
+
+  /**
+   * The bus alerts go to (`eventBridge.bus`): the account's `default` bus, one the stack creates
+   * (`create`), or an existing one by name or ARN. The poller puts entries by name on a bus of its own
+   * account and by ARN on another account's.
+   */
+  #eventBus(): { eventBusName: string; eventBusArn: string } {
+    const bus = this.#config.eventBridge?.bus ?? 'default';
+    if (bus === CREATED_BUS) {
+      const created = new EventBus(this, 'AlertBus', { eventBusName: `${this.#config.stackName}-alerts` });
+      return { eventBusName: created.eventBusName, eventBusArn: created.eventBusArn };
+    }
+    if (bus.startsWith('arn:')) return { eventBusName: bus, eventBusArn: bus };
+    return {
+      eventBusName: bus,
+      eventBusArn: this.formatArn({ service: 'events', resource: 'event-bus', resourceName: bus }),
+    };
   }
 
   /**

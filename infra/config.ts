@@ -11,7 +11,11 @@ import {
 } from '../shared/poll/poller-config.js';
 import { describeSettingIssue } from '../shared/poll/setting-issues.js';
 import { planRoutes } from '../shared/routes/route-plan.js';
-import { routesSchema, slackChannelShape } from '../shared/routes/route-settings.js';
+import {
+  accountDestinationSchema,
+  routesSchema,
+  slackChannelShape,
+} from '../shared/routes/route-settings.js';
 import { DEFAULT_ROUTE, deliveryRoutePath, deliveryRoutes, hasDefaultRoute } from './delivery-routes.js';
 import { connectionIdPart, deployedConnections } from './deploy-connections.js';
 import { DeployConfigError, type DeployConfigProblem } from './errors.js';
@@ -47,6 +51,10 @@ const secretArnSchema = z
 const kmsKeyArnSchema = z
   .string()
   .regex(/^arn:aws[a-z-]*:kms:[a-z0-9-]+:\d{12}:key\/[A-Za-z0-9-]+$/, 'must be the ARN of a KMS key');
+
+/** An event bus name (`default`, `create` here meaning one the stack makes) or an event bus ARN. */
+const EVENT_BUS_PATTERN =
+  /^(?:[/.\-_A-Za-z0-9]{1,256}|arn:aws[a-z-]*:events:[a-z0-9-]+:\d{12}:event-bus\/[/.\-_A-Za-z0-9]{1,256})$/;
 
 const emailListSchema = z.array(z.email('must be an email address')).default([]);
 
@@ -149,8 +157,27 @@ export const deploySettingsSchema = z.strictObject({
       emailMinSeverity: severitySchema.default('medium'),
       /** The AWS Chatbot Slack channel that receives alerts; none when absent. */
       slack: slackSchema.optional(),
+      /** Every alert (at or above its `minSeverity`) also goes to the EventBridge bus `eventBridge.bus` names. */
+      eventBridge: accountDestinationSchema.optional(),
+      /** Every alert (at or above its `minSeverity`) also becomes a Security Hub finding. */
+      securityHub: accountDestinationSchema.optional(),
     })
     .prefault({}),
+  /**
+   * The EventBridge bus alerts go to, for the routes (or `alerts.eventBridge`) that send to it: the
+   * account's `default` bus, one the stack creates (`create`), or an existing bus by name or ARN.
+   */
+  eventBridge: z
+    .strictObject({
+      bus: z
+        .string()
+        .regex(
+          EVENT_BUS_PATTERN,
+          'must be default, create, the name of an existing bus (letters, digits, ".", "-", "_", "/"), or its ARN',
+        )
+        .default('default'),
+    })
+    .optional(),
   /**
    * More routes for alerts, beside the one `alerts` makes: each takes the alerts its match holds
    * for (connections, organizations, projects, rules, tags, a severity floor) to its own email
@@ -414,7 +441,7 @@ const CROSS_CHECKS: readonly CrossCheck[] = [
         if (hasDefault && route.name === DEFAULT_ROUTE) {
           fail(
             ['routes', index, 'name'],
-            `${DEFAULT_ROUTE} is the route alerts.emails and alerts.slack make: give this route another name`,
+            `${DEFAULT_ROUTE} is the route the alerts settings make (emails, slack, eventBridge, securityHub): give this route another name`,
           );
         }
         // An alert names the connection it came through: a name no connection has would match nothing.
@@ -429,6 +456,18 @@ const CROSS_CHECKS: readonly CrossCheck[] = [
       });
       for (const problem of planRoutes(deliveryRoutes(config)).problems) {
         fail(deliveryRoutePath(config, problem.path), problem.message);
+      }
+    },
+  },
+  {
+    inputs: [['eventBridge'], ['alerts'], ['routes']],
+    check(config, fail) {
+      const sends = deliveryRoutes(config).some((route) => route.eventBridge !== undefined);
+      if (config.eventBridge !== undefined && !sends) {
+        fail(
+          ['eventBridge'],
+          'names a bus no route sends to: add alerts.eventBridge: {} (every alert) or eventBridge: {} to a route, or remove this setting',
+        );
       }
     },
   },

@@ -5,8 +5,9 @@ import type { DeployConfig } from './config.js';
 export const DEFAULT_ROUTE = 'default';
 
 /**
- * The routes alerts are delivered by: the one `alerts.emails` and `alerts.slack` make (named
- * `default`, matching every alert, with their severity floors), when they name a destination, then
+ * The routes alerts are delivered by: the one the `alerts` settings make (named `default`, matching
+ * every alert, with their severity floors: emails, Slack, EventBridge, Security Hub), when they name a
+ * destination, then
  * the `routes` list in its order.
  *
  * @example
@@ -16,11 +17,13 @@ export const DEFAULT_ROUTE = 'default';
  * ```
  */
 export function deliveryRoutes(config: Pick<DeployConfig, 'alerts' | 'routes'>): RouteSettings[] {
-  const { emails, emailMinSeverity, slack } = config.alerts;
+  const { emails, emailMinSeverity, slack, eventBridge, securityHub } = config.alerts;
   if (!hasDefaultRoute(config)) return [...config.routes];
   const route: RouteSettings = { name: DEFAULT_ROUTE, match: {} };
   if (emails.length > 0) route.email = { to: [...emails], minSeverity: emailMinSeverity };
   if (slack !== undefined) route.slack = { ...slack };
+  if (eventBridge !== undefined) route.eventBridge = { ...eventBridge };
+  if (securityHub !== undefined) route.securityHub = { ...securityHub };
   return [route, ...config.routes];
 }
 
@@ -40,5 +43,6 @@ export function deliveryRoutePath(
 
 /** Whether the `alerts` settings name a destination, and so make the route named `default`. */
 export function hasDefaultRoute(config: Pick<DeployConfig, 'alerts'>): boolean {
-  return config.alerts.emails.length > 0 || config.alerts.slack !== undefined;
+  const { emails, slack, eventBridge, securityHub } = config.alerts;
+  return emails.length > 0 || slack !== undefined || eventBridge !== undefined || securityHub !== undefined;
 }

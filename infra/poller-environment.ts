@@ -1,6 +1,7 @@
 import { type ConnectionInput, connectionSchema } from '../shared/poll/connections.js';
 import { METRICS_NAMESPACE, METRICS_SERVICE } from '../shared/poll/metric-names.js';
 import { POLLER_CONFIG_ENV, type PollerConfig, pollerConfigSchema } from '../shared/poll/poller-config.js';
+import { accountDestinationPolicies } from './account-destinations.js';
 import type { DeployConfig } from './config.js';
 import { InfraError, PollerEnvironmentTooLargeError } from './errors.js';
 
@@ -17,6 +18,8 @@ const LONGEST_REFERENCES = {
   tableName: 't'.repeat(255),
   topicArn: `arn:aws-us-gov:sns:us-gov-west-1:123456789012:${'t'.repeat(256)}`,
   secretArn: `arn:aws-us-gov:secretsmanager:us-gov-west-1:123456789012:secret:${'s'.repeat(512)}-AbCdEf`,
+  eventBusName: 'e'.repeat(256),
+  securityHubProductArn: 'arn:aws-us-gov:securityhub:us-gov-west-1:123456789012:product/123456789012/default',
 } as const;
 
 /** Where the poller finds its resources; at synth these are usually CloudFormation tokens. */
@@ -27,6 +30,10 @@ export interface PollerResourceReferences {
   secretArn?: string | undefined;
   /** The secret of each connection of `connections`, by its name. */
   connectionSecrets?: readonly ConnectionSecretReference[] | undefined;
+  /** The EventBridge bus alerts go to, when a route sends to one: `default`, a name or an ARN. */
+  eventBusName?: string | undefined;
+  /** The account's default Security Hub product, when a route sends to Security Hub. */
+  securityHubProductArn?: string | undefined;
 }
 
 /** Where one connection's credentials are. */
@@ -84,7 +91,30 @@ export function pollerEnvironment({
   extra,
 }: PollerEnvironmentOptions): Record<string, string> {
   const settings = pollerSettings(config);
-  const { connectionSecrets = [], secretArn, ...references } = resources;
+  const { connectionSecrets = [], secretArn, eventBusName, securityHubProductArn, ...references } = resources;
+  const policies = accountDestinationPolicies(config);
+  const destinationsWith = (bus: string | undefined, productArn: string | undefined) => {
+    const { eventBridge, securityHub } = policies;
+    if (eventBridge === undefined && securityHub === undefined) return {};
+    if (
+      (eventBridge !== undefined && bus === undefined) ||
+      (securityHub !== undefined && productArn === undefined)
+    ) {
+      throw new InfraError(
+        'a route sends to EventBridge or Security Hub: the stack passes the bus and product references',
+      );
+    }
+    return {
+      destinations: {
+        ...(eventBridge === undefined
+          ? {}
+          : { eventBridge: { busName: bus as string, policies: eventBridge } }),
+        ...(securityHub === undefined
+          ? {}
+          : { securityHub: { productArn: productArn as string, policies: securityHub } }),
+      },
+    };
+  };
   const secretOf = (name: string): ConnectionSecretReference => {
     const secret = connectionSecrets.find((candidate) => candidate.name === name);
     if (secret === undefined) {
@@ -107,6 +137,10 @@ export function pollerEnvironment({
     tableName: LONGEST_REFERENCES.tableName,
     topicArn: LONGEST_REFERENCES.topicArn,
     ...(secretArn === undefined ? {} : { secretArn: LONGEST_REFERENCES.secretArn }),
+    ...destinationsWith(
+      eventBusName === undefined || !isToken(eventBusName) ? eventBusName : LONGEST_REFERENCES.eventBusName,
+      securityHubProductArn === undefined ? undefined : LONGEST_REFERENCES.securityHubProductArn,
+    ),
   });
   const longest = {
     ...longestOthers,
@@ -133,6 +167,7 @@ export function pollerEnvironment({
     ...(connections === undefined ? {} : { connections }),
     ...references,
     ...(secretArn === undefined ? {} : { secretArn }),
+    ...destinationsWith(eventBusName, securityHubProductArn),
   };
   return { ...fixed, [POLLER_CONFIG_ENV]: toJsonString(pollerConfig), ...extra?.variables };
 }
@@ -236,4 +271,9 @@ function environmentBytes(environment: Record<string, string>): number {
     bytes += Buffer.byteLength(name) + Buffer.byteLength(value);
   }
   return bytes;
+}
+
+/** Whether a value is still a CDK token (resolved only at deploy), as a created bus's name is at synth. */
+function isToken(value: string): boolean {
+  return value.includes('${Token[');
 }

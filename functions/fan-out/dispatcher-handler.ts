@@ -125,6 +125,7 @@ export function createDispatcherHandler(options: DispatcherHandlerOptions): Disp
             store: runtime.store,
             engine: runtime.engine,
             notifier: runtime.notifier,
+            destinations: runtime.destinations,
             clock,
             logger,
             discoveryCache: runtime.discoveryCache,

@@ -7,6 +7,7 @@ import { SQSClient } from '@aws-sdk/client-sqs';
 import { SqsSourceQueue } from '../../shared/fan-out/index.js';
 import { METRICS_NAMESPACE, METRICS_SERVICE } from '../../shared/poll/index.js';
 import { loadBundledRulePack } from '../poller/bundled-rule-pack.js';
+import { destinationClients } from '../poller/destination-clients.js';
 import { readLambdaConfig } from '../poller/lambda-config.js';
 import { createDispatcherHandler, type DispatcherHandler } from './dispatcher-handler.js';
 import { readFanOutConfig } from './fan-out-config.js';
@@ -23,6 +24,7 @@ export const handler: DispatcherHandler = createDispatcherHandler({
   pack: loadBundledRulePack(),
   dynamoDb: new DynamoDBClient({}),
   sns: new SNSClient({}),
+  ...destinationClients(config),
   secretsManager: new SecretsManagerClient({}),
   logger: new Logger({ serviceName: METRICS_SERVICE }),
   metrics: new Metrics({ namespace: METRICS_NAMESPACE, serviceName: METRICS_SERVICE }),

@@ -78,6 +78,7 @@ export function createWorkerHandler(options: WorkerHandlerOptions): WorkerHandle
               store: runtime.store,
               engine: runtime.engine,
               notifier: runtime.notifier,
+              destinations: runtime.destinations,
               clock,
               logger,
               names: runtime.names,

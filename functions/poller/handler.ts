@@ -5,6 +5,7 @@ import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { SNSClient } from '@aws-sdk/client-sns';
 import { METRICS_NAMESPACE, METRICS_SERVICE } from '../../shared/poll/index.js';
 import { loadBundledRulePack } from './bundled-rule-pack.js';
+import { destinationClients } from './destination-clients.js';
 import { readLambdaConfig } from './lambda-config.js';
 import { createPollerHandler, type PollerHandler } from './poller-handler.js';
 
@@ -18,6 +19,7 @@ export const handler: PollerHandler = createPollerHandler({
   pack: loadBundledRulePack(),
   dynamoDb: new DynamoDBClient({}),
   sns: new SNSClient({}),
+  ...destinationClients(config),
   secretsManager: new SecretsManagerClient({}),
   logger: new Logger({ serviceName: METRICS_SERVICE }),
   metrics: new Metrics({ namespace: METRICS_NAMESPACE, serviceName: METRICS_SERVICE }),

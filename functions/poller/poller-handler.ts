@@ -75,7 +75,7 @@ export interface PollerHandlerOptions {
  */
 export function createPollerHandler(options: PollerHandlerOptions): PollerHandler {
   const { config, metrics } = options;
-  const { clock, logger, store, engine, notifier, connections, discoveryCache, names, sink } =
+  const { clock, logger, store, engine, notifier, destinations, connections, discoveryCache, names, sink } =
     createPollerRuntime(options);
   const polled = effectiveConnections(config);
 
@@ -91,6 +91,7 @@ export function createPollerHandler(options: PollerHandlerOptions): PollerHandle
           store,
           engine,
           notifier,
+          destinations,
           clock,
           logger,
           discoveryCache,

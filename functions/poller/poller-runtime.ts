@@ -1,16 +1,25 @@
 import type { Logger as PowertoolsLogger } from '@aws-lambda-powertools/logger';
 import type { Metrics } from '@aws-lambda-powertools/metrics';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import type { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import type { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import type { SNSClient } from '@aws-sdk/client-sns';
 import { type Clock, systemClock } from '../../shared/clock.js';
 import type { LogAttributes, Logger } from '../../shared/logger.js';
-import { type ConsoleLinkOptions, SnsNotifier } from '../../shared/notify/index.js';
+import {
+  type ConsoleLinkOptions,
+  EventBridgeNotifier,
+  type EventBridgeNotifierOptions,
+  SnsNotifier,
+} from '../../shared/notify/index.js';
+import type { AlertDestination } from '../../shared/poll/index.js';
 import { DiscoveryCache, type MetricsSink, NameCache } from '../../shared/poll/index.js';
+import { routedDestination } from '../../shared/routes/account-destination.js';
 import { createRuleEngine, type RuleEngine } from '../../shared/rules/engine.js';
 import type { RulePack } from '../../shared/rules/rule-pack.js';
 import { DynamoDbStateStore } from '../../shared/state/index.js';
 import { ConnectionClients } from './connection-clients.js';
+import { PollerConfigError } from './errors.js';
 import type { LambdaPollerConfig } from './lambda-config.js';
 import { powertoolsMetricsSink } from './powertools-metrics-sink.js';
 
@@ -21,6 +30,8 @@ export interface PollerRuntimeOptions {
   pack: RulePack;
   dynamoDb: DynamoDBClient;
   sns: SNSClient;
+  /** Needed when a route sends to EventBridge (see `destinationClients`). */
+  eventBridge?: EventBridgeClient | undefined;
   secretsManager: SecretsManagerClient;
   logger: PowertoolsLogger;
   metrics: Metrics;
@@ -37,6 +48,8 @@ export interface PollerRuntime {
   /** Built over `store`, so suppressions and thresholds persist. */
   engine: RuleEngine;
   notifier: SnsNotifier;
+  /** The destinations beside the topic the routes send to (an EventBridge bus, Security Hub). */
+  destinations: AlertDestination[];
   /**
    * Each connection's credentials (read from its own secret; the top-level settings' from
    * `config.secretArn`, as the connection `default`) and its client, rebuilt only when they change.
@@ -71,6 +84,10 @@ export function createPollerRuntime(options: PollerRuntimeOptions): PollerRuntim
     logger,
   });
   const connections = new ConnectionClients({ secretsManager: options.secretsManager, clock, logger });
+  const consoles = {
+    console: { flavor: config.atlas.flavor, baseUrl: config.atlas.baseUrl },
+    connectionConsoles: connectionConsoles(config),
+  };
   return {
     clock,
     logger,
@@ -80,15 +97,45 @@ export function createPollerRuntime(options: PollerRuntimeOptions): PollerRuntim
       client: options.sns,
       topicArn: config.topicArn,
       clock,
-      console: { flavor: config.atlas.flavor, baseUrl: config.atlas.baseUrl },
-      connectionConsoles: connectionConsoles(config),
+      ...consoles,
       logger,
     }),
+    destinations: accountDestinations(options, { clock, logger, ...consoles }),
     connections,
     discoveryCache: new DiscoveryCache(),
     names: new NameCache(),
     sink: powertoolsMetricsSink(options.metrics),
   };
+}
+
+/**
+ * The destinations the configuration's routes send to beside the topic, each with its notifier.
+ *
+ * @throws {PollerConfigError} when a destination is configured but its client was not given.
+ */
+function accountDestinations(
+  options: PollerRuntimeOptions,
+  shared: { clock: Clock; logger: Logger } & Pick<
+    EventBridgeNotifierOptions,
+    'console' | 'connectionConsoles'
+  >,
+): AlertDestination[] {
+  const settings = options.config.destinations;
+  const destinations: AlertDestination[] = [];
+  if (settings?.eventBridge !== undefined) {
+    if (options.eventBridge === undefined) {
+      throw new PollerConfigError('a route sends to EventBridge but the function has no EventBridge client');
+    }
+    const notifier = new EventBridgeNotifier({
+      client: options.eventBridge,
+      busName: settings.eventBridge.busName,
+      ...shared,
+    });
+    destinations.push(
+      routedDestination({ kind: 'eventBridge', notifier, policies: settings.eventBridge.policies }),
+    );
+  }
+  return destinations;
 }
 
 /** Powertools' Logger behind the logger interface `shared/` writes to. */

@@ -6,6 +6,8 @@ import type { ITopic } from 'aws-cdk-lib/aws-sns';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { MetricName } from '../../shared/poll/metric-names.js';
+import { ACCOUNT_DESTINATION_NAMES } from '../../shared/routes/account-destination.js';
+import type { AccountDestinationKind } from '../../shared/routes/route-plan.js';
 import { connectionIdPart } from '../deploy-connections.js';
 import { pollerMetric } from './poller-metrics.js';
 import type { SubscriptionDeadLetterQueue } from './subscription-dead-letters.js';
@@ -33,6 +35,8 @@ export interface OperationsAlarmsProps {
    * for a deployment of the top-level settings alone, whose metrics carry no connection.
    */
   connections?: readonly string[];
+  /** The destinations the poller delivers to itself beside the topic, each alarmed when it fails. */
+  destinations?: readonly AccountDestinationKind[];
 }
 
 interface AlarmSpec {
@@ -131,6 +135,23 @@ export class OperationsAlarms extends Construct {
           'Alerts could not be published to the alert topic; they are retried on the next tick. Check the poller log group and the topic key policy.',
       },
     ];
+    for (const kind of props.destinations ?? []) {
+      const name = ACCOUNT_DESTINATION_NAMES[kind];
+      specs.push({
+        id: kind === 'eventBridge' ? 'EventBridgeDeliveryFailed' : 'SecurityHubDeliveryFailed',
+        metric: pollerMetric({
+          name: MetricName.destinationAlertsFailed,
+          statistic: 'Sum',
+          period,
+          dimensions: { destination: name },
+        }),
+        ...atLeastOnce,
+        description:
+          kind === 'eventBridge'
+            ? 'Alerts could not be put on the EventBridge bus: retried next tick unless EventBridge refused them for good (the log says which). Check the bus name, its resource policy and the poller log group.'
+            : 'Alerts could not be imported into Security Hub: retried next tick unless Security Hub refused them for good (the log says which). Check that Security Hub is enabled in this account and region, and the poller log group.',
+      });
+    }
     for (const slack of props.slack ?? []) {
       specs.push({
         id: `${slack.id}DeliveryFailed`,
@@ -165,6 +186,23 @@ export class OperationsAlarms extends Construct {
           'SNS could not deliver an alarm to a subscription of the operations topic: an address of operations.emails may be gone (the OperationsEmailDeadLetters queue holds what it missed). The alarms are in the CloudWatch console.',
       },
     );
+    for (const kind of props.destinations ?? []) {
+      const name = ACCOUNT_DESTINATION_NAMES[kind];
+      specs.push({
+        id: kind === 'eventBridge' ? 'EventBridgeDeliveryFailed' : 'SecurityHubDeliveryFailed',
+        metric: pollerMetric({
+          name: MetricName.destinationAlertsFailed,
+          statistic: 'Sum',
+          period,
+          dimensions: { destination: name },
+        }),
+        ...atLeastOnce,
+        description:
+          kind === 'eventBridge'
+            ? 'Alerts could not be put on the EventBridge bus: retried next tick unless EventBridge refused them for good (the log says which). Check the bus name, its resource policy and the poller log group.'
+            : 'Alerts could not be imported into Security Hub: retried next tick unless Security Hub refused them for good (the log says which). Check that Security Hub is enabled in this account and region, and the poller log group.',
+      });
+    }
     for (const slack of props.slack ?? []) {
       specs.push({
         id: `${slack.id}NotificationsFailed`,

@@ -1,7 +1,7 @@
 import { resolve } from 'node:path';
 import { Duration, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
-import { ManagedPolicy, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import { ManagedPolicy, PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import type { IKey } from 'aws-cdk-lib/aws-kms';
 import {
   ApplicationLogLevel,
@@ -54,6 +54,13 @@ export interface PollerFunctionProps {
   polls?: boolean;
   /** More environment variables (the fan-out settings), counted in the 4 KB check. */
   environment?: ExtraEnvironment;
+  /**
+   * The EventBridge bus alerts go to, when a route sends to one: the name the poller puts entries
+   * with (an ARN for another account's bus) and the ARN it is granted.
+   */
+  eventBus?: { eventBusName: string; eventBusArn: string } | undefined;
+  /** The account's default Security Hub product, when a route sends findings there. */
+  securityHubProductArn?: string | undefined;
 }
 
 /** One connection's secret. */
@@ -100,6 +107,15 @@ export const STATE_TABLE_ACTIONS = [
   'dynamodb:DeleteItem',
 ];
 
+/** What the poller sends to a bus its routes name: entries, nothing else (no rules, no archives). */
+export const EVENT_BUS_ACTIONS = ['events:PutEvents'];
+
+/**
+ * What the poller sends to Security Hub: findings of its own, imported into the account's default
+ * product (the resource the action is scoped to); no reads, no updates of others' findings.
+ */
+export const SECURITY_HUB_ACTIONS = ['securityhub:BatchImportFindings'];
+
 /**
  * What a dispatcher that only queues sources reads of the table: the sources' last poll times
  * (`readSourceTimes`), to queue those that waited longest first.
@@ -144,6 +160,16 @@ export class PollerFunction extends Construct {
     if (polls) {
       props.table.grant(role, ...STATE_TABLE_ACTIONS);
       grantTopicPublish({ grantee: role, topic: props.alertTopic, key: props.alertTopicKey });
+      if (props.eventBus !== undefined) {
+        role.addToPolicy(
+          new PolicyStatement({ actions: EVENT_BUS_ACTIONS, resources: [props.eventBus.eventBusArn] }),
+        );
+      }
+      if (props.securityHubProductArn !== undefined) {
+        role.addToPolicy(
+          new PolicyStatement({ actions: SECURITY_HUB_ACTIONS, resources: [props.securityHubProductArn] }),
+        );
+      }
     } else {
       props.table.grant(role, ...SOURCE_ORDER_ACTIONS);
     }
@@ -186,6 +212,8 @@ export class PollerFunction extends Construct {
             secretArn: secret.secretArn,
             longestSecretArn: secret.longestSecretArn,
           })),
+          eventBusName: props.eventBus?.eventBusName,
+          securityHubProductArn: props.securityHubProductArn,
         },
         toJsonString: (value) => Stack.of(this).toJsonString(value),
         extra: props.environment,

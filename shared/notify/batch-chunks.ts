@@ -25,13 +25,39 @@ export function chunkEntries<T extends PublishBatchRequestEntry>(
   entries: readonly T[],
   options: ChunkOptions = {},
 ): T[][] {
-  const maxEntries = options.maxEntries ?? MAX_BATCH_ENTRIES;
-  const maxBytes = options.maxBytes ?? MAX_MESSAGE_BYTES;
+  return chunkBatches(entries, {
+    maxEntries: options.maxEntries ?? MAX_BATCH_ENTRIES,
+    maxBytes: options.maxBytes ?? MAX_MESSAGE_BYTES,
+    bytesOf: snsEntryBytes,
+  });
+}
+
+/** Options of {@link chunkBatches}. */
+export interface BatchLimits<T> {
+  /** Most items per batch. */
+  maxEntries: number;
+  /** Most bytes per batch, all items together, as `bytesOf` counts them. */
+  maxBytes: number;
+  bytesOf: (item: T) => number;
+}
+
+/**
+ * Splits items into batches of at most `maxEntries` items and `maxBytes` together, in order, packed
+ * greedily: what every batch API asks (SNS `PublishBatch`, EventBridge `PutEvents`, Security Hub
+ * `BatchImportFindings`). An item larger than `maxBytes` on its own goes alone in its batch.
+ *
+ * @example
+ * ```ts
+ * chunkBatches(entries, { maxEntries: 10, maxBytes: 256 * 1024, bytesOf: putEventsEntryBytes });
+ * ```
+ */
+export function chunkBatches<T>(items: readonly T[], limits: BatchLimits<T>): T[][] {
+  const { maxEntries, maxBytes } = limits;
   const batches: T[][] = [];
   let current: T[] = [];
   let currentBytes = 0;
-  for (const entry of entries) {
-    const bytes = snsEntryBytes(entry);
+  for (const entry of items) {
+    const bytes = limits.bytesOf(entry);
     if (current.length > 0 && (current.length >= maxEntries || currentBytes + bytes > maxBytes)) {
       batches.push(current);
       current = [];

@@ -1,6 +1,18 @@
 export { cleanLine } from '../text-cleaning.js';
 export { type Alert, SEVERITIES, type Severity, severityRank } from './alert.js';
 export {
+  ALERT_DETAIL_SCHEMA_VERSION,
+  type AlertDetail,
+  alertDetailSchema,
+  alertDetailType,
+  buildAlertDetail,
+  DetailType,
+  detailJsonSchemas,
+  EVENT_SOURCE,
+  type SourceHealthDetail,
+  sourceHealthDetailSchema,
+} from './alert-detail.js';
+export {
   type AlertFinding,
   alertFinding,
   FINDING_RESOLVED_EVENT_TYPE,
@@ -13,6 +25,12 @@ export { ConsoleNotifier, type ConsoleNotifierOptions } from './console-notifier
 export { type EmailFormatOptions, formatEmailText } from './email-formatter.js';
 export { MAX_MESSAGE_BYTES, snsEntryBytes } from './entry-size.js';
 export { InvalidSnsEntryError, NotifyConfigError, NotifyError } from './errors.js';
+export {
+  EventBridgeNotifier,
+  type EventBridgeNotifierOptions,
+  type EventBridgeRetryOptions,
+  putEventsEntryBytes,
+} from './eventbridge-notifier.js';
 export type { AtlasFlavor, ConsoleLinkOptions, FormatContext } from './format-context.js';
 export { buildMessageAttributes, type MessageAttributes } from './message-attributes.js';
 export {

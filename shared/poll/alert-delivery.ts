@@ -8,11 +8,29 @@ import type { AlertCounts } from './tick-types.js';
 /** Store requests one delivery keeps in flight at once (releases of claims not published). */
 const STORE_CONCURRENCY = 8;
 
+/**
+ * A destination the poller delivers to itself beside the notifier (an EventBridge bus, Security Hub),
+ * with its own claims: an alert it failed to take is delivered to it again on a later tick, while the
+ * notifier, which took it, is not asked twice.
+ */
+export interface AlertDestination {
+  /**
+   * Names it in claims, logs and metrics: lower-case letters, digits and hyphens (`eventbridge`).
+   * Its claims are kept under `<name>>` + the alert's fingerprint, which no fingerprint begins with.
+   */
+  readonly name: string;
+  readonly notifier: Notifier;
+  /** Whether it takes the alert (the filter policies of the routes that name it). Must not throw. */
+  accepts(alert: Alert): boolean;
+}
+
 /** Options of {@link deliverAlerts}. */
 export interface DeliverAlertsOptions {
   alerts: readonly Alert[];
   store: StateStore;
   notifier: Notifier;
+  /** Further destinations, each delivered the alerts it accepts after the notifier. Default: none. */
+  destinations?: readonly AlertDestination[];
   /** How long a claim holds before another worker may take it over. */
   claimMs: number;
   /** Aborts the publish: alerts not yet delivered come back failed and retryable. */
@@ -24,7 +42,10 @@ export interface DeliverAlertsOptions {
 
 /** What delivering one batch of alerts did. */
 export interface Delivery {
+  /** What the notifier took: the alerts' own counts. */
   counts: AlertCounts;
+  /** What each further destination took, by its name (absent: none has any). */
+  destinations: Record<string, AlertCounts>;
   /**
    * Whether every alert was delivered, was sent before, or can never be delivered: only then may the
    * cursor move past the events that raised them.
@@ -33,8 +54,14 @@ export interface Delivery {
   /** Another worker holds a live claim on one of the alerts. */
   inProgressElsewhere: number;
   /** The first failure a later attempt may fix (the cursor stays for it), if any. */
-  retryableFailure: PublishFailed | undefined;
+  retryableFailure: DeliveryFailure | undefined;
 }
+
+/** A failure, with where: `notifier`, or the name of a further destination. */
+export type DeliveryFailure = PublishFailed & { destination: string };
+
+/** How {@link DeliveryFailure.destination} names the notifier. */
+export const NOTIFIER_DESTINATION = 'notifier';
 
 /**
  * Alerts claimed, published and marked together: one claim transaction's worth. Formatting an alert
@@ -72,27 +99,77 @@ export async function deliverAlerts(options: DeliverAlertsOptions): Promise<Deli
   const alerts = uniqueByFingerprint(options.alerts);
   const delivery: Delivery = {
     counts: emptyAlertCounts(),
+    destinations: {},
     settled: true,
     inProgressElsewhere: 0,
     retryableFailure: undefined,
   };
+  const targets: Target[] = [
+    { name: NOTIFIER_DESTINATION, notifier: options.notifier, accepts: () => true, claimKey: (fp) => fp },
+    ...(options.destinations ?? []).map((destination) => ({
+      name: destination.name,
+      notifier: destination.notifier,
+      accepts: (alert: Alert) => destination.accepts(alert),
+      claimKey: (fingerprint: string) => destinationClaimKey(destination.name, fingerprint),
+    })),
+  ];
   for (let at = 0; at < alerts.length; at += ALERTS_PER_CHUNK) {
     if (at > 0 && options.signal.aborted) return { ...delivery, settled: false };
-    const chunk = await deliverChunk(alerts.slice(at, at + ALERTS_PER_CHUNK), options);
-    addAlertCounts(delivery.counts, chunk.counts);
-    delivery.inProgressElsewhere += chunk.inProgressElsewhere;
-    delivery.retryableFailure ??= chunk.retryableFailure;
-    delivery.settled &&= chunk.settled;
+    const slice = alerts.slice(at, at + ALERTS_PER_CHUNK);
+    for (const target of targets) {
+      const taken = target.name === NOTIFIER_DESTINATION ? slice : slice.filter(target.accepts);
+      if (taken.length === 0) continue;
+      const chunk = await deliverChunk(taken, options, target);
+      if (target.name === NOTIFIER_DESTINATION) addAlertCounts(delivery.counts, chunk.counts);
+      else addAlertCounts((delivery.destinations[target.name] ??= emptyAlertCounts()), chunk.counts);
+      delivery.inProgressElsewhere += chunk.inProgressElsewhere;
+      delivery.retryableFailure ??= chunk.retryableFailure;
+      delivery.settled &&= chunk.settled;
+    }
   }
   return delivery;
 }
 
-/** Claims, publishes and marks one chunk of alerts, each fingerprint once. */
-async function deliverChunk(alerts: readonly Alert[], options: DeliverAlertsOptions): Promise<Delivery> {
-  const { store, notifier, logger, source } = options;
+/**
+ * The key a further destination's claim on an alert is kept under: its name, `>`, the fingerprint.
+ * Rule ids (and so fingerprints) never hold `>`, so it can never be another alert's.
+ *
+ * @example
+ * ```ts
+ * destinationClaimKey('eventbridge', 'network-open:6630c0ffee0123456789abcd'); // 'eventbridge>network-open:…'
+ * ```
+ */
+export function destinationClaimKey(destination: string, fingerprint: string): string {
+  return `${destination}>${fingerprint}`;
+}
+
+/** The notifier or a further destination, as one chunk is delivered to it. */
+interface Target {
+  name: string;
+  notifier: Notifier;
+  accepts: (alert: Alert) => boolean;
+  claimKey: (fingerprint: string) => string;
+}
+
+/** What one chunk did at one target. */
+interface ChunkDelivery {
+  counts: AlertCounts;
+  settled: boolean;
+  inProgressElsewhere: number;
+  retryableFailure: DeliveryFailure | undefined;
+}
+
+/** Claims, publishes and marks one chunk of alerts at one target, each fingerprint once. */
+async function deliverChunk(
+  alerts: readonly Alert[],
+  options: DeliverAlertsOptions,
+  target: Target,
+): Promise<ChunkDelivery> {
+  const { store, logger, source } = options;
+  const { notifier } = target;
   const counts = emptyAlertCounts();
   const claims = await store.claimAlerts({
-    fingerprints: alerts.map((alert) => alert.fingerprint),
+    fingerprints: alerts.map((alert) => target.claimKey(alert.fingerprint)),
     claimMs: options.claimMs,
   });
   const claimed: Array<{ alert: Alert; claim: AlertClaim }> = [];
@@ -104,6 +181,7 @@ async function deliverChunk(alerts: readonly Alert[], options: DeliverAlertsOpti
       inProgressElsewhere += 1;
       logger.warn('alert is being published by another worker; the cursor waits for it', {
         source,
+        destination: target.name,
         ruleId: alert.ruleId,
         fingerprint: alert.fingerprint,
         claimExpiresAt: new Date(result.claimExpiresAt).toISOString(),
@@ -112,6 +190,7 @@ async function deliverChunk(alerts: readonly Alert[], options: DeliverAlertsOpti
       if (result.tookOver) {
         logger.warn('took over an expired claim: the worker that held it may have published the alert', {
           source,
+          destination: target.name,
           ruleId: alert.ruleId,
           fingerprint: alert.fingerprint,
         });
@@ -128,7 +207,7 @@ async function deliverChunk(alerts: readonly Alert[], options: DeliverAlertsOpti
     { signal: options.signal },
   );
   const byFingerprint = new Map<string, PublishResult>(results.map((result) => [result.fingerprint, result]));
-  let retryableFailure: PublishFailed | undefined;
+  let retryableFailure: DeliveryFailure | undefined;
   const sent = claimed.filter(
     ({ alert }) => (byFingerprint.get(alert.fingerprint) ?? missingResult(alert)).status === 'sent',
   );
@@ -143,6 +222,7 @@ async function deliverChunk(alerts: readonly Alert[], options: DeliverAlertsOpti
     counts.failed[alert.severity] += 1;
     const attributes = {
       source,
+      destination: target.name,
       ruleId: alert.ruleId,
       fingerprint: alert.fingerprint,
       severity: alert.severity,
@@ -150,7 +230,7 @@ async function deliverChunk(alerts: readonly Alert[], options: DeliverAlertsOpti
       reason: result.message,
     };
     if (result.retryable) {
-      retryableFailure ??= result;
+      retryableFailure ??= { ...result, destination: target.name };
       logger.warn('alert not delivered; it is raised again next tick', attributes);
     } else {
       counts.failedPermanently += 1;
@@ -163,6 +243,15 @@ async function deliverChunk(alerts: readonly Alert[], options: DeliverAlertsOpti
     inProgressElsewhere,
     retryableFailure,
   };
+}
+
+/** Adds each destination's counts of `from` into `into`. */
+export function addDestinationCounts(
+  into: Record<string, AlertCounts>,
+  from: Readonly<Record<string, AlertCounts>>,
+): void {
+  for (const [name, counts] of Object.entries(from))
+    addAlertCounts((into[name] ??= emptyAlertCounts()), counts);
 }
 
 /** Alert counts with every severity at zero. */

@@ -1,3 +1,4 @@
+export { type AlertDestination, destinationClaimKey } from './alert-delivery.js';
 export {
   CONNECTION_NAME,
   type ConnectionInput,

@@ -14,7 +14,7 @@ import {
   type InventorySnapshot,
 } from '../state/inventory-snapshot.js';
 import type { StateStore } from '../state/state-store.js';
-import { type Delivery, deliverAlerts } from './alert-delivery.js';
+import { type AlertDestination, type Delivery, deliverAlerts } from './alert-delivery.js';
 import type { AlertDescriber } from './alert-describer.js';
 import { DEFAULT_MAX_INVENTORY_ENTRIES, InventoryReadBudget } from './inventory-budget.js';
 import { diffInventory } from './inventory-diff.js';
@@ -28,6 +28,8 @@ export interface CheckInventoryOptions {
   store: StateStore;
   engine: RuleEngine;
   notifier: Notifier;
+  /** Destinations delivered beside the notifier (see `AlertDestination`). Default: none. */
+  destinations?: readonly AlertDestination[];
   logger: Logger;
   /**
    * Whose inventory: `{ orgId }` snapshots the organization's API keys and service accounts with
@@ -81,6 +83,8 @@ export interface InventoryCheck {
    */
   invalidEntries: number;
   alerts: AlertCounts;
+  /** What each further destination took, by its name. */
+  destinations: Record<string, AlertCounts>;
   /** When the status is `undelivered`: the delivery that left alerts behind. */
   delivery?: Delivery;
 }
@@ -174,13 +178,20 @@ export async function checkInventory(options: CheckInventoryOptions): Promise<In
     alerts,
     store,
     notifier: options.notifier,
+    ...(options.destinations === undefined ? {} : { destinations: options.destinations }),
     claimMs: options.claimMs,
     signal: options.signal,
     logger: options.logger,
     source: scope.orgId === undefined ? `project:${scope.groupId}` : `org:${scope.orgId}`,
   });
   if (!delivery.settled) {
-    return { ...counts, status: 'undelivered', alerts: delivery.counts, delivery };
+    return {
+      ...counts,
+      status: 'undelivered',
+      alerts: delivery.counts,
+      destinations: delivery.destinations,
+      delivery,
+    };
   }
   await store.writeInventory({ snapshot: current });
   if (previous === undefined) {
@@ -192,7 +203,7 @@ export async function checkInventory(options: CheckInventoryOptions): Promise<In
       findings: findings.length,
     });
   }
-  return { ...counts, alerts: delivery.counts };
+  return { ...counts, alerts: delivery.counts, destinations: delivery.destinations };
 }
 
 /** Reads the inventory of the scope from Atlas, noting in `skipped` each resource it answered 404 for. */

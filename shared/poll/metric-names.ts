@@ -25,6 +25,13 @@ export const MetricName = {
   alertsPublished: 'AlertsPublished',
   /** Alerts that could not be delivered this tick (they are retried next tick). */
   alertsFailed: 'AlertsFailed',
+  /** Alerts delivered to a destination beside the topic, by `destination` (`eventbridge`, `securityhub`). */
+  destinationAlertsPublished: 'DestinationAlertsPublished',
+  /**
+   * Alerts a destination beside the topic did not take this tick, by `destination`: retried next tick,
+   * or dropped there when it said they never can be (logged with rule and fingerprint).
+   */
+  destinationAlertsFailed: 'DestinationAlertsFailed',
   /** HTTP requests sent to Atlas, challenges and retries included. */
   atlasRequests: 'AtlasRequests',
   /** 429 answers from Atlas. */

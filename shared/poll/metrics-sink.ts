@@ -54,6 +54,13 @@ export function emitTickMetrics(options: { summary: TickSummary; sink: MetricsSi
   }
   sink.addMetric(MetricName.alertsPublished, 'Count', published);
   sink.addMetric(MetricName.alertsFailed, 'Count', failed);
+  for (const [destination, counts] of Object.entries(totals.destinations)) {
+    const dimensions = { destination };
+    const sum = (bySeverity: Record<string, number>): number =>
+      Object.values(bySeverity).reduce((total, count) => total + count, 0);
+    sink.addMetric(MetricName.destinationAlertsPublished, 'Count', sum(counts.published), dimensions);
+    sink.addMetric(MetricName.destinationAlertsFailed, 'Count', sum(counts.failed), dimensions);
+  }
   sink.addMetric(MetricName.atlasRequests, 'Count', totals.atlasRequests);
   sink.addMetric(MetricName.atlasRateLimited, 'Count', totals.atlasRateLimited);
   sink.addMetric(MetricName.atlasAuthFailures, 'Count', totals.atlasAuthFailures);

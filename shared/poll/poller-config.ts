@@ -11,6 +11,16 @@ export {
   timingSchema,
 } from './poll-settings.js';
 
+/**
+ * The filter policies of the routes that name a destination, as SNS filter policies (JSON); `null`
+ * takes every alert.
+ */
+const routePoliciesSchema = z.array(z.record(z.string(), z.unknown()).nullable()).min(1);
+
+/** The account's own product in Security Hub, which takes the findings an account imports itself. */
+export const SECURITY_HUB_DEFAULT_PRODUCT =
+  /^arn:aws[a-z-]*:securityhub:[a-z0-9-]+:(\d{12}):product\/(\d{12})\/default$/;
+
 /** The most connections one deployment polls. */
 export const MAX_CONNECTIONS = 100;
 
@@ -54,6 +64,27 @@ export const pollerSettingsSchema = z.strictObject({
    */
   // Absent rather than empty when there are none: the Lambda's environment has a size limit.
   connections: z.array(connectionSchema).max(MAX_CONNECTIONS).optional(),
+  /**
+   * Destinations the poller delivers to itself beside the topic (Lambda only), each with the filter
+   * policies of the routes that name it: an alert goes there when any of them takes it.
+   */
+  destinations: z
+    .strictObject({
+      eventBridge: z.strictObject({ busName: z.string().min(1), policies: routePoliciesSchema }).optional(),
+      securityHub: z
+        .strictObject({
+          /** `arn:<partition>:securityhub:<region>:<account>:product/<account>/default`. */
+          productArn: z
+            .string()
+            .regex(
+              SECURITY_HUB_DEFAULT_PRODUCT,
+              "must be the ARN of the account's default Security Hub product",
+            ),
+          policies: routePoliciesSchema,
+        })
+        .optional(),
+    })
+    .optional(),
 });
 
 /**

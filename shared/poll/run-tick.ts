@@ -217,6 +217,7 @@ function sourcePollContext(
     store: deps.store,
     engine: deps.engine,
     notifier: deps.notifier,
+    destinations: deps.destinations ?? [],
     clock,
     logger,
     budget,

@@ -6,7 +6,15 @@ import type { RuleEngine } from '../rules/engine.js';
 import type { FirstSeenStateError, RuleEvaluationError } from '../rules/errors.js';
 import { LeaseLostError } from '../state/errors.js';
 import type { SourceCursor, SourceLease, StateStore } from '../state/state-store.js';
-import { addAlertCounts, type Delivery, deliverAlerts, emptyAlertCounts } from './alert-delivery.js';
+import {
+  type AlertDestination,
+  addAlertCounts,
+  addDestinationCounts,
+  type Delivery,
+  deliverAlerts,
+  emptyAlertCounts,
+  NOTIFIER_DESTINATION,
+} from './alert-delivery.js';
 import type { AlertDescriber } from './alert-describer.js';
 import { AlertDeliveryError, EventBudgetExceededError } from './errors.js';
 import type { EventBudget, EventReservation } from './event-budget.js';
@@ -16,7 +24,13 @@ import type { PollSource } from './poll-source.js';
 import { RecentEventIds } from './recent-event-ids.js';
 import { type SourceReader, sourceReader } from './source-reader.js';
 import type { TickBudget } from './tick-budget.js';
-import type { CutShortReason, InventoryOutcome, SourceOutcome, TickProgress } from './tick-types.js';
+import type {
+  AlertCounts,
+  CutShortReason,
+  InventoryOutcome,
+  SourceOutcome,
+  TickProgress,
+} from './tick-types.js';
 import {
   commitPoint,
   type EventWindow,
@@ -34,6 +48,8 @@ export interface SourcePollContext {
   store: StateStore;
   engine: RuleEngine;
   notifier: Notifier;
+  /** Destinations delivered beside the notifier (see `AlertDestination`). */
+  destinations: readonly AlertDestination[];
   clock: Clock;
   logger: Logger;
   budget: TickBudget;
@@ -431,12 +447,14 @@ class SourceRun {
       alerts,
       store: context.store,
       notifier: context.notifier,
+      destinations: context.destinations,
       claimMs: context.claimMs,
       signal: context.budget.signal,
       logger: context.logger,
       source: this.#source.name,
     });
     addAlertCounts(outcome.alerts, delivery.counts);
+    this.#addDestinationCounts(delivery.destinations);
     this.#throwIfUnsettled(delivery);
 
     this.#recent.addAll(read.listed);
@@ -464,6 +482,12 @@ class SourceRun {
     return Math.min(window.to, Math.max(floor, settled));
   }
 
+  /** Adds what the destinations beside the notifier took; an outcome without any has no such counts. */
+  #addDestinationCounts(counts: Readonly<Record<string, AlertCounts>>): void {
+    if (Object.keys(counts).length === 0) return;
+    addDestinationCounts((this.#outcome.destinations ??= {}), counts);
+  }
+
   #throwIfUnsettled(delivery: Delivery): void {
     if (delivery.settled) return;
     const budget = this.#context.budget;
@@ -472,7 +496,7 @@ class SourceRun {
     if (failure !== undefined) {
       throw new AlertDeliveryError(
         `alerts of ${this.#source.name} were not delivered (${failure.code}: ${failure.message}): the cursor ` +
-          'stays before them and the next tick raises them again; check the notifier (topic, key policy)',
+          `stays before them and the next tick raises them again; check ${describeFailedDestination(failure.destination)}`,
       );
     }
     throw new WalkStopped('alert-in-progress');
@@ -500,6 +524,7 @@ class SourceRun {
         store: context.store,
         engine: context.engine,
         notifier: context.notifier,
+        destinations: context.destinations,
         logger: context.logger,
         scope,
         now,
@@ -513,6 +538,7 @@ class SourceRun {
         describer: { describer: context.describer, source: this.#source },
       });
       addAlertCounts(this.#outcome.alerts, check.alerts);
+      this.#addDestinationCounts(check.destinations);
       const counts = {
         apiKeys: check.apiKeys,
         changes: check.changes,
@@ -763,4 +789,18 @@ function fail(context: SourcePollContext, outcome: SourceOutcome, error: unknown
     error: failure.message,
     ...(failure.errorCode === 'UNEXPECTED_ERROR' && error instanceof Error ? { stack: error.stack } : {}),
   });
+}
+
+/** Where to look when a destination keeps failing, for the error a failed delivery raises. */
+function describeFailedDestination(destination: string): string {
+  switch (destination) {
+    case NOTIFIER_DESTINATION:
+      return 'the notifier (topic, key policy)';
+    case 'eventbridge':
+      return "the EventBridge bus (its name, the function's events:PutEvents permission, the bus policy)";
+    case 'securityhub':
+      return "Security Hub (enabled in this account and region, the function's securityhub:BatchImportFindings permission)";
+    default:
+      return `the destination ${destination}`;
+  }
 }

@@ -1,6 +1,6 @@
 import type { AtlasClientStats } from '../atlas/atlas-client.js';
-import { addAlertCounts, emptyAlertCounts } from './alert-delivery.js';
-import type { DiscoveryOutcome, SourceOutcome, TickSummary, TickTotals } from './tick-types.js';
+import { addAlertCounts, addDestinationCounts, emptyAlertCounts } from './alert-delivery.js';
+import type { AlertCounts, DiscoveryOutcome, SourceOutcome, TickSummary, TickTotals } from './tick-types.js';
 
 /** Options of {@link summarizeTick}. */
 export interface SummarizeTickOptions {
@@ -37,6 +37,7 @@ export interface SummarizeTickOptions {
 export function summarizeTick(options: SummarizeTickOptions): TickSummary {
   const { sources, discovery, atlasBefore, atlasAfter, finishedAt } = options;
   const alerts = emptyAlertCounts();
+  const destinations: Record<string, AlertCounts> = {};
   const errorsByCode: Record<string, number> = {};
   let sourceErrors = 0;
   let authFailures = 0;
@@ -54,6 +55,7 @@ export function summarizeTick(options: SummarizeTickOptions): TickSummary {
       oldestAnyWatermark = watermark;
     }
     addAlertCounts(alerts, source.alerts);
+    if (source.destinations !== undefined) addDestinationCounts(destinations, source.destinations);
     const failure = sourceFailure(source);
     if (failure !== undefined) countFailure(failure.errorCode, failure.httpStatus);
     if (
@@ -82,6 +84,7 @@ export function summarizeTick(options: SummarizeTickOptions): TickSummary {
     ruleErrors: sum((source) => source.ruleErrors),
     firstSeenStateErrors: sum((source) => source.firstSeenStateErrors),
     alerts,
+    destinations,
     atlasRequests: atlasAfter.requests - atlasBefore.requests,
     atlasRateLimited: atlasAfter.rateLimited - atlasBefore.rateLimited,
     atlasAuthFailures: authFailures,

@@ -5,6 +5,7 @@ import type { Severity } from '../notify/alert.js';
 import type { Notifier } from '../notify/notifier.js';
 import type { RuleEngine } from '../rules/engine.js';
 import type { StateStore } from '../state/state-store.js';
+import type { AlertDestination } from './alert-delivery.js';
 import type { EffectiveConnection } from './connections.js';
 import type { DiscoveryCache } from './discovery-cache.js';
 import type { MetricsSink } from './metrics-sink.js';
@@ -31,6 +32,12 @@ export interface TickDependencies {
   /** Built over the same `store` as its counter store, so threshold and suppression state persists. */
   engine: RuleEngine;
   notifier: Notifier;
+  /**
+   * Destinations delivered beside the notifier, each with claims of its own (an EventBridge bus,
+   * Security Hub): an alert is settled once the notifier and every destination that accepts it took
+   * it, or said it never can. Default: none.
+   */
+  destinations?: readonly AlertDestination[];
   /** Default: the system clock. Deadlines, windows and lease times are on this clock. */
   clock?: Clock;
   /** Default: silent. */
@@ -222,6 +229,8 @@ export interface SourceOutcome {
    */
   firstSeenStateErrors: number;
   alerts: AlertCounts;
+  /** What each destination beside the notifier took, by its name, when there are any. */
+  destinations?: Record<string, AlertCounts>;
   /** The source's watermark after the tick, when its cursor was read. */
   watermark?: number;
   /** The source's inventory: the org's keys and service accounts, or the project's access list. */
@@ -273,6 +282,8 @@ export interface TickTotals {
   /** First-seen records the store did not keep, over every source (see `SourceOutcome.firstSeenStateErrors`). */
   firstSeenStateErrors: number;
   alerts: AlertCounts;
+  /** What each destination beside the notifier took, by its name: `{}` without any. */
+  destinations: Record<string, AlertCounts>;
   /** HTTP requests sent to Atlas during the tick (challenges and retries included). */
   atlasRequests: number;
   /** 429 answers from Atlas during the tick. */

@@ -1,4 +1,9 @@
 export {
+  ACCOUNT_DESTINATION_NAMES,
+  type RoutedDestinationOptions,
+  routedDestination,
+} from './account-destination.js';
+export {
   type AttributeCondition,
   type CompiledPolicy,
   compileRouteMatch,
@@ -14,10 +19,12 @@ export {
 } from './filter-policy.js';
 export { filterPolicyMatches, UnsupportedFilterPolicyError } from './filter-policy-match.js';
 export {
+  type AccountDestinationKind,
   type Destination,
   type DestinationPlan,
   describeDestination,
   destinationKey,
+  isAccountDestination,
   planRoutes,
   type RouteDecision,
   type RoutePlan,

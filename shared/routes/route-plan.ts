@@ -13,7 +13,24 @@ import type { DestinationKind, RouteSettings } from './route-settings.js';
 /** One endpoint alerts are delivered to, and which routes send to it. */
 export type Destination =
   | { readonly kind: 'email'; readonly address: string }
-  | { readonly kind: 'slack'; readonly workspaceId: string; readonly channelId: string };
+  | { readonly kind: 'slack'; readonly workspaceId: string; readonly channelId: string }
+  /** The deployment's one EventBridge bus. */
+  | { readonly kind: 'eventBridge' }
+  /** The Security Hub of the account and region the poller runs in. */
+  | { readonly kind: 'securityHub' };
+
+/**
+ * Destinations the poller delivers to itself, one each per deployment, beside the SNS topic whose
+ * subscriptions deliver to email and Slack.
+ */
+export type AccountDestinationKind = Extract<Destination['kind'], 'eventBridge' | 'securityHub'>;
+
+/** Whether a destination is delivered by the poller itself rather than by an SNS subscription. */
+export function isAccountDestination(
+  destination: Destination,
+): destination is Extract<Destination, { kind: AccountDestinationKind }> {
+  return destination.kind === 'eventBridge' || destination.kind === 'securityHub';
+}
 
 /** A destination with the filter policy of its one subscription: the union of its routes' policies. */
 export interface DestinationPlan {
@@ -23,6 +40,12 @@ export interface DestinationPlan {
   policy: CompiledPolicy;
   /** What the subscription's filter policy is; `undefined` when it takes every alert. */
   filterPolicy: SnsFilterPolicy | undefined;
+  /**
+   * Each of its routes' policies, in the order of {@link routes} (`undefined`: every alert). The poller
+   * evaluates these for the destinations it delivers to itself (see `isAccountDestination`), so their
+   * union is never bound by what one SNS subscription holds.
+   */
+  routePolicies: Array<SnsFilterPolicy | undefined>;
 }
 
 /** A route setting SNS could not take, with where it is. */
@@ -47,18 +70,30 @@ export interface RoutePlan {
  * ```
  */
 export function destinationKey(destination: Destination): string {
-  return destination.kind === 'email'
-    ? `email:${destination.address.toLowerCase()}`
-    : `slack:${destination.workspaceId}/${destination.channelId}`;
+  switch (destination.kind) {
+    case 'email':
+      return `email:${destination.address.toLowerCase()}`;
+    case 'slack':
+      return `slack:${destination.workspaceId}/${destination.channelId}`;
+    default:
+      return destination.kind;
+  }
 }
 
 /**
  * How a destination is named to a person: the address, or `Slack T012AB3CD/C0123ABCDEF`.
  */
 export function describeDestination(destination: Destination): string {
-  return destination.kind === 'email'
-    ? destination.address
-    : `Slack ${destination.workspaceId}/${destination.channelId}`;
+  switch (destination.kind) {
+    case 'email':
+      return destination.address;
+    case 'slack':
+      return `Slack ${destination.workspaceId}/${destination.channelId}`;
+    case 'eventBridge':
+      return 'EventBridge';
+    case 'securityHub':
+      return 'Security Hub';
+  }
 }
 
 /** The destinations one route names, each with the policy of that route for it. */
@@ -79,6 +114,12 @@ export function routeDestinations(
       kind: 'slack',
       policy: compileRouteMatch(route.match, minSeverity),
     });
+  }
+  for (const kind of ['eventBridge', 'securityHub'] as const) {
+    const settings = route[kind];
+    if (settings !== undefined) {
+      out.push({ destination: { kind }, kind, policy: compileRouteMatch(route.match, settings.minSeverity) });
+    }
   }
   return out;
 }
@@ -118,7 +159,7 @@ export function planRoutes(routes: readonly RouteSettings[]): RoutePlan {
   const destinations: DestinationPlan[] = [];
   for (const entry of byKey.values()) {
     const policy = unionPolicies(entry.policies);
-    const problem = policyLimitProblem(policy);
+    const problem = isAccountDestination(entry.destination) ? undefined : policyLimitProblem(policy);
     if (problem !== undefined) {
       problems.push({
         path: [entry.firstRoute],
@@ -131,6 +172,7 @@ export function planRoutes(routes: readonly RouteSettings[]): RoutePlan {
       routes: entry.routes,
       policy,
       filterPolicy: toSnsFilterPolicy(policy),
+      routePolicies: entry.policies.map(toSnsFilterPolicy),
     });
   }
   return { destinations, problems };

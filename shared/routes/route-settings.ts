@@ -82,6 +82,21 @@ const slackDestinationSchema = z.strictObject({
   minSeverity: severitySchema.optional(),
 });
 
+/** The kinds of destination a route can name, as its settings spell them. */
+export const DESTINATION_KINDS = ['email', 'slack', 'eventBridge', 'securityHub'] as const;
+
+export type DestinationKind = (typeof DESTINATION_KINDS)[number];
+
+/**
+ * A destination the poller itself delivers to, in the account it runs in (the EventBridge bus the
+ * deployment's `eventBridge.bus` names, the account's Security Hub): `{}` takes every alert of the
+ * route, `minSeverity` adds a floor of its own.
+ */
+export const accountDestinationSchema = z.strictObject({
+  /** A floor of this destination's own, above the route's. */
+  minSeverity: severitySchema.optional(),
+});
+
 /** One route: a name, which alerts it takes, and where they go. */
 export const routeSchema = z
   .strictObject({
@@ -90,18 +105,21 @@ export const routeSchema = z
     match: routeMatchSchema.prefault({}),
     email: emailDestinationSchema.optional(),
     slack: slackDestinationSchema.optional(),
+    /** The deployment's EventBridge bus (see `eventBridge.bus`): one entry per alert. */
+    eventBridge: accountDestinationSchema.optional(),
+    /** The account's Security Hub: one finding per alert, archived when a posture problem is fixed. */
+    securityHub: accountDestinationSchema.optional(),
   })
-  .refine((route) => route.email !== undefined || route.slack !== undefined, {
-    message: 'names no destination: give it email (to: [addresses]) or slack (workspaceId, channelId)',
+  .refine((route) => DESTINATION_KINDS.some((kind) => route[kind] !== undefined), {
+    message:
+      'names no destination: give it email (to: [addresses]), slack (workspaceId, channelId), eventBridge ({}) or securityHub ({})',
   });
 
 export type RouteMatch = z.output<typeof routeMatchSchema>;
 export type RouteSettings = z.output<typeof routeSchema>;
 export type EmailDestination = z.output<typeof emailDestinationSchema>;
 export type SlackDestination = z.output<typeof slackDestinationSchema>;
-
-/** The kinds of destination a route can name. */
-export type DestinationKind = 'email' | 'slack';
+export type AccountDestination = z.output<typeof accountDestinationSchema>;
 
 /** The list of routes: names unique. */
 export const routesSchema = z.array(routeSchema).superRefine((routes, context) => {

@@ -6,6 +6,7 @@ import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { AtlasClient, type AtlasEvent } from '../../../shared/atlas/index.js';
 import type { Logger } from '../../../shared/logger.js';
 import {
+  type AlertDestination,
   DiscoveryCache,
   NameCache,
   type PollerConfig,
@@ -147,6 +148,8 @@ export interface PollFixtureOptions {
    * the times it stamps run this far from the test clock.
    */
   atlasClockOffsetMs?: number;
+  /** Destinations the tick delivers to beside the recording notifier, built on the fixture's clock. */
+  destinations?: (clock: TestClock) => readonly AlertDestination[];
 }
 
 /** What the simulator logs after answering a request. */
@@ -216,6 +219,7 @@ export async function startPollFixture(options: PollFixtureOptions): Promise<Pol
   const pack = options.pack ?? (await defaultRulePack());
   const engine = createRuleEngine({ pack, counters: store });
   const notifier = new RecordingNotifier();
+  const destinations = options.destinations?.(clock);
   const discoveryCache = new DiscoveryCache();
   const names = new NameCache();
   const config = pollerConfigSchema.parse({
@@ -257,6 +261,7 @@ export async function startPollFixture(options: PollFixtureOptions): Promise<Pol
           store,
           engine,
           notifier,
+          ...(destinations === undefined ? {} : { destinations }),
           clock,
           discoveryCache,
           names,
