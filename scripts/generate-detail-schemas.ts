@@ -22,7 +22,7 @@ for (const [kind, path] of Object.entries(DETAIL_SCHEMA_FILES)) {
   const file = fileURLToPath(new URL(`../${path}`, import.meta.url));
   const text = `${JSON.stringify(schemas[kind as keyof typeof schemas], null, 2)}\n`;
   const current = await readFile(file, 'utf8').catch(() => '');
-  if (current === text) continue;
+  if (sameJson(current, text)) continue;
   if (values.check) {
     process.stderr.write(`${path} is out of date: run npm run schemas\n`);
     stale += 1;
@@ -32,3 +32,12 @@ for (const [kind, path] of Object.entries(DETAIL_SCHEMA_FILES)) {
   }
 }
 process.exitCode = stale === 0 ? 0 : 1;
+
+/** Whether two texts hold the same JSON value, however each is laid out (the formatter lays out ours). */
+function sameJson(a: string, b: string): boolean {
+  try {
+    return JSON.stringify(JSON.parse(a)) === JSON.stringify(JSON.parse(b));
+  } catch {
+    return false;
+  }
+}

@@ -135,6 +135,7 @@ export function createDispatcherHandler(options: DispatcherHandlerOptions): Disp
           { config, owner: context.awsRequestId, deadline },
         );
         runtime.connections.invalidate(refusedConnections(tick, connections));
+        await runtime.publishHealth(tick);
         logger.info('Poll tick summary', tickLogAttributes(tick));
         return {
           mode: 'polled',

@@ -94,6 +94,7 @@ export function createWorkerHandler(options: WorkerHandlerOptions): WorkerHandle
       if (result.delayed > 0) metrics.addMetric('SourcesDelayed', 'Count', result.delayed);
       if (result.summary !== undefined) {
         runtime.connections.invalidate(refusedConnections(result.summary, connections));
+        await runtime.publishHealth(result.summary);
         logger.info('Poll tick summary', {
           ...tickLogAttributes(result.summary),
           messages: event.Records.length,

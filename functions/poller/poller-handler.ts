@@ -1,6 +1,7 @@
 import type { Logger as PowertoolsLogger } from '@aws-lambda-powertools/logger';
 import type { Metrics } from '@aws-lambda-powertools/metrics';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import type { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import type { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import type { SNSClient } from '@aws-sdk/client-sns';
 import type { Clock } from '../../shared/clock.js';
@@ -32,6 +33,8 @@ export interface PollerHandlerOptions {
   pack: RulePack;
   dynamoDb: DynamoDBClient;
   sns: SNSClient;
+  /** Needed when a route sends to EventBridge (see `destinationClients`). */
+  eventBridge?: EventBridgeClient | undefined;
   /**
    * Reads each connection's credentials secret (`config.secretArn`, `config.connections[].secretArn`),
    * every few minutes (see `SecretsManagerCredentials`).
@@ -75,8 +78,19 @@ export interface PollerHandlerOptions {
  */
 export function createPollerHandler(options: PollerHandlerOptions): PollerHandler {
   const { config, metrics } = options;
-  const { clock, logger, store, engine, notifier, destinations, connections, discoveryCache, names, sink } =
-    createPollerRuntime(options);
+  const {
+    clock,
+    logger,
+    store,
+    engine,
+    notifier,
+    destinations,
+    publishHealth,
+    connections,
+    discoveryCache,
+    names,
+    sink,
+  } = createPollerRuntime(options);
   const polled = effectiveConnections(config);
 
   return async (_event, context) => {
@@ -108,6 +122,7 @@ export function createPollerHandler(options: PollerHandlerOptions): PollerHandle
       if (metrics.hasStoredMetrics()) metrics.publishStoredMetrics();
     }
     connections.invalidate(refusedConnections(summary, polled));
+    await publishHealth(summary);
     const attributes = tickLogAttributes(summary);
     // One message for both levels, so one Logs Insights filter finds every summary.
     if (summary.totals.sourceErrors > 0 || !summary.completed) logger.warn('Poll tick summary', attributes);

@@ -12,8 +12,14 @@ import {
   type EventBridgeNotifierOptions,
   SnsNotifier,
 } from '../../shared/notify/index.js';
-import type { AlertDestination } from '../../shared/poll/index.js';
-import { DiscoveryCache, type MetricsSink, NameCache } from '../../shared/poll/index.js';
+import {
+  type AlertDestination,
+  DiscoveryCache,
+  type MetricsSink,
+  NameCache,
+  sourceHealthDetails,
+  type TickSummary,
+} from '../../shared/poll/index.js';
 import { routedDestination } from '../../shared/routes/account-destination.js';
 import { createRuleEngine, type RuleEngine } from '../../shared/rules/engine.js';
 import type { RulePack } from '../../shared/rules/rule-pack.js';
@@ -50,6 +56,11 @@ export interface PollerRuntime {
   notifier: SnsNotifier;
   /** The destinations beside the topic the routes send to (an EventBridge bus, Security Hub). */
   destinations: AlertDestination[];
+  /**
+   * Puts a tick's source health changes on the EventBridge bus, when a route sends there (see
+   * `sourceHealthDetails`); does nothing otherwise. Never throws.
+   */
+  publishHealth(summary: TickSummary): Promise<void>;
   /**
    * Each connection's credentials (read from its own secret; the top-level settings' from
    * `config.secretArn`, as the connection `default`) and its client, rebuilt only when they change.
@@ -100,7 +111,7 @@ export function createPollerRuntime(options: PollerRuntimeOptions): PollerRuntim
       ...consoles,
       logger,
     }),
-    destinations: accountDestinations(options, { clock, logger, ...consoles }),
+    ...accountDestinations(options, { clock, logger, ...consoles }),
     connections,
     discoveryCache: new DiscoveryCache(),
     names: new NameCache(),
@@ -119,9 +130,10 @@ function accountDestinations(
     EventBridgeNotifierOptions,
     'console' | 'connectionConsoles'
   >,
-): AlertDestination[] {
+): Pick<PollerRuntime, 'destinations' | 'publishHealth'> {
   const settings = options.config.destinations;
   const destinations: AlertDestination[] = [];
+  let publishHealth: PollerRuntime['publishHealth'] = async () => {};
   if (settings?.eventBridge !== undefined) {
     if (options.eventBridge === undefined) {
       throw new PollerConfigError('a route sends to EventBridge but the function has no EventBridge client');
@@ -134,8 +146,14 @@ function accountDestinations(
     destinations.push(
       routedDestination({ kind: 'eventBridge', notifier, policies: settings.eventBridge.policies }),
     );
+    publishHealth = async (summary) => {
+      const details = sourceHealthDetails(summary);
+      if (details.length === 0) return;
+      const { sent, failed } = await notifier.publishHealth(details);
+      shared.logger.info('source health changes put on the bus', { sent, failed });
+    };
   }
-  return destinations;
+  return { destinations, publishHealth };
 }
 
 /** Powertools' Logger behind the logger interface `shared/` writes to. */

@@ -186,23 +186,6 @@ export class OperationsAlarms extends Construct {
           'SNS could not deliver an alarm to a subscription of the operations topic: an address of operations.emails may be gone (the OperationsEmailDeadLetters queue holds what it missed). The alarms are in the CloudWatch console.',
       },
     );
-    for (const kind of props.destinations ?? []) {
-      const name = ACCOUNT_DESTINATION_NAMES[kind];
-      specs.push({
-        id: kind === 'eventBridge' ? 'EventBridgeDeliveryFailed' : 'SecurityHubDeliveryFailed',
-        metric: pollerMetric({
-          name: MetricName.destinationAlertsFailed,
-          statistic: 'Sum',
-          period,
-          dimensions: { destination: name },
-        }),
-        ...atLeastOnce,
-        description:
-          kind === 'eventBridge'
-            ? 'Alerts could not be put on the EventBridge bus: retried next tick unless EventBridge refused them for good (the log says which). Check the bus name, its resource policy and the poller log group.'
-            : 'Alerts could not be imported into Security Hub: retried next tick unless Security Hub refused them for good (the log says which). Check that Security Hub is enabled in this account and region, and the poller log group.',
-      });
-    }
     for (const slack of props.slack ?? []) {
       specs.push({
         id: `${slack.id}NotificationsFailed`,

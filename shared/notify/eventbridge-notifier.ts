@@ -7,7 +7,13 @@ import {
 import type { Clock } from '../clock.js';
 import { type Logger, silentLogger } from '../logger.js';
 import type { Alert } from './alert.js';
-import { alertDetailType, buildAlertDetail, EVENT_SOURCE } from './alert-detail.js';
+import {
+  alertDetailType,
+  buildAlertDetail,
+  DetailType,
+  EVENT_SOURCE,
+  type SourceHealthDetail,
+} from './alert-detail.js';
 import { chunkBatches } from './batch-chunks.js';
 import { NotifyConfigError } from './errors.js';
 import { assertConsoleLinks } from './event-links.js';
@@ -179,6 +185,50 @@ export class EventBridgeNotifier implements Notifier {
           message: 'no result was recorded for this alert',
         }),
     );
+  }
+
+  /**
+   * Puts source health entries (detail-type `Atlas Audit Source Health`) on the bus, in one round:
+   * they say how the poller is doing, not what happened in Atlas, so one that fails is counted and
+   * logged, never retried on a later tick (the next change of health sends its own). Never throws.
+   */
+  async publishHealth(
+    details: readonly SourceHealthDetail[],
+    options: PublishOptions = {},
+  ): Promise<{ sent: number; failed: number }> {
+    let sent = 0;
+    const entries = details.map((detail) => ({
+      EventBusName: this.#busName,
+      Source: EVENT_SOURCE,
+      DetailType: DetailType.sourceHealth,
+      Detail: JSON.stringify(detail),
+      Time: new Date(detail.at),
+    }));
+    const batches = chunkBatches(entries, {
+      maxEntries: MAX_PUT_EVENTS_ENTRIES,
+      maxBytes: MAX_PUT_EVENTS_BYTES,
+      bytesOf: putEventsEntryBytes,
+    });
+    for (const batch of batches) {
+      try {
+        const output = await this.#client.send(
+          new PutEventsCommand({ Entries: batch }),
+          options.signal === undefined ? {} : { abortSignal: options.signal },
+        );
+        sent += (output.Entries ?? []).filter(
+          (entry) => entry.EventId !== undefined && entry.ErrorCode === undefined,
+        ).length;
+      } catch (error) {
+        this.#logger.warn('source health entries were not put on the bus', {
+          entries: batch.length,
+          error: error instanceof Error ? error.message : String(error),
+        });
+      }
+    }
+    const failed = entries.length - sent;
+    if (failed > 0 && sent > 0)
+      this.#logger.warn('EventBridge refused some source health entries', { failed });
+    return { sent, failed };
   }
 
   #entry(alert: Alert, context: ReturnType<typeof formatContextAt>): PutEventsRequestEntry {

@@ -121,7 +121,7 @@ export async function deliverAlerts(options: DeliverAlertsOptions): Promise<Deli
       if (taken.length === 0) continue;
       const chunk = await deliverChunk(taken, options, target);
       if (target.name === NOTIFIER_DESTINATION) addAlertCounts(delivery.counts, chunk.counts);
-      else addAlertCounts((delivery.destinations[target.name] ??= emptyAlertCounts()), chunk.counts);
+      else addDestinationCounts(delivery.destinations, { [target.name]: chunk.counts });
       delivery.inProgressElsewhere += chunk.inProgressElsewhere;
       delivery.retryableFailure ??= chunk.retryableFailure;
       delivery.settled &&= chunk.settled;
@@ -250,8 +250,11 @@ export function addDestinationCounts(
   into: Record<string, AlertCounts>,
   from: Readonly<Record<string, AlertCounts>>,
 ): void {
-  for (const [name, counts] of Object.entries(from))
-    addAlertCounts((into[name] ??= emptyAlertCounts()), counts);
+  for (const [name, counts] of Object.entries(from)) {
+    const total = into[name] ?? emptyAlertCounts();
+    addAlertCounts(total, counts);
+    into[name] = total;
+  }
 }
 
 /** Alert counts with every severity at zero. */

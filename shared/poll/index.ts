@@ -58,6 +58,7 @@ export {
 } from './poller-config.js';
 export { DEFAULT_MAX_EVENTS_PER_WINDOW, DEFAULT_MAX_WINDOW_SECONDS, runTick } from './run-tick.js';
 export { describeSettingIssue } from './setting-issues.js';
+export { sourceHealthDetails } from './source-health.js';
 export { type OrderSourcesOptions, orderSources, type SourceOrder } from './source-order.js';
 export {
   type ListTickSourcesOptions,
@@ -73,6 +74,7 @@ export type {
   DiscoveryOutcome,
   InventoryOutcome,
   RunTick,
+  SourceHealth,
   SourceOutcome,
   SourceStatus,
   TickDependencies,

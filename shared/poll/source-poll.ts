@@ -5,7 +5,7 @@ import type { Notifier } from '../notify/notifier.js';
 import type { RuleEngine } from '../rules/engine.js';
 import type { FirstSeenStateError, RuleEvaluationError } from '../rules/errors.js';
 import { LeaseLostError } from '../state/errors.js';
-import type { SourceCursor, SourceLease, StateStore } from '../state/state-store.js';
+import type { SourceCursor, SourceError, SourceLease, StateStore } from '../state/state-store.js';
 import {
   type AlertDestination,
   addAlertCounts,
@@ -28,6 +28,7 @@ import type {
   AlertCounts,
   CutShortReason,
   InventoryOutcome,
+  SourceHealth,
   SourceOutcome,
   TickProgress,
 } from './tick-types.js';
@@ -169,7 +170,23 @@ export async function pollSource(context: SourcePollContext, source: PollSource)
     return finish();
   }
   await new SourceRun(context, source, acquisition.lease, acquisition.cursor, outcome).execute();
+  const health = healthChange(acquisition.lastError, outcome);
+  if (health !== undefined) outcome.health = health;
   return finish();
+}
+
+/**
+ * How a source's health changed with this turn, from the error its last turn recorded: `failing`
+ * when a source that went well fails, `credentials-refused` when Atlas refuses its credentials (401,
+ * 403) and it did not already, `recovered` when a failing source's turn went well. Nothing otherwise:
+ * a source failing as it did, or cut short, changed nothing.
+ */
+function healthChange(previous: SourceError | undefined, outcome: SourceOutcome): SourceHealth | undefined {
+  if (outcome.status === 'ok') return previous === undefined ? undefined : 'recovered';
+  if (outcome.status !== 'failed') return undefined;
+  const refused = outcome.httpStatus === 401 || outcome.httpStatus === 403;
+  if (refused && previous?.code !== outcome.errorCode) return 'credentials-refused';
+  return previous === undefined ? 'failing' : undefined;
 }
 
 /** The mutable state of one source's tick once its lease is held. */
@@ -485,7 +502,9 @@ class SourceRun {
   /** Adds what the destinations beside the notifier took; an outcome without any has no such counts. */
   #addDestinationCounts(counts: Readonly<Record<string, AlertCounts>>): void {
     if (Object.keys(counts).length === 0) return;
-    addDestinationCounts((this.#outcome.destinations ??= {}), counts);
+    const totals = this.#outcome.destinations ?? {};
+    addDestinationCounts(totals, counts);
+    this.#outcome.destinations = totals;
   }
 
   #throwIfUnsettled(delivery: Delivery): void {

@@ -115,6 +115,13 @@ export interface TickProgress {
   totalCount: number | undefined;
 }
 
+/**
+ * A change of a source's health: `failing` (its turn failed after one that went well),
+ * `credentials-refused` (Atlas answered 401 or 403 where it did not before), `recovered` (its turn went
+ * well after one that failed).
+ */
+export type SourceHealth = 'failing' | 'credentials-refused' | 'recovered';
+
 /** How one source's tick ended. */
 export type SourceStatus =
   /** Read up to the end of its walk; the cursor moved (or there was nothing to read). */
@@ -233,6 +240,8 @@ export interface SourceOutcome {
   destinations?: Record<string, AlertCounts>;
   /** The source's watermark after the tick, when its cursor was read. */
   watermark?: number;
+  /** How its health changed with this turn (see `SourceHealth`); absent when it did not. */
+  health?: SourceHealth;
   /** The source's inventory: the org's keys and service accounts, or the project's access list. */
   inventory?: InventoryOutcome;
   durationMs: number;

@@ -36,7 +36,7 @@ import { type InventorySnapshot, inventoryKeyOf } from './inventory-snapshot.js'
 import { truncateUtf8 } from './item-size.js';
 import { type ResolvedRetention, resolveRetention, type StateRetention } from './retention.js';
 import { SEEN_ID_BYTES, SeenIdSet } from './seen-id-set.js';
-import { MAX_ERROR_MESSAGE_CHARS, MAX_NAME_BYTES, sourceReport } from './source-report.js';
+import { MAX_ERROR_MESSAGE_CHARS, MAX_NAME_BYTES, recordedError, sourceReport } from './source-report.js';
 import type {
   AcquireLeaseOptions,
   AlertClaimOptions,
@@ -223,7 +223,12 @@ export class DynamoDbStateStore implements StateStore {
     this.#alertHours.set(lease.token, parseAlertHours(readString(item, 'alertHours')));
     const cursor = await this.#cursorOf(item, key, spill);
     if (cursor !== undefined) this.#withCursor.add(options.source);
-    return { acquired: true, lease, cursor };
+    const lastError = recordedError(
+      readNumber(item, 'lastErrorAt'),
+      readString(item, 'lastErrorCode'),
+      readString(item, 'lastErrorMessage'),
+    );
+    return { acquired: true, lease, cursor, ...(lastError === undefined ? {} : { lastError }) };
   }
 
   async renewLease(options: RenewLeaseOptions): Promise<SourceLease> {

@@ -240,7 +240,12 @@ export class FileStateStore implements StateStore {
     else record.connection = options.connection;
     this.#sources.set(options.source, record);
     await this.#persist();
-    return { acquired: true, lease, cursor: cursorOf(record) };
+    return {
+      acquired: true,
+      lease,
+      cursor: cursorOf(record),
+      ...(record.lastError === undefined ? {} : { lastError: { ...record.lastError } }),
+    };
   }
 
   async renewLease(options: RenewLeaseOptions): Promise<SourceLease> {

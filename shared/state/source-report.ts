@@ -1,5 +1,5 @@
 import { type AlertHour, alertsInLastDay } from './alert-hours.js';
-import type { SourceReport } from './state-store.js';
+import type { SourceError, SourceReport } from './state-store.js';
 
 /** The longest last-error message a store keeps: enough for the tick's one-line messages. */
 export const MAX_ERROR_MESSAGE_CHARS = 1_000;
@@ -40,6 +40,7 @@ export interface StoredSourceFields {
  */
 export function sourceReport(fields: StoredSourceFields): SourceReport {
   const { leaseOwner, leaseExpiresAt, lastErrorAt, lastErrorCode, lastErrorMessage } = fields;
+  const lastError = recordedError(lastErrorAt, lastErrorCode, lastErrorMessage);
   return {
     source: fields.source,
     ...(fields.connection === undefined ? {} : { connection: fields.connection }),
@@ -48,9 +49,24 @@ export function sourceReport(fields: StoredSourceFields): SourceReport {
     ...(leaseOwner !== undefined && leaseExpiresAt !== undefined && leaseExpiresAt > fields.now
       ? { lease: { owner: leaseOwner, expiresAt: leaseExpiresAt } }
       : {}),
-    ...(lastErrorAt !== undefined && lastErrorCode !== undefined && lastErrorMessage !== undefined
-      ? { lastError: { at: lastErrorAt, code: lastErrorCode, message: lastErrorMessage } }
-      : {}),
+    ...(lastError === undefined ? {} : { lastError }),
     alertsLastDay: alertsInLastDay(fields.alertHours, fields.now),
   };
+}
+
+/**
+ * A source's last error from its stored parts, only when all of them are there.
+ *
+ * @example
+ * ```ts
+ * recordedError(1_700_000_000_000, 'RATE_LIMITED', 'Atlas answered 429'); // { at: 1700000000000, code: 'RATE_LIMITED', ... }
+ * recordedError(undefined, 'RATE_LIMITED', 'Atlas answered 429'); // undefined
+ * ```
+ */
+export function recordedError(
+  at: number | undefined,
+  code: string | undefined,
+  message: string | undefined,
+): SourceError | undefined {
+  return at === undefined || code === undefined || message === undefined ? undefined : { at, code, message };
 }

@@ -192,6 +192,8 @@ export type LeaseAcquisition =
       readonly lease: SourceLease;
       /** `undefined` for a source never committed: the tick starts from its initial lookback. */
       readonly cursor: SourceCursor | undefined;
+      /** The error the source's last turn recorded, when it failed: what tells a recovery from a new failure. */
+      readonly lastError?: SourceError;
     }
   | {
       readonly acquired: false;

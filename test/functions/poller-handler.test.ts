@@ -3,6 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { Logger } from '@aws-lambda-powertools/logger';
 import { Metrics } from '@aws-lambda-powertools/metrics';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { EventBridgeClient, PutEventsCommand, type PutEventsCommandInput } from '@aws-sdk/client-eventbridge';
 import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { PublishBatchCommand, SNSClient } from '@aws-sdk/client-sns';
 import { mockClient } from 'aws-sdk-client-mock';
@@ -11,7 +12,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { CredentialsSecretError } from '../../functions/poller/errors.js';
 import { readLambdaConfig } from '../../functions/poller/lambda-config.js';
 import { createPollerHandler, type PollerHandler } from '../../functions/poller/poller-handler.js';
-import { SEVERITIES, validateSnsEntry } from '../../shared/notify/index.js';
+import { EVENT_SOURCE, SEVERITIES, validateSnsEntry } from '../../shared/notify/index.js';
 import {
   METRICS_NAMESPACE,
   METRICS_SERVICE,
@@ -22,6 +23,7 @@ import {
 import { loadRulePack, type RulePack } from '../../shared/rules/index.js';
 import { createStateTable } from '../../shared/state/index.js';
 import { type AtlasSimulator, startSimulator } from '../../simulator/index.js';
+import { publishedSchemas, schemaErrors } from '../notify/support/detail-schemas.js';
 import { createDynamoDbLocalClient } from '../support/dynamodb-local.js';
 import { dynamoDbLocalEndpoint } from '../support/dynamodb-local-setup.js';
 import { acceptAll, invocation, publishedEntries } from './support/lambda-fixtures.js';
@@ -35,6 +37,7 @@ const ORG = '64b5c9e2f1a3d40012ab3c02';
 const PROJECT = '64b5ca17f1a3d40012ab3d21';
 
 const sns = mockClient(SNSClient);
+const eventBridge = mockClient(EventBridgeClient);
 const secrets = mockClient(SecretsManagerClient);
 
 let dynamoDb: DynamoDBClient;
@@ -61,6 +64,7 @@ function secretHolding(value: Record<string, string>): void {
 /** A handler as the module scope builds it, on its own table, polling Acme Labs and one of its projects. */
 async function newHandler(
   sources: Record<string, unknown> = { orgIds: [ORG], projectIds: [PROJECT] },
+  extra: Record<string, unknown> = {},
 ): Promise<PollerHandler> {
   const tableName = `poller-${randomUUID()}`;
   await createStateTable({ client: dynamoDb, tableName });
@@ -71,6 +75,7 @@ async function newHandler(
       tableName,
       topicArn: TOPIC_ARN,
       secretArn: SECRET_ARN,
+      ...extra,
     }),
   };
   return createPollerHandler({
@@ -78,6 +83,7 @@ async function newHandler(
     pack,
     dynamoDb,
     sns: new SNSClient({ region: 'eu-west-1' }),
+    eventBridge: new EventBridgeClient({ region: 'eu-west-1' }),
     secretsManager: new SecretsManagerClient({ region: 'eu-west-1' }),
     logger: new Logger({ serviceName: METRICS_SERVICE }),
     metrics: new Metrics({ namespace: METRICS_NAMESPACE, serviceName: METRICS_SERVICE }),
@@ -106,6 +112,7 @@ describe('createPollerHandler', () => {
 
   beforeEach(() => {
     sns.reset();
+    eventBridge.reset();
     secrets.reset();
     sns.on(PublishBatchCommand).callsFake(acceptAll);
     output = captureOutput();
@@ -160,6 +167,33 @@ describe('createPollerHandler', () => {
       ],
     });
     expect(output.text()).not.toContain(sim.credentials.privateKey);
+  });
+
+  it("puts the demo's alerts on the bus, each entry valid against the published schema, and each once", async () => {
+    secretHolding({ ...sim.credentials });
+    eventBridge.on(PutEventsCommand).callsFake((input: PutEventsCommandInput) => ({
+      FailedEntryCount: 0,
+      Entries: (input.Entries ?? []).map((_, index) => ({ EventId: `event-${index}` })),
+    }));
+    const handler = await newHandler(undefined, {
+      destinations: { eventBridge: { busName: 'default', policies: [null] } },
+    });
+
+    const first = await handler({}, invocation());
+    await handler({}, invocation());
+
+    const entries = eventBridge
+      .commandCalls(PutEventsCommand)
+      .flatMap((call) => call.args[0].input.Entries ?? []);
+    expect(entries.length).toBe(published(first));
+    expect(entries.length).toBeGreaterThan(0);
+    expect(first.totals.destinations.eventbridge?.failedPermanently).toBe(0);
+    const details = entries.map((entry) => JSON.parse(entry.Detail ?? '') as { alert: { id: string } });
+    expect(details.flatMap((detail) => schemaErrors(publishedSchemas.alert, detail))).toEqual([]);
+    expect(new Set(details.map((detail) => detail.alert.id)).size).toBe(entries.length);
+    expect(entries.every((entry) => entry.Source === EVENT_SOURCE && entry.EventBusName === 'default')).toBe(
+      true,
+    );
   });
 
   it("throws, naming the secret, while the secret holds the stack's placeholder", async () => {
@@ -275,6 +309,7 @@ describe('createPollerHandler with connections', () => {
 
   beforeEach(() => {
     sns.reset();
+    eventBridge.reset();
     secrets.reset();
     sns.on(PublishBatchCommand).callsFake(acceptAll);
     output = captureOutput();

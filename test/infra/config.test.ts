@@ -227,13 +227,15 @@ describe('parseDeployConfig', () => {
     expect(problemsOf(input)).toEqual([
       {
         path: 'routes[3]',
-        message: 'names no destination: give it email (to: [addresses]), slack (workspaceId, channelId), eventBridge ({}) or securityHub ({})',
+        message:
+          'names no destination: give it email (to: [addresses]), slack (workspaceId, channelId), eventBridge ({}) or securityHub ({})',
       },
     ]);
     expect(problemsOf({ ...input, routes: input.routes.slice(0, 3) })).toEqual([
       {
         path: 'routes[0].name',
-        message: 'default is the route the alerts settings make (emails, slack, eventBridge, securityHub): give this route another name',
+        message:
+          'default is the route the alerts settings make (emails, slack, eventBridge, securityHub): give this route another name',
       },
       {
         path: 'routes[1].match.connections[0]',
