@@ -24,6 +24,25 @@ export {
   type PublishSent,
 } from './notifier.js';
 export { OutboxNotifier, type OutboxNotifierOptions } from './outbox-notifier.js';
+export {
+  type AsffFindingOptions,
+  assertSecurityHubTarget,
+  defaultProductArn,
+  findingId,
+  PRODUCT_NAME,
+  type SecurityHubTarget,
+  toAsffFinding,
+} from './security-hub/asff-finding.js';
+export {
+  ASFF_SCHEMA_VERSION,
+  MAX_FINDING_BYTES,
+} from './security-hub/asff-limits.js';
+export { ATLAS_TYPE, findingTypes } from './security-hub/finding-types.js';
+export {
+  type AsffFindingValidation,
+  asffFindingBytes,
+  validateAsffFinding,
+} from './security-hub/validate-asff-finding.js';
 export { renderSlackPreview } from './slack-preview.js';
 export { buildSnsEntry, type SnsEntry, type SnsEntryOptions } from './sns-entry.js';
 export { SnsNotifier, type SnsNotifierOptions, type SnsRetryOptions } from './sns-notifier.js';
