@@ -35,9 +35,23 @@ export {
 } from './security-hub/asff-finding.js';
 export {
   ASFF_SCHEMA_VERSION,
+  MAX_BATCH_BYTES as MAX_SECURITY_HUB_BATCH_BYTES,
+  MAX_BATCH_FINDINGS as MAX_SECURITY_HUB_BATCH_FINDINGS,
   MAX_FINDING_BYTES,
+  MAX_REQUESTS_PER_SECOND as MAX_SECURITY_HUB_REQUESTS_PER_SECOND,
 } from './security-hub/asff-limits.js';
 export { ATLAS_TYPE, findingTypes } from './security-hub/finding-types.js';
+export {
+  classifyFailedFinding,
+  classifySecurityHubCallError,
+  type SecurityHubFailure,
+  type SecurityHubFailureKind,
+} from './security-hub/security-hub-failure.js';
+export {
+  SecurityHubNotifier,
+  type SecurityHubNotifierOptions,
+  type SecurityHubRetryOptions,
+} from './security-hub/security-hub-notifier.js';
 export {
   type AsffFindingValidation,
   asffFindingBytes,

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import type { AwsSecurityFinding } from '@aws-sdk/client-securityhub';
 import { describe, expect, it } from 'vitest';
 import type { Alert, Severity } from '../../../shared/notify/alert.js';
@@ -29,7 +30,28 @@ function finding(alert: Alert, context = ATLAS_CONTEXT): AwsSecurityFinding {
   return toAsffFinding(alert, { ...TARGET, context });
 }
 
+/** The alert docs/security-hub.md shows the finding of. */
+function documentedAlert(): Alert {
+  return makeAlert({
+    context: { orgId: ORG_ID, orgName: 'Acme Corp', projectId: PROJECT_ID, projectName: 'payments-prod' },
+    rulePack: { version: '0.1.0', layers: ['builtin'] },
+  });
+}
+
 describe('toAsffFinding', () => {
+  it('writes the finding docs/security-hub.md shows for an access list opened to the internet', () => {
+    // Prepare
+    const page = readFileSync(new URL('../../../docs/security-hub.md', import.meta.url), 'utf8');
+    const shown = /```json\n([\s\S]*?)\n```/.exec(page)?.[1];
+
+    // Act
+    const built = finding(documentedAlert());
+
+    // Assess
+    expect(shown).toBeDefined();
+    expect(JSON.parse(shown ?? '{}')).toEqual(built);
+  });
+
   it.each([
     ['info', 'INFORMATIONAL'],
     ['low', 'LOW'],
