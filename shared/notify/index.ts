@@ -42,6 +42,39 @@ export {
   type PublishSent,
 } from './notifier.js';
 export { OutboxNotifier, type OutboxNotifierOptions } from './outbox-notifier.js';
+export {
+  type AsffFindingOptions,
+  assertSecurityHubTarget,
+  defaultProductArn,
+  findingId,
+  PRODUCT_NAME,
+  type SecurityHubTarget,
+  toAsffFinding,
+} from './security-hub/asff-finding.js';
+export {
+  ASFF_SCHEMA_VERSION,
+  MAX_BATCH_BYTES as MAX_SECURITY_HUB_BATCH_BYTES,
+  MAX_BATCH_FINDINGS as MAX_SECURITY_HUB_BATCH_FINDINGS,
+  MAX_FINDING_BYTES,
+  MAX_REQUESTS_PER_SECOND as MAX_SECURITY_HUB_REQUESTS_PER_SECOND,
+} from './security-hub/asff-limits.js';
+export { ATLAS_TYPE, findingTypes } from './security-hub/finding-types.js';
+export {
+  classifyFailedFinding,
+  classifySecurityHubCallError,
+  type SecurityHubFailure,
+  type SecurityHubFailureKind,
+} from './security-hub/security-hub-failure.js';
+export {
+  SecurityHubNotifier,
+  type SecurityHubNotifierOptions,
+  type SecurityHubRetryOptions,
+} from './security-hub/security-hub-notifier.js';
+export {
+  type AsffFindingValidation,
+  asffFindingBytes,
+  validateAsffFinding,
+} from './security-hub/validate-asff-finding.js';
 export { renderSlackPreview } from './slack-preview.js';
 export { buildSnsEntry, type SnsEntry, type SnsEntryOptions } from './sns-entry.js';
 export { SnsNotifier, type SnsNotifierOptions, type SnsRetryOptions } from './sns-notifier.js';
