@@ -1,9 +1,11 @@
 import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
+import { SecurityHubClient } from '@aws-sdk/client-securityhub';
 import type { PollerConfig } from '../../shared/poll/index.js';
 
 /** The clients of the destinations the poller delivers to itself, created only for those it uses. */
 export interface DestinationClients {
   eventBridge?: EventBridgeClient;
+  securityHub?: SecurityHubClient;
 }
 
 /**
@@ -16,5 +18,9 @@ export interface DestinationClients {
  * ```
  */
 export function destinationClients(config: Pick<PollerConfig, 'destinations'>): DestinationClients {
-  return config.destinations?.eventBridge === undefined ? {} : { eventBridge: new EventBridgeClient({}) };
+  const { eventBridge, securityHub } = config.destinations ?? {};
+  return {
+    ...(eventBridge === undefined ? {} : { eventBridge: new EventBridgeClient({}) }),
+    ...(securityHub === undefined ? {} : { securityHub: new SecurityHubClient({}) }),
+  };
 }

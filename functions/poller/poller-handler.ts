@@ -3,6 +3,7 @@ import type { Metrics } from '@aws-lambda-powertools/metrics';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import type { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import type { SecurityHubClient } from '@aws-sdk/client-securityhub';
 import type { SNSClient } from '@aws-sdk/client-sns';
 import type { Clock } from '../../shared/clock.js';
 import { effectiveConnections, runTick, type TickSummary } from '../../shared/poll/index.js';
@@ -35,6 +36,8 @@ export interface PollerHandlerOptions {
   sns: SNSClient;
   /** Needed when a route sends to EventBridge (see `destinationClients`). */
   eventBridge?: EventBridgeClient | undefined;
+  /** Needed when a route sends to Security Hub (see `destinationClients`). */
+  securityHub?: SecurityHubClient | undefined;
   /**
    * Reads each connection's credentials secret (`config.secretArn`, `config.connections[].secretArn`),
    * every few minutes (see `SecretsManagerCredentials`).

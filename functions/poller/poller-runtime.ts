@@ -3,6 +3,7 @@ import type { Metrics } from '@aws-lambda-powertools/metrics';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import type { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import type { SecurityHubClient } from '@aws-sdk/client-securityhub';
 import type { SNSClient } from '@aws-sdk/client-sns';
 import { type Clock, systemClock } from '../../shared/clock.js';
 import type { LogAttributes, Logger } from '../../shared/logger.js';
@@ -10,6 +11,7 @@ import {
   type ConsoleLinkOptions,
   EventBridgeNotifier,
   type EventBridgeNotifierOptions,
+  SecurityHubNotifier,
   SnsNotifier,
 } from '../../shared/notify/index.js';
 import {
@@ -17,6 +19,7 @@ import {
   DiscoveryCache,
   type MetricsSink,
   NameCache,
+  SECURITY_HUB_DEFAULT_PRODUCT,
   sourceHealthDetails,
   type TickSummary,
 } from '../../shared/poll/index.js';
@@ -38,6 +41,8 @@ export interface PollerRuntimeOptions {
   sns: SNSClient;
   /** Needed when a route sends to EventBridge (see `destinationClients`). */
   eventBridge?: EventBridgeClient | undefined;
+  /** Needed when a route sends to Security Hub (see `destinationClients`). */
+  securityHub?: SecurityHubClient | undefined;
   secretsManager: SecretsManagerClient;
   logger: PowertoolsLogger;
   metrics: Metrics;
@@ -152,6 +157,30 @@ function accountDestinations(
       const { sent, failed } = await notifier.publishHealth(details);
       shared.logger.info('source health changes put on the bus', { sent, failed });
     };
+  }
+  if (settings?.securityHub !== undefined) {
+    if (options.securityHub === undefined) {
+      throw new PollerConfigError(
+        'a route sends to Security Hub but the function has no Security Hub client',
+      );
+    }
+    const product = SECURITY_HUB_DEFAULT_PRODUCT.exec(settings.securityHub.productArn);
+    const [, partition, region, accountId] = product ?? [];
+    if (partition === undefined || region === undefined || accountId === undefined) {
+      throw new PollerConfigError(
+        `${settings.securityHub.productArn.slice(0, 200)} is not the ARN of an account's default Security Hub product`,
+      );
+    }
+    const notifier = new SecurityHubNotifier({
+      client: options.securityHub,
+      accountId,
+      region,
+      partition,
+      ...shared,
+    });
+    destinations.push(
+      routedDestination({ kind: 'securityHub', notifier, policies: settings.securityHub.policies }),
+    );
   }
   return { destinations, publishHealth };
 }

@@ -53,6 +53,7 @@ export {
   type PollerConfigInput,
   pollerConfigSchema,
   pollerSettingsSchema,
+  SECURITY_HUB_DEFAULT_PRODUCT,
   sourcesSchema,
   timingSchema,
 } from './poller-config.js';

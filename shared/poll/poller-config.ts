@@ -19,7 +19,7 @@ const routePoliciesSchema = z.array(z.record(z.string(), z.unknown()).nullable()
 
 /** The account's own product in Security Hub, which takes the findings an account imports itself. */
 export const SECURITY_HUB_DEFAULT_PRODUCT =
-  /^arn:aws[a-z-]*:securityhub:[a-z0-9-]+:(\d{12}):product\/(\d{12})\/default$/;
+  /^arn:(aws[a-z-]*):securityhub:([a-z0-9-]+):(\d{12}):product\/\3\/default$/;
 
 /** The most connections one deployment polls. */
 export const MAX_CONNECTIONS = 100;

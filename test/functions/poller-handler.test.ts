@@ -5,6 +5,11 @@ import { Metrics } from '@aws-lambda-powertools/metrics';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { EventBridgeClient, PutEventsCommand, type PutEventsCommandInput } from '@aws-sdk/client-eventbridge';
 import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import {
+  BatchImportFindingsCommand,
+  type BatchImportFindingsCommandInput,
+  SecurityHubClient,
+} from '@aws-sdk/client-securityhub';
 import { PublishBatchCommand, SNSClient } from '@aws-sdk/client-sns';
 import { mockClient } from 'aws-sdk-client-mock';
 import 'aws-sdk-client-mock-vitest/extend';
@@ -12,7 +17,12 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { CredentialsSecretError } from '../../functions/poller/errors.js';
 import { readLambdaConfig } from '../../functions/poller/lambda-config.js';
 import { createPollerHandler, type PollerHandler } from '../../functions/poller/poller-handler.js';
-import { EVENT_SOURCE, SEVERITIES, validateSnsEntry } from '../../shared/notify/index.js';
+import {
+  EVENT_SOURCE,
+  SEVERITIES,
+  validateAsffFinding,
+  validateSnsEntry,
+} from '../../shared/notify/index.js';
 import {
   METRICS_NAMESPACE,
   METRICS_SERVICE,
@@ -38,6 +48,7 @@ const PROJECT = '64b5ca17f1a3d40012ab3d21';
 
 const sns = mockClient(SNSClient);
 const eventBridge = mockClient(EventBridgeClient);
+const securityHub = mockClient(SecurityHubClient);
 const secrets = mockClient(SecretsManagerClient);
 
 let dynamoDb: DynamoDBClient;
@@ -84,6 +95,7 @@ async function newHandler(
     dynamoDb,
     sns: new SNSClient({ region: 'eu-west-1' }),
     eventBridge: new EventBridgeClient({ region: 'eu-west-1' }),
+    securityHub: new SecurityHubClient({ region: 'eu-west-1' }),
     secretsManager: new SecretsManagerClient({ region: 'eu-west-1' }),
     logger: new Logger({ serviceName: METRICS_SERVICE }),
     metrics: new Metrics({ namespace: METRICS_NAMESPACE, serviceName: METRICS_SERVICE }),
@@ -113,6 +125,7 @@ describe('createPollerHandler', () => {
   beforeEach(() => {
     sns.reset();
     eventBridge.reset();
+    securityHub.reset();
     secrets.reset();
     sns.on(PublishBatchCommand).callsFake(acceptAll);
     output = captureOutput();
@@ -194,6 +207,38 @@ describe('createPollerHandler', () => {
     expect(entries.every((entry) => entry.Source === EVENT_SOURCE && entry.EventBusName === 'default')).toBe(
       true,
     );
+  });
+
+  it('imports the high and critical alerts into Security Hub as valid findings, each once', async () => {
+    secretHolding({ ...sim.credentials });
+    securityHub.on(BatchImportFindingsCommand).callsFake((input: BatchImportFindingsCommandInput) => ({
+      SuccessCount: input.Findings?.length ?? 0,
+      FailedCount: 0,
+      FailedFindings: [],
+    }));
+    const handler = await newHandler(undefined, {
+      destinations: {
+        securityHub: {
+          productArn: 'arn:aws:securityhub:eu-west-1:123456789012:product/123456789012/default',
+          policies: [{ severityRank: [{ numeric: ['>=', 4] }] }],
+        },
+      },
+    });
+
+    const first = await handler({}, invocation());
+    await handler({}, invocation());
+
+    const findings = securityHub
+      .commandCalls(BatchImportFindingsCommand)
+      .flatMap((call) => call.args[0].input.Findings ?? []);
+    const highOrCritical = first.totals.alerts.published.high + first.totals.alerts.published.critical;
+    expect(highOrCritical).toBeGreaterThan(0);
+    expect(findings).toHaveLength(highOrCritical);
+    expect(findings.map((finding) => validateAsffFinding(finding))).toEqual(
+      findings.map(() => ({ valid: true })),
+    );
+    expect(new Set(findings.map((finding) => finding.Id)).size).toBe(findings.length);
+    expect(findings.every((finding) => finding.AwsAccountId === '123456789012')).toBe(true);
   });
 
   it("throws, naming the secret, while the secret holds the stack's placeholder", async () => {
@@ -310,6 +355,7 @@ describe('createPollerHandler with connections', () => {
   beforeEach(() => {
     sns.reset();
     eventBridge.reset();
+    securityHub.reset();
     secrets.reset();
     sns.on(PublishBatchCommand).callsFake(acceptAll);
     output = captureOutput();
