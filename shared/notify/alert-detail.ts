@@ -204,7 +204,7 @@ function detailWithoutRawEvent(alert: Alert, context: FormatContext): AlertDetai
       severityRank: severityRank(alert.severity),
       title: line(alert.title) ?? '',
       summary: clip(alert.summary),
-      runbook: line(alert.runbook),
+      runbook: alert.runbook === undefined || alert.runbook.trim() === '' ? null : clip(alert.runbook),
       tags: alert.tags.slice(0, 64).map((tag) => short(tag) ?? ''),
       raisedAt: new Date(alert.raisedAt).toISOString(),
       rulePack: {

@@ -1,4 +1,6 @@
 import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { generateAlertMix } from '../../bench/support/alert-mix.js';
@@ -119,5 +121,19 @@ describe('the published detail schemas', () => {
       });
 
     expect(run).not.toThrow();
+  });
+});
+
+describe('the entry docs/eventbridge.md shows', () => {
+  it('holds a detail valid against the published schema', () => {
+    const page = readFileSync(join(ROOT, 'docs/eventbridge.md'), 'utf8');
+    const blocks = [...page.matchAll(/```json\n([\s\S]*?)```/g)].map((match) =>
+      JSON.parse(match[1] as string),
+    );
+    const entry = blocks.find((block) => block['detail-type'] === 'Atlas Audit Alert' && 'detail' in block);
+    const health = blocks.find((block) => block.state !== undefined);
+
+    expect(schemaErrors(publishedSchemas.alert, entry?.detail)).toEqual([]);
+    expect(schemaErrors(publishedSchemas.sourceHealth, health)).toEqual([]);
   });
 });

@@ -3,6 +3,7 @@ import {
   PutEventsCommand,
   type PutEventsCommandInput,
   type PutEventsResponse,
+  ResourceNotFoundException,
 } from '@aws-sdk/client-eventbridge';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -174,6 +175,28 @@ describe.each(storeKinds())('runTick with an EventBridge destination ($name)', (
     expect(fixture.notifier.delivered).toHaveLength(2);
     expect(summary.totals.destinations.eventbridge).toMatchObject({ failedPermanently: 1 });
     expect(events.commandCalls(PutEventsCommand)).toHaveLength(1);
+  });
+
+  it('keeps email and Slack going while the bus is missing: the alerts fail there alone, for good', async () => {
+    fixture = await start();
+    const from = fixture.clock.now();
+    fixture.clock.advance(MINUTE);
+    fixture.sim.addEvents({ groupId: ids.project }, [alertingEvent(from + SECOND)]);
+    events
+      .on(PutEventsCommand)
+      .rejects(
+        new ResourceNotFoundException({ message: 'Event bus default does not exist.', $metadata: {} }),
+      );
+
+    const summary = await fixture.tick();
+    fixture.clock.advance(MINUTE);
+    fixture.sim.addEvents({ groupId: ids.project }, [alertingEvent(fixture.clock.now() - SECOND)]);
+    const next = await fixture.tick();
+
+    expect(outcomeOf(summary, PROJECT)).toMatchObject({ status: 'ok' });
+    expect(outcomeOf(next, PROJECT)).toMatchObject({ status: 'ok' });
+    expect(fixture.notifier.delivered).toHaveLength(2);
+    expect(summary.totals.destinations.eventbridge).toMatchObject({ failedPermanently: 1 });
   });
 
   it('puts on the bus only what its routes take', async () => {
