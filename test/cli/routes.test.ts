@@ -128,6 +128,40 @@ describe('atlas-audit-alerts routes test', () => {
     });
   });
 
+  it('lists the EventBridge bus and Security Hub among the destinations, by their routes and floors', async () => {
+    const config = join(folder, 'deploy.yaml');
+    await writeFile(
+      config,
+      [
+        'sources:',
+        '  orgIds: [5f4e3d2c1b0a998877665544]',
+        'alerts:',
+        '  emails: [secops@example.com]',
+        '  eventBridge: {}',
+        'routes:',
+        '  - name: findings',
+        '    match: { minSeverity: high }',
+        '    securityHub: {}',
+        '',
+      ].join('\n'),
+    );
+    const critical = join(folder, 'critical.json');
+    const low = join(folder, 'low.json');
+    await writeFile(critical, JSON.stringify({ ruleId: 'a-rule', severity: 'critical', tags: [] }));
+    await writeFile(low, JSON.stringify({ ruleId: 'a-rule', severity: 'low', tags: [] }));
+
+    const criticalRun = await routesTest(['--config', config, '--alert', critical, '--json']);
+    const lowRun = await routesTest(['--config', config, '--alert', low, '--json']);
+
+    expect(JSON.parse(criticalRun.stdout).alerts[0].routes).toEqual([
+      { route: 'default', destinations: ['secops@example.com', 'EventBridge'] },
+      { route: 'findings', destinations: ['Security Hub'] },
+    ]);
+    expect(JSON.parse(lowRun.stdout).alerts[0].routes).toEqual([
+      { route: 'default', destinations: ['EventBridge'] },
+    ]);
+  });
+
   it.each([
     [['--config', EXAMPLE], /routes test needs --alert FILE/],
     [['--config', EXAMPLE, '--alert', 'no/such.json'], /cannot read --alert file no\/such\.json \(ENOENT\)/],

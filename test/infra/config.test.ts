@@ -205,6 +205,29 @@ describe('parseDeployConfig', () => {
     ).toBe(3_300);
   });
 
+  it('refuses a bus no route sends to, and a bus that is neither a name nor an ARN, at their path', () => {
+    const base = { sources: { orgIds: [ORG_ID] }, alerts: { emails: ['secops@example.com'] } };
+
+    expect(problemsOf({ ...base, eventBridge: { bus: 'create' } })).toEqual([
+      {
+        path: 'eventBridge',
+        message:
+          'names a bus no route sends to: add alerts.eventBridge: {} (every alert) or eventBridge: {} to a route, or remove this setting',
+      },
+    ]);
+    expect(
+      problemsOf({ ...base, alerts: { ...base.alerts, eventBridge: {} }, eventBridge: { bus: 'no spaces' } }),
+    ).toEqual([{ path: 'eventBridge.bus', message: expect.stringMatching(/must be default, create/) }]);
+    const input = {
+      ...base,
+      alerts: { ...base.alerts, eventBridge: {} },
+      eventBridge: { bus: 'arn:aws:events:eu-west-1:123456789012:event-bus/security' },
+    };
+    expect(parseDeployConfig({ input, origin: 'test settings' }).eventBridge?.bus).toBe(
+      'arn:aws:events:eu-west-1:123456789012:event-bus/security',
+    );
+  });
+
   it('refuses routes SNS could not deliver, or that could never match, at their path', () => {
     const input = {
       sources: { orgIds: [ORG_ID] },
