@@ -90,12 +90,15 @@ describe.each(storeKinds())('posture findings over time with the $name', (kind) 
     fixture.clock.advance(HOUR);
     const unchanged = await fixture.tick();
     const afterUnchanged = fixture.notifier.delivered.length;
+    const firstFound = (await fixture.store.readInventory({ groupId: ids.project }))?.openFindings;
     fixture.sim.setProjectAccessList(ids.project, [{ cidrBlock: '10.0.0.0/8' }, { cidrBlock: '0.0.0.0/0' }]);
     fixture.clock.advance(HOUR);
+    const returnedAt = fixture.clock.now();
     const returned = await fixture.tick();
     const afterReturn = fixture.notifier.delivered.length;
     fixture.clock.advance(HOUR);
     await fixture.tick();
+    const reopened = (await fixture.store.readInventory({ groupId: ids.project }))?.openFindings;
 
     // Assess
     expect(outcomeOf(baseline, PROJECT).inventory).toMatchObject({
@@ -146,6 +149,8 @@ describe.each(storeKinds())('posture findings over time with the $name', (kind) 
     ).toEqual([['inventory-project-open-to-internet', 'critical']]);
     expect(fixture.notifier.delivered).toHaveLength(afterReturn);
     expect(opened).toBe(1);
+    expect(firstFound).toEqual({});
+    expect(reopened).toEqual({ [OPEN_PROJECT_ID]: { foundAt: returnedAt } });
   });
 
   it.each([
