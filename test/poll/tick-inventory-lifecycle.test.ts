@@ -230,6 +230,40 @@ describe.each(storeKinds())('posture findings over time with the $name', (kind) 
     ]);
   });
 
+  it('resolves an owner without an access list when its owner role goes, and reopens it when the role comes back', async () => {
+    // Prepare
+    fixture = await startPollFixture({
+      store: kind.factory,
+      seed: { ...pollSeed(), serviceAccounts: [ownerBot] },
+      config: { sources: { orgIds: [ids.org] } },
+    });
+    await fixture.tick();
+    fixture.sim.putServiceAccount({ ...ownerBot, roles: [{ orgId: ids.org, roleName: 'ORG_MEMBER' }] });
+    fixture.clock.advance(HOUR);
+    const demoted = await fixture.tick();
+    const afterDemotion = fixture.notifier.delivered.length;
+    fixture.sim.putServiceAccount(ownerBot);
+    fixture.clock.advance(HOUR);
+
+    // Act
+    const promoted = await fixture.tick();
+
+    // Assess
+    const id = `org/${ids.org}/service-account/${ownerBot.clientId}/owner-without-access-list`;
+    expect(findings()).toEqual([`open ${id}`, `resolved ${id}`, `open ${id}`]);
+    expect(outcomeOf(demoted, ORG).inventory).toMatchObject({ changes: 1, resolved: 1 });
+    expect(fixture.notifier.delivered.find(isResolved)?.summary).toMatch(
+      /^Fixed: the owner role was removed\. /,
+    );
+    expect(outcomeOf(promoted, ORG).inventory).toMatchObject({ changes: 3, resolved: 0 });
+    expect(
+      fixture.notifier.delivered.slice(afterDemotion).map((alert) => [alert.ruleId, alertFinding(alert)?.id]),
+    ).toEqual([
+      ['inventory-service-account-owner-role-granted', undefined],
+      ['inventory-credential-without-access-list-owner', id],
+    ]);
+  });
+
   it('resolves nothing in service accounts the stored snapshot did not hold, and raises their baseline findings', async () => {
     // Prepare
     fixture = await startPollFixture({ store: kind.factory, config: { sources: { orgIds: [ids.org] } } });
