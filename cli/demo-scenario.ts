@@ -113,21 +113,23 @@ export interface DemoInventoryChange {
 }
 
 /**
- * Gives the default seed's `terraform` service account the `ORG_OWNER` role in its organization, as
- * an administrator would in the Atlas UI, so the second tick's inventory reports a service account
- * given an owner role.
+ * The changes an administrator makes between the demo's ticks, as in the Atlas UI, that no event
+ * reports and the second tick's inventory finds: the default seed's `terraform` service account given
+ * the `ORG_OWNER` role in its organization (a new critical finding), and the temporary `0.0.0.0/0`
+ * entry of `internal-tools` removed after its migration (the first tick's baseline finding resolved).
  *
- * @throws CommandFailed when the simulator does not hold the default seed's organization.
+ * @throws CommandFailed when the simulator does not hold the default seed's organization and project.
  * @example
  * ```ts
- * const change = makeInventoryChange(sim);
+ * const changes = makeInventoryChanges(sim);
  * ```
  */
-export function makeInventoryChange(sim: AtlasSimulator): DemoInventoryChange {
+export function makeInventoryChanges(sim: AtlasSimulator): DemoInventoryChange[] {
   const org = sim.orgs.find((candidate) => candidate.name === 'Acme Corp');
-  if (org === undefined) {
+  const tools = sim.projects.find((candidate) => candidate.name === 'internal-tools');
+  if (org === undefined || tools === undefined) {
     throw new CommandFailed(
-      "the demo needs the default seed's organization Acme Corp: start the simulator with the default seed",
+      "the demo needs the default seed's organization Acme Corp and project internal-tools: start the simulator with the default seed",
     );
   }
   sim.putServiceAccount({
@@ -141,9 +143,17 @@ export function makeInventoryChange(sim: AtlasSimulator): DemoInventoryChange {
     ],
     accessList: [{ cidrBlock: '192.0.2.0/28', created: '2025-02-03T09:30:00Z' }],
   });
-  return {
-    where: org.name,
-    what: 'service account terraform given ORG_OWNER',
-    why: 'no event says so: the inventory snapshot finds it',
-  };
+  sim.setProjectAccessList(tools.id, []);
+  return [
+    {
+      where: org.name,
+      what: 'service account terraform given ORG_OWNER',
+      why: 'no event says so: the inventory snapshot finds it',
+    },
+    {
+      where: tools.name,
+      what: 'the temporary 0.0.0.0/0 entry removed after the migration',
+      why: "the inventory resolves tick 1's finding",
+    },
+  ];
 }

@@ -14,7 +14,7 @@ import { type AtlasSimulator, startSimulator } from '../../simulator/index.js';
 import { colorEnabled } from '../color.js';
 import { AdvancingClock } from '../demo-clock.js';
 import { DemoNotifier } from '../demo-notifier.js';
-import { makeInventoryChange, secondTickEvents } from '../demo-scenario.js';
+import { makeInventoryChanges, secondTickEvents } from '../demo-scenario.js';
 import { CommandFailed, ExitCode } from '../errors.js';
 import { type LocalPoll, openLocalPoll } from '../local-dependencies.js';
 import { type CommandOutput, type PollCommandIo, processCommandIo } from '../poll-command-io.js';
@@ -124,10 +124,9 @@ async function runDemo({ stdout, stderr, full, color }: RunDemoOptions): Promise
     for (const { where, event, why } of added) {
       stdout.write(`  ${where.padEnd(15)} ${String(event.eventTypeName).padEnd(31)} ${why}\n`);
     }
-    const change = makeInventoryChange(sim);
-    stdout.write(
-      `  and one change without an event:\n  ${change.where.padEnd(15)} ${change.what}: ${change.why}\n`,
-    );
+    const changes = makeInventoryChanges(sim);
+    stdout.write(`  and ${changes.length} changes without an event:\n`);
+    for (const { where, what, why } of changes) stdout.write(`  ${where.padEnd(15)} ${what}: ${why}\n`);
 
     stdout.write(
       heading(
@@ -145,7 +144,7 @@ async function runDemo({ stdout, stderr, full, color }: RunDemoOptions): Promise
         { title: 'tick 2', summary: second },
       ])}`,
     );
-    stdout.write(closing(first, second, added.length));
+    stdout.write(closing(first, second, added.length, changes.length));
     const worst = [exitCodeForTick(first), exitCodeForTick(second)].find((code) => code !== ExitCode.ok);
     if (worst !== undefined) {
       throw new CommandFailed('the demo ran into a problem: see the tick reports above', worst);
@@ -203,13 +202,13 @@ function introduction(sim: AtlasSimulator, color: boolean): string {
   ].join('\n');
 }
 
-function closing(first: TickSummary, second: TickSummary, added: number): string {
+function closing(first: TickSummary, second: TickSummary, added: number, changes: number): string {
   const alertsSecond = publishedCount(second.totals.alerts);
   return [
     '',
     `Tick 2 read ${second.totals.eventsFetched} events, the overlap included, and found ${second.totals.eventsNew} new: ${alertsSecond} ${
       alertsSecond === 1 ? 'alert' : 'alerts'
-    } for the ${added} events Atlas showed since tick 1 and the change the inventory found, and none of tick 1's ${publishedCount(first.totals.alerts)} again.`,
+    } for the ${added} events Atlas showed since tick 1 and the ${changes} changes the inventory found, and none of tick 1's ${publishedCount(first.totals.alerts)} again.`,
     'Next: poll your own organization with `atlas-audit-alerts run --help`, tune rules with `atlas-audit-alerts rules test`.',
     '',
   ].join('\n');

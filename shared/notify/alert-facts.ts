@@ -1,6 +1,7 @@
 import type { AtlasEvent } from '../atlas/types.js';
 import type { Alert } from './alert.js';
 import { type AlertContext, displayName, type NamedThing, shortId } from './alert-context.js';
+import { FINDING_RESOLVED_EVENT_TYPE } from './alert-finding.js';
 import { formatUtc, parseEventTime } from './relative-time.js';
 
 /**
@@ -36,6 +37,10 @@ export interface FindingFacts {
   previousSnapshotAt?: number;
   /** When the thing found was created, as Atlas records it, in milliseconds. */
   existsSince?: number;
+  /** A posture problem an earlier snapshot held, gone from the latest one (`INVENTORY_FINDING_RESOLVED`). */
+  resolved?: true;
+  /** Of a resolved problem: since when it had been open, in words that say how it is known. */
+  opened?: string;
 }
 
 export interface AlertFacts {
@@ -122,6 +127,13 @@ const INVENTORY_FIELDS = new Set([
   'serviceAccountDescription',
   'holdsOwnerRole',
   'rolesAfter',
+  // A posture finding's id and words: the title and summary say them.
+  'postureFinding',
+  'resolvedFindingType',
+  'problem',
+  'resolution',
+  'openSince',
+  'opened',
 ]);
 
 /** Fields that say what an event changed, with how a person calls them, in the order they are shown. */
@@ -219,7 +231,7 @@ export function headerFacts(facts: AlertFacts, raisedAt: number): Fact[] {
 
 /**
  * When and who: `When` and `Who` for Atlas events; `Found`, `Since` (when known) and `Who` for an
- * inventory finding, which names no actor.
+ * inventory finding, which names no actor; `Found`, `Open since` and `Who` for a resolved one.
  *
  * @example
  * ```ts
@@ -234,7 +246,9 @@ export function timeAndActorFacts(facts: AlertFacts, raisedAt: number): Fact[] {
     ];
   }
   const lines: Fact[] = [{ label: 'Found', value: describeFound(facts, facts.finding, raisedAt) }];
-  if (facts.finding.existsSince !== undefined)
+  if (facts.finding.resolved === true) {
+    if (facts.finding.opened !== undefined) lines.push({ label: 'Open since', value: facts.finding.opened });
+  } else if (facts.finding.existsSince !== undefined)
     lines.push({ label: 'Since', value: `${formatUtc(facts.finding.existsSince)}, as Atlas records it` });
   lines.push({ label: 'Who', value: INVENTORY_ACTOR });
   return lines;
@@ -259,7 +273,7 @@ export function describeWhen(facts: AlertFacts, raisedAt: number): string {
 
 /**
  * When and how an inventory finding was found: by the first inventory (it predates the deployment),
- * or between two snapshots.
+ * or between two snapshots; for a resolved one, when it was found gone.
  *
  * @example
  * ```ts
@@ -269,6 +283,11 @@ export function describeWhen(facts: AlertFacts, raisedAt: number): string {
  */
 export function describeFound(facts: AlertFacts, finding: FindingFacts, raisedAt: number): string {
   const at = formatUtc(facts.lastEventAt ?? raisedAt);
+  if (finding.resolved === true) {
+    return finding.previousSnapshotAt === undefined
+      ? `${at}, by the inventory: gone`
+      : `${at}, by the inventory: gone; still there at ${formatUtc(finding.previousSnapshotAt)}`;
+  }
   if (finding.preExisting) return `${at}, by the first inventory: there before this deployment`;
   if (finding.previousSnapshotAt !== undefined)
     return `${at}, by the inventory; not there at ${formatUtc(finding.previousSnapshotAt)}`;
@@ -325,6 +344,11 @@ function describeFinding(event: AtlasEvent): FindingFacts {
   if (previous !== undefined) finding.previousSnapshotAt = previous;
   const since = parseEventTime(event.existsSince);
   if (since !== undefined) finding.existsSince = since;
+  if (event.eventTypeName === FINDING_RESOLVED_EVENT_TYPE) {
+    finding.resolved = true;
+    const opened = text(event.opened);
+    if (opened !== undefined) finding.opened = opened;
+  }
   return finding;
 }
 

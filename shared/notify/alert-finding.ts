@@ -4,6 +4,9 @@ import type { Alert } from './alert.js';
  * The event field that names the posture finding an inventory event opens or resolves: a stable id
  * of the problem (an entry open to the internet, an owner credential with no access list), the same
  * for every alert about that problem over its whole life, so a finding reopened later is the same one.
+ * Ids read as scope, subject and problem, at most 256 characters, such as
+ * `org/<orgId>/api-key/<apiKeyId>/access-list/0.0.0.0%2F0` or
+ * `project/<groupId>/access-list/0.0.0.0%2F0` (see `postureFindingId` in `shared/poll`).
  */
 export const POSTURE_FINDING_FIELD = 'postureFinding';
 

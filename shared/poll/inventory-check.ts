@@ -5,7 +5,7 @@ import type { Logger } from '../logger.js';
 import type { Notifier } from '../notify/notifier.js';
 import type { RuleEngine } from '../rules/engine.js';
 import type { FirstSeenStateError, RuleEvaluationError } from '../rules/errors.js';
-import { buildInventoryEvent } from '../rules/inventory-events.js';
+import { buildInventoryEvent, INVENTORY_EVENT_TYPES } from '../rules/inventory-events.js';
 import {
   describeInventoryScope,
   type InventoryApiKeyEntry,
@@ -18,8 +18,9 @@ import { type AlertDestination, type Delivery, deliverAlerts } from './alert-del
 import type { AlertDescriber } from './alert-describer.js';
 import { DEFAULT_MAX_INVENTORY_ENTRIES, InventoryReadBudget } from './inventory-budget.js';
 import { diffInventory } from './inventory-diff.js';
-import { baselineFindings } from './inventory-findings.js';
+import { postureFindingOf, postureProblems } from './inventory-findings.js';
 import type { PollSource } from './poll-source.js';
+import { openFindingsSince, resolvedProblems } from './posture-resolutions.js';
 import type { AlertCounts } from './tick-types.js';
 
 /** Options of {@link checkInventory}. */
@@ -74,6 +75,11 @@ export interface InventoryCheck {
   changes: number;
   /** Baseline findings raised (see `baselineFindings`). */
   findings: number;
+  /**
+   * Posture problems of the stored snapshot that the new one no longer holds, each one synthetic
+   * `INVENTORY_FINDING_RESOLVED` event.
+   */
+  resolved: number;
   /** Resources the deployment does not have (it answered 404), skipped this time. */
   skipped: string[];
   /**
@@ -99,6 +105,12 @@ export interface InventoryCheck {
  * The first snapshot of a source, and a part of a snapshot no earlier one held, raise baseline
  * findings (`baselineFindings`): one alert for each thing already wrong, marked `preExisting`; after
  * that only changes alert. `baselineFindings: false` stores the first snapshot silently.
+ *
+ * Posture findings have a life: every event that opens a posture problem (see `postureProblems`)
+ * carries its stable id in `postureFinding`; each problem of the stored snapshot that the new one no
+ * longer holds becomes one `INVENTORY_FINDING_RESOLVED` event with the same id; a problem that comes
+ * back is reported again by the comparison, under the same id: reopened. The snapshot keeps when each
+ * problem was first found, for the `openSince` of its resolution.
  *
  * The new snapshot is stored only once every alert of the comparison is settled: until then the
  * next check compares with the same old snapshot, finds the same differences, builds events with the
@@ -139,17 +151,34 @@ export async function checkInventory(options: CheckInventoryOptions): Promise<In
     serviceAccounts: current.serviceAccounts !== undefined && previous?.serviceAccounts === undefined,
     projectAccessList: current.projectAccessList !== undefined && previous?.projectAccessList === undefined,
   };
-  const findings = options.baselineFindings === false ? [] : baselineFindings(current, parts);
+  const findings = options.baselineFindings === false ? [] : postureProblems(current, parts);
   const changes = previous === undefined ? [] : diffInventory({ previous, current });
+  const resolved = previous === undefined ? [] : resolvedProblems({ previous, current });
   const context = {
     ...(scope.orgId === undefined ? {} : { orgId: scope.orgId }),
     ...(scope.groupId === undefined ? {} : { groupId: scope.groupId }),
     snapshotAt: current.takenAt,
   };
+  const compared = { ...context, previousSnapshotAt: previous?.takenAt };
   const events = [
-    ...findings.map((change) => buildInventoryEvent(change, { ...context, preExisting: true })),
+    ...findings.map((problem) =>
+      buildInventoryEvent(problem.opening, { ...context, preExisting: true, postureFinding: problem.id }),
+    ),
     ...changes.map((change) =>
-      buildInventoryEvent(change, { ...context, previousSnapshotAt: previous?.takenAt }),
+      buildInventoryEvent(change, { ...compared, postureFinding: postureFindingOf(change, scope) }),
+    ),
+    ...resolved.map(({ problem, resolution, found }) =>
+      buildInventoryEvent(
+        {
+          type: INVENTORY_EVENT_TYPES.findingResolved,
+          postureFinding: problem.id,
+          opening: problem.opening,
+          resolution,
+          firstFoundAt: found.foundAt,
+          ...(found.preExisting === true ? { foundPreExisting: true } : {}),
+        },
+        compared,
+      ),
     ),
   ];
   const counts = {
@@ -159,6 +188,7 @@ export async function checkInventory(options: CheckInventoryOptions): Promise<In
     ...(current.projectAccessList === undefined ? {} : { projectEntries: current.projectAccessList.length }),
     changes: changes.length,
     findings: findings.length,
+    resolved: resolved.length,
     skipped,
     invalidEntries: budget.dropped,
   };
@@ -193,7 +223,9 @@ export async function checkInventory(options: CheckInventoryOptions): Promise<In
       delivery,
     };
   }
-  await store.writeInventory({ snapshot: current });
+  await store.writeInventory({
+    snapshot: { ...current, openFindings: openFindingsSince({ previous, current }) },
+  });
   if (previous === undefined) {
     options.logger.info('inventory baseline stored', {
       scope: describeInventoryScope(scope),

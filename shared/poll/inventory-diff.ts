@@ -5,6 +5,7 @@ import {
   type InventoryChange,
   type InventoryEntry,
   type InventoryServiceAccount,
+  OWNER_ROLE_NAMES,
   ownerRolesGranted,
 } from '../rules/inventory-events.js';
 import type { InventorySnapshot } from '../state/inventory-snapshot.js';
@@ -20,7 +21,9 @@ import type { InventorySnapshot } from '../state/inventory-snapshot.js';
  * - a key or service account only in `previous`: `…_REMOVED` (its entries went with it);
  * - one in both: `…_ROLES_CHANGED` when its set of roles differs (and `…_OWNER_ROLE_GRANTED` when an
  *   owner role is among the new ones), an entry added or removed for each difference of its access
- *   list, and `…_WITHOUT_ACCESS_LIST` when its last entry went;
+ *   list, and `…_WITHOUT_ACCESS_LIST` when its last entry went, or when it holds an owner role it did
+ *   not hold before and has no access list (either way a posture problem opens: see
+ *   `postureProblems`);
  * - a project access-list entry only in one of them: `INVENTORY_PROJECT_ACCESS_LIST_ENTRY_ADDED` or
  *   `…_REMOVED`.
  *
@@ -231,7 +234,25 @@ function diffHolder<S>(
   for (const [key, entry] of oldEntries) {
     if (!newEntries.has(key)) changes.push(types.entryRemoved(now.subject, entry));
   }
-  if (newEntries.size === 0 && oldEntries.size > 0) changes.push(types.withoutAccessList(now.subject));
+  const becameOwner = !holdsOwnerRole(old.roles) && holdsOwnerRole(now.roles);
+  if (newEntries.size === 0 && (oldEntries.size > 0 || becameOwner)) {
+    changes.push(types.withoutAccessList(now.subject));
+  }
+}
+
+/**
+ * Whether roles hold `ORG_OWNER` or `GROUP_OWNER`: with no access list, what makes a key or a service
+ * account a posture problem.
+ *
+ * @example
+ * ```ts
+ * holdsOwnerRole([{ orgId: 'o1', roleName: 'ORG_OWNER' }]); // true
+ * ```
+ */
+export function holdsOwnerRole(roles: Roles): boolean {
+  return (roles ?? []).some(
+    (role) => typeof role.roleName === 'string' && OWNER_ROLE_NAMES.includes(role.roleName),
+  );
 }
 
 function sortedIds(a: ReadonlyMap<string, unknown>, b: ReadonlyMap<string, unknown>): string[] {
@@ -296,7 +317,7 @@ function roleKeys(roles: Roles): Set<string> {
 export function entriesOf(entries: readonly InventoryEntry[]): Map<string, InventoryEntry> {
   const map = new Map<string, InventoryEntry>();
   for (const entry of entries) {
-    const key = entryKey(entry);
+    const key = accessListEntryKey(entry);
     if (key === undefined || map.has(key)) continue;
     map.set(key, {
       ...(typeof entry.cidrBlock === 'string' ? { cidrBlock: entry.cidrBlock } : {}),
@@ -310,7 +331,16 @@ export function entriesOf(entries: readonly InventoryEntry[]): Map<string, Inven
   return map;
 }
 
-function entryKey(entry: InventoryEntry): string | undefined {
+/**
+ * What identifies an access-list entry: its CIDR block trimmed and in lower case, a bare address as
+ * its /32 or /128, a security group as `sg:` and its id; `undefined` for an entry with none of them.
+ *
+ * @example
+ * ```ts
+ * accessListEntryKey({ ipAddress: '203.0.113.7' }); // '203.0.113.7/32'
+ * ```
+ */
+export function accessListEntryKey(entry: InventoryEntry): string | undefined {
   const cidr = typeof entry.cidrBlock === 'string' ? entry.cidrBlock.trim().toLowerCase() : '';
   if (cidr !== '') return cidr;
   const ip = typeof entry.ipAddress === 'string' ? entry.ipAddress.trim().toLowerCase() : '';

@@ -1,53 +1,86 @@
-import type { AtlasApiKey, AtlasServiceAccount } from '../atlas/types.js';
 import {
   INVENTORY_EVENT_TYPES,
   type InventoryChange,
   type InventoryEntry,
-  OWNER_ROLE_NAMES,
+  type InventoryOpeningChange,
 } from '../rules/inventory-events.js';
 import { isPublicRange, parseIpRange } from '../rules/ip-range.js';
-import type { InventorySnapshot } from '../state/inventory-snapshot.js';
-import { entriesOf, inventoryKey, inventoryServiceAccount } from './inventory-diff.js';
+import type { InventoryScope, InventorySnapshot } from '../state/inventory-snapshot.js';
+import {
+  accessListEntryKey,
+  entriesOf,
+  holdsOwnerRole,
+  inventoryKey,
+  inventoryServiceAccount,
+} from './inventory-diff.js';
+import { postureFindingId } from './posture-finding-id.js';
 
 /** The widest prefix an access-list entry may have before it counts as open to the internet. */
 const WIDE_PREFIX = { ipv4: 16, ipv6: 48 } as const;
 
-/** Which parts of a snapshot are new (never stored before), and so looked at for baseline findings. */
+/** Which parts of a snapshot to look at: those no earlier snapshot held, for baseline findings. */
 export interface FindingParts {
   apiKeys: boolean;
   serviceAccounts: boolean;
   projectAccessList: boolean;
 }
 
+/** A part of a snapshot a posture problem lives in. */
+export type SnapshotPart = keyof FindingParts;
+
+const ALL_PARTS: FindingParts = { apiKeys: true, serviceAccounts: true, projectAccessList: true };
+
+/** Something wrong in an inventory snapshot, as long as it stays so. */
+export interface PostureProblem {
+  /** Its stable id (see `postureFindingId`): the `postureFinding` of its events. */
+  id: string;
+  part: SnapshotPart;
+  /**
+   * The change that reports it: what the first snapshot raises as a baseline finding, and what the
+   * comparison of two snapshots reports when the problem appears.
+   */
+  opening: InventoryOpeningChange;
+}
+
 /**
- * The baseline findings of a snapshot: what is already wrong in the parts no earlier snapshot held,
- * as the changes the inventory events are built from (each is then marked `preExisting`):
+ * The posture problems of a snapshot, each with its stable id, API keys by id first, then service
+ * accounts by client id, then project entries, each holder's entries in the order listed:
  *
  * - an access-list entry of a key, a service account or a project that is open to the internet (a
  *   public range of /16 or wider for IPv4, /48 or wider for IPv6, as `0.0.0.0/0`), or whose address
  *   cannot be read as an address or range at all (`0.0.0.0 /0`, `[::]/0`: what Atlas makes of it is
- *   unknown), as an entry added;
- * - a key or a service account holding an owner role with no access list at all, as
+ *   unknown), opened by an entry added;
+ * - a key or a service account holding an owner role with no access list at all, opened by
  *   `…_WITHOUT_ACCESS_LIST` (anyone with its credentials can own the organization from anywhere).
  *
- * Everything else of a first snapshot is the baseline: later snapshots report changes from it.
+ * Only the `parts` asked for (all by default), and only those the snapshot holds.
  *
  * @example
  * ```ts
- * const findings = baselineFindings(snapshot, { apiKeys: true, serviceAccounts: true, projectAccessList: false });
+ * postureProblems(snapshot).map((problem) => problem.id);
+ * // ['org/5f…/api-key/5f…/access-list/0.0.0.0%2F0', 'org/5f…/service-account/mdb_sa_id_…/owner-without-access-list']
  * ```
  */
-export function baselineFindings(snapshot: InventorySnapshot, parts: FindingParts): InventoryChange[] {
-  const findings: InventoryChange[] = [];
+export function postureProblems(
+  snapshot: InventorySnapshot,
+  parts: FindingParts = ALL_PARTS,
+): PostureProblem[] {
+  const openings: { part: SnapshotPart; opening: InventoryOpeningChange }[] = [];
   if (parts.apiKeys) {
     for (const { apiKey, accessList } of [...snapshot.apiKeys].sort(byString((entry) => entry.apiKey.id))) {
       const subject = inventoryKey(apiKey);
       const entries = [...entriesOf(accessList).values()];
-      for (const entry of entries.filter(isBaselineFinding)) {
-        findings.push({ type: INVENTORY_EVENT_TYPES.accessListEntryAdded, apiKey: subject, entry });
+      for (const entry of entries) {
+        openings.push({
+          part: 'apiKeys',
+          opening: { type: INVENTORY_EVENT_TYPES.accessListEntryAdded, apiKey: subject, entry },
+        });
       }
-      if (entries.length === 0 && holdsOwnerRole(apiKey)) {
-        findings.push({ type: INVENTORY_EVENT_TYPES.apiKeyWithoutAccessList, apiKey: subject });
+      if (entries.length === 0) {
+        openings.push({
+          part: 'apiKeys',
+          opening: { type: INVENTORY_EVENT_TYPES.apiKeyWithoutAccessList, apiKey: subject },
+        });
       }
     }
   }
@@ -58,17 +91,20 @@ export function baselineFindings(snapshot: InventorySnapshot, parts: FindingPart
     for (const { serviceAccount, accessList } of accounts) {
       const subject = inventoryServiceAccount(serviceAccount, snapshot.orgId);
       const entries = [...entriesOf(accessList).values()];
-      for (const entry of entries.filter(isBaselineFinding)) {
-        findings.push({
-          type: INVENTORY_EVENT_TYPES.serviceAccountAccessListEntryAdded,
-          serviceAccount: subject,
-          entry,
+      for (const entry of entries) {
+        openings.push({
+          part: 'serviceAccounts',
+          opening: {
+            type: INVENTORY_EVENT_TYPES.serviceAccountAccessListEntryAdded,
+            serviceAccount: subject,
+            entry,
+          },
         });
       }
-      if (entries.length === 0 && accountHoldsOwnerRole(serviceAccount)) {
-        findings.push({
-          type: INVENTORY_EVENT_TYPES.serviceAccountWithoutAccessList,
-          serviceAccount: subject,
+      if (entries.length === 0) {
+        openings.push({
+          part: 'serviceAccounts',
+          opening: { type: INVENTORY_EVENT_TYPES.serviceAccountWithoutAccessList, serviceAccount: subject },
         });
       }
     }
@@ -76,12 +112,71 @@ export function baselineFindings(snapshot: InventorySnapshot, parts: FindingPart
   const groupId = snapshot.groupId;
   if (parts.projectAccessList && groupId !== undefined) {
     for (const entry of entriesOf(snapshot.projectAccessList ?? []).values()) {
-      if (isBaselineFinding(entry)) {
-        findings.push({ type: INVENTORY_EVENT_TYPES.projectAccessListEntryAdded, groupId, entry });
-      }
+      openings.push({
+        part: 'projectAccessList',
+        opening: { type: INVENTORY_EVENT_TYPES.projectAccessListEntryAdded, groupId, entry },
+      });
     }
   }
-  return findings;
+  const problems: PostureProblem[] = [];
+  for (const { part, opening } of openings) {
+    const id = postureFindingOf(opening, snapshot);
+    if (id !== undefined) problems.push({ id, part, opening });
+  }
+  return problems;
+}
+
+/**
+ * The stable id of the posture problem an inventory change opens, or `undefined` when it opens none:
+ * an entry added that is open to the internet or not an address, or a key or service account
+ * without an access list that holds an owner role. The one test both the problems of a snapshot and
+ * the events of a comparison go through, so they always agree.
+ *
+ * @example
+ * ```ts
+ * postureFindingOf({ type: 'INVENTORY_ACCESS_LIST_ENTRY_ADDED', apiKey: { id: 'k1' }, entry: { cidrBlock: '0.0.0.0/0' } }, { orgId: 'o1' });
+ * // 'org/o1/api-key/k1/access-list/0.0.0.0%2F0'
+ * ```
+ */
+export function postureFindingOf(change: InventoryChange, scope: InventoryScope): string | undefined {
+  switch (change.type) {
+    case INVENTORY_EVENT_TYPES.accessListEntryAdded:
+    case INVENTORY_EVENT_TYPES.serviceAccountAccessListEntryAdded:
+    case INVENTORY_EVENT_TYPES.projectAccessListEntryAdded: {
+      const entry = accessListEntryKey(change.entry);
+      if (entry === undefined || !isPostureProblem(change.entry)) return undefined;
+      if ('groupId' in change)
+        return postureFindingId({ groupId: change.groupId }, { kind: 'project-entry', entry });
+      return 'apiKey' in change
+        ? postureFindingId(scope, { kind: 'api-key', id: change.apiKey.id, entry })
+        : postureFindingId(scope, { kind: 'service-account', id: change.serviceAccount.clientId, entry });
+    }
+    case INVENTORY_EVENT_TYPES.apiKeyWithoutAccessList:
+      return holdsOwnerRole(change.apiKey.roles)
+        ? postureFindingId(scope, { kind: 'api-key', id: change.apiKey.id })
+        : undefined;
+    case INVENTORY_EVENT_TYPES.serviceAccountWithoutAccessList:
+      return holdsOwnerRole(change.serviceAccount.roles)
+        ? postureFindingId(scope, { kind: 'service-account', id: change.serviceAccount.clientId })
+        : undefined;
+    default:
+      return undefined;
+  }
+}
+
+/**
+ * The baseline findings of a snapshot: the posture problems (see {@link postureProblems}) of the
+ * parts no earlier snapshot held, as the changes the inventory events are built from (each is then
+ * marked `preExisting`). Everything else of a first snapshot is the baseline: later snapshots report
+ * changes from it.
+ *
+ * @example
+ * ```ts
+ * const findings = baselineFindings(snapshot, { apiKeys: true, serviceAccounts: true, projectAccessList: false });
+ * ```
+ */
+export function baselineFindings(snapshot: InventorySnapshot, parts: FindingParts): InventoryOpeningChange[] {
+  return postureProblems(snapshot, parts).map((problem) => problem.opening);
 }
 
 /**
@@ -117,18 +212,9 @@ export function hasUnreadableAddress(entry: InventoryEntry): boolean {
   return typeof text === 'string' && text.trim() !== '' && parseIpRange(text) === undefined;
 }
 
-function isBaselineFinding(entry: InventoryEntry): boolean {
+/** Whether an entry makes a posture problem: open to the internet, or not an address at all. */
+function isPostureProblem(entry: InventoryEntry): boolean {
   return isOpenToInternet(entry) || hasUnreadableAddress(entry);
-}
-
-function holdsOwnerRole(apiKey: AtlasApiKey): boolean {
-  return (apiKey.roles ?? []).some(
-    (role) => typeof role.roleName === 'string' && OWNER_ROLE_NAMES.includes(role.roleName),
-  );
-}
-
-function accountHoldsOwnerRole(account: AtlasServiceAccount): boolean {
-  return (account.roles ?? []).some((role) => OWNER_ROLE_NAMES.includes(role));
 }
 
 function byString<T>(keyOf: (item: T) => string): (a: T, b: T) => number {

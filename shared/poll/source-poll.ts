@@ -527,7 +527,7 @@ class SourceRun {
     if (scope === undefined) return;
     const now = context.clock.now();
     const takenAt = this.#cursor?.inventoryTakenAt;
-    const base: Omit<InventoryOutcome, 'status'> = { apiKeys: 0, changes: 0, findings: 0 };
+    const base: Omit<InventoryOutcome, 'status'> = { apiKeys: 0, changes: 0, findings: 0, resolved: 0 };
     if (takenAt !== undefined && now - takenAt < context.inventoryIntervalMs) {
       this.#outcome.inventory = { ...base, status: 'not-due' };
       return;
@@ -562,6 +562,7 @@ class SourceRun {
         apiKeys: check.apiKeys,
         changes: check.changes,
         findings: check.findings,
+        resolved: check.resolved,
         ...(check.serviceAccounts === undefined ? {} : { serviceAccounts: check.serviceAccounts }),
         ...(check.projectEntries === undefined ? {} : { projectEntries: check.projectEntries }),
         ...(check.skipped.length === 0 ? {} : { skipped: check.skipped }),

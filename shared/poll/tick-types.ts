@@ -179,6 +179,11 @@ export interface InventoryOutcome {
   changes: number;
   /** Baseline findings raised: things already wrong in a first snapshot, marked `preExisting`. */
   findings: number;
+  /**
+   * Posture findings resolved: problems of the stored snapshot (an entry open to the internet, an
+   * owner credential without an access list) gone from the new one, each an `INVENTORY_FINDING_RESOLVED`.
+   */
+  resolved: number;
   /** Resources the deployment answered 404 for (Ops Manager has no service accounts), skipped. */
   skipped?: string[];
   /**

@@ -1,6 +1,9 @@
 import { createHash } from 'node:crypto';
 import type { AtlasApiKey, AtlasEvent } from '../atlas/types.js';
+import { FINDING_RESOLVED_EVENT_TYPE } from '../notify/alert-finding.js';
+import { formatUtc } from '../notify/relative-time.js';
 import { parseEventTime } from './event-time.js';
+import { parseIpRange } from './ip-range.js';
 
 /**
  * Synthetic events for changes found by comparing inventory snapshots: an organization's API keys
@@ -10,6 +13,11 @@ import { parseEventTime } from './event-time.js';
  * access-list entry in `accessListEntry` (as the API names the entry of the key an event targets),
  * plus `source: "inventory"`. An event of the first snapshot (a baseline finding: something already
  * wrong when the tool was deployed) carries `preExisting: true`.
+ *
+ * Posture findings have a life: an event that opens a posture problem (an entry open to the internet
+ * or not an address, an owner credential with no access list) carries `postureFinding`, the problem's
+ * stable id; when a later snapshot shows the problem gone, `INVENTORY_FINDING_RESOLVED` carries the
+ * same id; when it comes back, the event that reports it opens the same id again.
  */
 export const INVENTORY_EVENT_TYPES = {
   apiKeyAdded: 'INVENTORY_API_KEY_ADDED',
@@ -28,6 +36,7 @@ export const INVENTORY_EVENT_TYPES = {
   serviceAccountAccessListEntryRemoved: 'INVENTORY_SERVICE_ACCOUNT_ACCESS_LIST_ENTRY_REMOVED',
   projectAccessListEntryAdded: 'INVENTORY_PROJECT_ACCESS_LIST_ENTRY_ADDED',
   projectAccessListEntryRemoved: 'INVENTORY_PROJECT_ACCESS_LIST_ENTRY_REMOVED',
+  findingResolved: FINDING_RESOLVED_EVENT_TYPE,
 } as const;
 
 export type InventoryEventType = (typeof INVENTORY_EVENT_TYPES)[keyof typeof INVENTORY_EVENT_TYPES];
@@ -105,6 +114,11 @@ interface InventoryEventBase extends AtlasEvent {
    * access-list entries) and on what was removed.
    */
   existsSince?: string;
+  /**
+   * The stable id of the posture problem the event opens (or, on `INVENTORY_FINDING_RESOLVED`,
+   * resolves): see `postureFindingId` in `shared/poll`. Absent on events that open none.
+   */
+  postureFinding?: string;
 }
 
 interface ApiKeyFields {
@@ -201,7 +215,42 @@ export type InventoryProjectEntryEvent = InventoryEventBase &
     groupId: string;
   };
 
+/**
+ * A posture problem an earlier snapshot held is gone: an entry open to the internet removed or
+ * narrowed, an access list added, an owner role removed, or the key or service account deleted. It
+ * carries the subject's fields as the event that opened the problem had them (the key, the service
+ * account, the project's entry), as the previous snapshot showed them.
+ */
+export type InventoryFindingResolvedEvent = InventoryEventBase &
+  Partial<ApiKeyFields> &
+  Partial<ServiceAccountFields> &
+  Partial<EntryFields> & {
+    eventTypeName: Types['findingResolved'];
+    postureFinding: string;
+    /** The type of the event that opened the problem, such as `INVENTORY_ACCESS_LIST_ENTRY_ADDED`. */
+    resolvedFindingType: InventoryOpeningEventType;
+    /** The problem as it was, in words: `API key qkzvbgyt open to 0.0.0.0/0`. */
+    problem: string;
+    /** What fixed it, in words: `the entry was removed from the access list`. */
+    resolution: string;
+    /**
+     * Since when the problem had been open, ISO-8601 UTC: the creation Atlas records for the entry,
+     * else the time of the first snapshot that showed the problem. Absent when neither is known.
+     */
+    openSince?: string;
+    /**
+     * `openSince` in words, saying how it is known: `2024-03-18 14:41:10 UTC, as Atlas records the
+     * entry's creation`, `… UTC, when the inventory found it`, or `… UTC or earlier: the first
+     * inventory found it already there`.
+     */
+    opened?: string;
+    /** Of an owner credential without an access list: its roles when the problem was last seen. */
+    roles?: InventoryRole[];
+    holdsOwnerRole?: boolean;
+  };
+
 export type InventoryEvent =
+  | InventoryFindingResolvedEvent
   | InventoryApiKeyAddedEvent
   | InventoryApiKeyRemovedEvent
   | InventoryApiKeyRolesChangedEvent
@@ -220,7 +269,54 @@ export type InventoryEvent =
  * before). The default rules alert once for each case, at the owner grant's severity.
  * `ownerRolesGranted` tells whether a change grants one.
  */
-export type InventoryChange =
+export type InventoryChange = InventoryObservedChange | InventoryFindingResolvedChange;
+
+/** The types of the events that may open a posture problem. */
+export type InventoryOpeningEventType =
+  | Types['accessListEntryAdded']
+  | Types['serviceAccountAccessListEntryAdded']
+  | Types['projectAccessListEntryAdded']
+  | Types['apiKeyWithoutAccessList']
+  | Types['serviceAccountWithoutAccessList'];
+
+/** The types of the events that may open a posture problem, as a list. */
+export const INVENTORY_OPENING_EVENT_TYPES: readonly InventoryOpeningEventType[] = [
+  INVENTORY_EVENT_TYPES.accessListEntryAdded,
+  INVENTORY_EVENT_TYPES.serviceAccountAccessListEntryAdded,
+  INVENTORY_EVENT_TYPES.projectAccessListEntryAdded,
+  INVENTORY_EVENT_TYPES.apiKeyWithoutAccessList,
+  INVENTORY_EVENT_TYPES.serviceAccountWithoutAccessList,
+];
+
+/** A change that opens a posture problem (when its entry or roles make it one). */
+export type InventoryOpeningChange =
+  | { type: Types['accessListEntryAdded']; apiKey: InventoryApiKey; entry: InventoryEntry }
+  | {
+      type: Types['serviceAccountAccessListEntryAdded'];
+      serviceAccount: InventoryServiceAccount;
+      entry: InventoryEntry;
+    }
+  | { type: Types['projectAccessListEntryAdded']; groupId: string; entry: InventoryEntry }
+  | { type: Types['apiKeyWithoutAccessList']; apiKey: InventoryApiKey }
+  | { type: Types['serviceAccountWithoutAccessList']; serviceAccount: InventoryServiceAccount };
+
+/** A posture problem an earlier snapshot held, gone from the current one. */
+export interface InventoryFindingResolvedChange {
+  type: Types['findingResolved'];
+  /** The problem's stable id, as the events that opened it carried it. */
+  postureFinding: string;
+  /** The change that opened the problem, as the previous snapshot shows it. */
+  opening: InventoryOpeningChange;
+  /** What fixed it, in words (see `InventoryFindingResolvedEvent.resolution`). */
+  resolution: string;
+  /** When the first snapshot that showed the problem was taken: milliseconds or ISO-8601. */
+  firstFoundAt?: number | string | undefined;
+  /** That snapshot found the problem already there (a first snapshot): it may be older. */
+  foundPreExisting?: boolean | undefined;
+}
+
+/** A difference between two snapshots, or a thing already wrong in the first one. */
+export type InventoryObservedChange =
   | {
       type: Types['apiKeyAdded'] | Types['apiKeyRemoved'] | Types['apiKeyWithoutAccessList'];
       apiKey: InventoryApiKey;
@@ -271,17 +367,22 @@ export interface InventoryEventContext {
   previousSnapshotAt?: number | string | undefined;
   /** The change is a baseline finding of the first snapshot (see `preExisting`). */
   preExisting?: boolean | undefined;
+  /** The posture problem the change opens, if it opens one (see `postureFinding`). */
+  postureFinding?: string | undefined;
 }
 
 /** The `finding` words of a baseline finding. */
 export const PRE_EXISTING_FINDING = 'pre-existing, found by the first inventory';
 /** The `finding` words of a change between two snapshots. */
 export const NEW_FINDING = 'new since the last inventory';
+/** The `finding` words of a posture problem gone. */
+export const RESOLVED_FINDING = 'resolved: gone since the last inventory';
 
 /**
  * Builds the synthetic event for one inventory change. Its `id` is a hash of the change and of the
  * previous snapshot's time: comparing the same two snapshots again (a tick cut short before it
- * stored the new one) yields the same id, which the poller drops as already seen.
+ * stored the new one) yields the same id, which the poller drops as already seen. A resolved
+ * problem's id is a hash of its `postureFinding` and the previous snapshot's time in the same way.
  *
  * @throws {RangeError} when `snapshotAt` is not a valid time, or an access-list entry has neither a
  *   CIDR block, an IP address nor a security group.
@@ -308,13 +409,16 @@ export function buildInventoryEvent(change: InventoryChange, context: InventoryE
     ...(previousSnapshotAt === undefined ? {} : { previousSnapshotAt }),
     ...(preExisting ? { preExisting: true as const } : {}),
     finding: preExisting ? PRE_EXISTING_FINDING : NEW_FINDING,
+    ...(context.postureFinding === undefined ? {} : { postureFinding: context.postureFinding }),
   };
   const subject =
-    'apiKey' in change
-      ? change.apiKey.id
-      : 'serviceAccount' in change
-        ? `sa:${change.serviceAccount.clientId}`
-        : `group:${change.groupId}`;
+    'postureFinding' in change
+      ? `finding:${change.postureFinding}`
+      : 'apiKey' in change
+        ? change.apiKey.id
+        : 'serviceAccount' in change
+          ? `sa:${change.serviceAccount.clientId}`
+          : `group:${change.groupId}`;
   const idOf = (detail: unknown): string =>
     `inv-${createHash('sha256')
       .update(
@@ -330,6 +434,18 @@ export function buildInventoryEvent(change: InventoryChange, context: InventoryE
       .slice(0, 32)}`;
 
   switch (change.type) {
+    case INVENTORY_EVENT_TYPES.findingResolved: {
+      // A resolution is never a baseline finding: the first snapshot has nothing to resolve.
+      const { preExisting: _baseline, ...compared } = base;
+      return {
+        ...compared,
+        ...resolvedFields(change, context),
+        finding: RESOLVED_FINDING,
+        postureFinding: change.postureFinding,
+        id: idOf(null),
+        eventTypeName: change.type,
+      };
+    }
     case INVENTORY_EVENT_TYPES.apiKeyAdded: {
       const roles = normaliseRoles(change.apiKey.roles);
       return {
@@ -439,6 +555,90 @@ export function buildInventoryEvent(change: InventoryChange, context: InventoryE
       };
     }
   }
+}
+
+type SubjectFields = Partial<ApiKeyFields & ServiceAccountFields & EntryFields>;
+
+/** What a resolved problem's event says beyond the fields every inventory event has. */
+type ResolvedFields = SubjectFields &
+  Pick<InventoryFindingResolvedEvent, 'resolvedFindingType' | 'problem' | 'resolution'> &
+  Partial<Pick<InventoryFindingResolvedEvent, 'openSince' | 'opened' | 'roles' | 'holdsOwnerRole'>>;
+
+/** Fields of the event that opened a problem that are its own, not the problem's subject. */
+const OPENING_EVENT_OWN_FIELDS = new Set([
+  'id',
+  'created',
+  'eventTypeName',
+  'source',
+  'orgId',
+  'groupId',
+  'previousSnapshotAt',
+  'preExisting',
+  'finding',
+  'existsSince',
+  'postureFinding',
+]);
+
+/**
+ * The subject's fields of a resolved problem, as the event that opened it carried them (its key or
+ * service account, its entry, the roles of an owner), with the problem and its fix in words.
+ */
+function resolvedFields(
+  change: InventoryFindingResolvedChange,
+  context: InventoryEventContext,
+): ResolvedFields {
+  const opening = change.opening;
+  const opened = buildInventoryEvent(opening, {
+    orgId: context.orgId,
+    groupId: context.groupId,
+    snapshotAt: context.previousSnapshotAt ?? context.snapshotAt,
+  });
+  const subject: Record<string, unknown> = {};
+  for (const [field, value] of Object.entries(opened)) {
+    if (!OPENING_EVENT_OWN_FIELDS.has(field)) subject[field] = value;
+  }
+  const firstFoundAt =
+    change.firstFoundAt === undefined ? undefined : isoTime(change.firstFoundAt, 'firstFoundAt');
+  // Atlas dates an entry, not the moment a credential lost its access list or gained an owner role.
+  const created = 'entry' in opening ? opened.existsSince : undefined;
+  const since =
+    created !== undefined
+      ? {
+          openSince: created,
+          opened: `${formatUtc(Date.parse(created))}, as Atlas records the entry's creation`,
+        }
+      : firstFoundAt === undefined
+        ? {}
+        : {
+            openSince: firstFoundAt,
+            opened:
+              change.foundPreExisting === true
+                ? `${formatUtc(Date.parse(firstFoundAt))} or earlier: the first inventory found it already there`
+                : `${formatUtc(Date.parse(firstFoundAt))}, when the inventory found it`,
+          };
+  return {
+    ...(subject as SubjectFields),
+    resolvedFindingType: opening.type,
+    problem: problemWords(opened as InventoryEvent & SubjectFields),
+    resolution: change.resolution,
+    ...since,
+  };
+}
+
+/** A posture problem in words, from the event that opened it: `API key qkzvbgyt open to 0.0.0.0/0`. */
+function problemWords(opened: InventoryEvent & SubjectFields): string {
+  const holder =
+    opened.apiKeyId !== undefined
+      ? `API key ${opened.targetPublicKey ?? opened.apiKeyId}`
+      : opened.serviceAccountClientId !== undefined
+        ? `service account ${opened.serviceAccountName ?? opened.serviceAccountClientId}`
+        : 'project IP access list';
+  const entry = opened.accessListEntry;
+  if (entry === undefined) return `owner ${holder} without an access list`;
+  const address = opened.cidrBlock ?? opened.ipAddress;
+  return address === undefined || parseIpRange(address) !== undefined
+    ? `${holder} open to ${entry}`
+    : `${holder} holding ${entry}, which is not an address`;
 }
 
 function keyFields(apiKey: InventoryApiKey): ApiKeyFields {

@@ -21,6 +21,17 @@ export interface InventoryServiceAccountEntry {
   accessList: AtlasAccessListEntry[];
 }
 
+/** When the inventory first found a posture problem that a snapshot holds. */
+export interface OpenFinding {
+  /** The time of the first snapshot that showed the problem, in milliseconds since the epoch. */
+  foundAt: number;
+  /**
+   * Set when that snapshot found it already there (the first snapshot of a source or of a part of it,
+   * or a snapshot stored before these times were kept): the problem may be older.
+   */
+  preExisting?: true | undefined;
+}
+
 /** Whose inventory a snapshot holds: an organization's, or a project's. */
 export type InventoryScope = { orgId: string; groupId?: undefined } | { groupId: string; orgId?: undefined };
 
@@ -39,6 +50,12 @@ export type InventorySnapshot = InventoryScope & {
   serviceAccounts?: InventoryServiceAccountEntry[] | undefined;
   /** The project's IP access list. */
   projectAccessList?: AtlasProjectAccessListEntry[] | undefined;
+  /**
+   * When the inventory first found each posture problem the snapshot holds (an entry open to the
+   * internet, an owner credential without an access list), by the problem's stable id: what a
+   * resolved problem's `openSince` falls back to. Absent in snapshots stored before it was kept.
+   */
+  openFindings?: Record<string, OpenFinding> | undefined;
 };
 
 /**
@@ -120,6 +137,11 @@ const inventorySnapshotSchema = z
       )
       .optional(),
     projectAccessList: z.array(z.looseObject({})).optional(),
+    // Only a fallback for messages: times that cannot be read are dropped, never the snapshot.
+    openFindings: z
+      .record(z.string(), z.object({ foundAt: z.number(), preExisting: z.literal(true).optional() }))
+      .optional()
+      .catch(undefined),
   })
   .refine((value) => (value.orgId === undefined) !== (value.groupId === undefined), {
     message: 'exactly one of orgId and groupId',

@@ -9,12 +9,15 @@ import { runPollCommand } from './poll-command-harness.js';
 
 /**
  * The alerts the events added between the ticks raise (carol's Data Explorer delete also as her
- * first use of Data Explorer in the project: the first-seen rules learnt from tick 1), and the one the
- * inventory raises for the service account made an owner, as the demo prints them on one line: what,
- * where and who.
+ * first use of Data Explorer in the project: the first-seen rules learnt from tick 1), and those the
+ * inventory raises for the service account made an owner and for internal-tools' open entry removed
+ * (the removal, and tick 1's finding resolved), as the demo prints them on one line: what, where and
+ * who.
  */
 const SECOND_TICK_LINES = [
   '  CRITICAL  Service account terraform given ORG_OWNER (Acme Corp, found by the inventory)',
+  '  INFO      Project IP access list entry removed: 0.0.0.0/0 (internal-tools, found by the inventory)',
+  '  LOW       Resolved: project IP access list open to 0.0.0.0/0 (internal-tools, found by the inventory)',
   '  CRITICAL  Project IP access list open to 0.0.0.0/0 (analytics-prod, by dave.analyst@acme.example)',
   '  MEDIUM    Data Explorer deleteDocument on payments.customers (payments-prod, by carol.sre@acme.example)',
   '  MEDIUM    Database user temp-admin created (payments-prod, by carol.sre@acme.example)',
@@ -116,27 +119,31 @@ describe('atlas-audit-alerts demo, as npm start runs it', () => {
     );
   });
 
-  it('shows only the alerts of the three new events and the inventory change on the second tick', () => {
+  it('shows only the alerts of the three new events and the inventory changes on the second tick', () => {
     const { first, added, second } = sections(result.stdout);
 
     expect(added).toMatch(/^Five minutes later, Atlas shows 3 new events\n/);
     expect(added).toMatch(
       /analytics-prod +NETWORK_PERMISSION_ENTRY_ADDED +created \S+, before the last watermark/,
     );
+    expect(added).toMatch(/^ {2}and 2 changes without an event:$/m);
     expect(added).toMatch(/Acme Corp +service account terraform given ORG_OWNER: no event says so/);
+    expect(added).toMatch(/internal-tools +the temporary 0\.0\.0\.0\/0 entry removed after the migration/);
     expect((second.match(ALERT_LINE) ?? []).sort()).toEqual([...SECOND_TICK_LINES].sort());
-    expect(alertCount(second)).toBe(5);
-    expect(second).toMatch(/^tick .* · \d+ events \(3 new\) · 5 alerts: 2 critical, 3 medium · /m);
+    expect(alertCount(second)).toBe(7);
+    expect(second).toMatch(
+      /^tick .* · \d+ events \(3 new\) · 7 alerts: 2 critical, 3 medium, 1 low, 1 info · /m,
+    );
     for (const line of SECOND_TICK_LINES) expect(first).not.toContain(line);
   });
 
   it('ends with a table of both ticks', () => {
     const { first, summary } = sections(result.stdout);
-    const total = alertCount(first) + 5;
+    const total = alertCount(first) + 7;
 
     expect(summary).toMatch(/^Summary\n +tick 1 +tick 2 +total\n─+\n/);
     expect(summary).toMatch(/^sources polled +12 +12\n/m);
-    expect(summary).toMatch(new RegExp(`^alerts in all +${alertCount(first)} +5 +${total}\\n`, 'm'));
+    expect(summary).toMatch(new RegExp(`^alerts in all +${alertCount(first)} +7 +${total}\\n`, 'm'));
     expect(summary).toMatch(/^new events +\d+ +3 +\d+\n/m);
     expect(summary).toMatch(/^Atlas requests +\d+ +\d+ +\d+\n/m);
     expect(summary).toMatch(/^state store requests +\d+ +\d+ +\d+\n/m);
@@ -209,7 +216,7 @@ describe('atlas-audit-alerts demo --full', () => {
     const { first, second } = sections(run.stdout);
     expect(run.code).toBe(0);
     expect(first.match(/^Subject: \[[A-Z]+\] /gm)).toHaveLength(alertCount(first));
-    expect(second.match(/^Subject: \[[A-Z]+\] /gm)).toHaveLength(5);
+    expect(second.match(/^Subject: \[[A-Z]+\] /gm)).toHaveLength(7);
     expect(first.match(ALERT_LINE)).toBeNull();
   });
 

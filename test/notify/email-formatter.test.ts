@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { jsonStringBytes } from '../../shared/notify/byte-size.js';
 import { formatEmailText, RAW_EVENT_OMITTED, SUMMARY_CUT_NOTE } from '../../shared/notify/email-formatter.js';
+import { buildInventoryEvent, INVENTORY_EVENT_TYPES } from '../../shared/rules/inventory-events.js';
 import {
   ATLAS_CONTEXT,
   accessListEvent,
@@ -188,6 +189,39 @@ describe('formatEmailText', () => {
       'Current roles:  ORG_OWNER in Acme Corp (5b47…6a3); ORG_READ_ONLY in Acme Labs (64b5…c02)\n',
     );
     expect(head).not.toMatch(/When:|just now|API key id/);
+  });
+
+  it('says when a resolved finding was found gone and since when it had been open, without its internal fields', () => {
+    // Prepare
+    const resolved = buildInventoryEvent(
+      {
+        type: INVENTORY_EVENT_TYPES.findingResolved,
+        postureFinding: `org/${ORG_ID}/api-key/64b5cc01f1a3d40012ab3f01/access-list/0.0.0.0%2F0`,
+        opening: {
+          type: INVENTORY_EVENT_TYPES.accessListEntryAdded,
+          apiKey: { id: '64b5cc01f1a3d40012ab3f01', publicKey: 'qkzvbgyt' },
+          entry: { cidrBlock: '0.0.0.0/0', created: '2024-03-18T14:41:10Z' },
+        },
+        resolution: "the entry was removed from the key's access list",
+        firstFoundAt: '2026-11-21T06:10:00Z',
+      },
+      { orgId: ORG_ID, snapshotAt: '2026-11-22T06:10:00Z', previousSnapshotAt: '2026-11-22T05:10:00Z' },
+    );
+    const alert = makeAlert({ title: 'Resolved: API key qkzvbgyt open to 0.0.0.0/0', events: [resolved] });
+
+    // Act
+    const email = formatEmailText(alert, { context: ATLAS_CONTEXT });
+
+    // Assess
+    const head = email.slice(0, email.indexOf('\nWhat happened'));
+    expect(head).toContain(
+      'Found:         2026-11-22 06:10:00 UTC, by the inventory: gone; still there at 2026-11-22 05:10:00 UTC\n' +
+        "Open since:    2024-03-18 14:41:10 UTC, as Atlas records the entry's creation\n" +
+        'Who:           not known: the inventory sees what exists, not who changed it\n',
+    );
+    const changed = email.slice(email.indexOf('What changed\n'), email.indexOf('\nRunbook'));
+    expect(changed).toContain('Access list entry:  0.0.0.0/0 (the whole internet)\n');
+    expect(changed).not.toMatch(/postureFinding|Posture finding|resolution|Problem|Opened/i);
   });
 
   it('shows facts a person reads under what changed: no internal fields, nothing twice', () => {

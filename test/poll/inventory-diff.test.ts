@@ -86,10 +86,10 @@ describe('diffInventory', () => {
 
   it('reports a role change, and an owner grant when an owner role is among the new roles', () => {
     // Prepare
-    const previous = snapshot(1, key('k1', readOnly), key('k2', readOnly));
+    const previous = snapshot(1, key('k1', readOnly, ['10.0.0.0/8']), key('k2', readOnly));
     const current = snapshot(
       2,
-      key('k1', [...readOnly, { groupId: PROJECT, roleName: 'GROUP_OWNER' }]),
+      key('k1', [...readOnly, { groupId: PROJECT, roleName: 'GROUP_OWNER' }], ['10.0.0.0/8']),
       key('k2', [{ orgId: ORG, roleName: 'ORG_MEMBER' }]),
     );
 
@@ -103,6 +103,27 @@ describe('diffInventory', () => {
       ['INVENTORY_API_KEY_ROLES_CHANGED', 'k2'],
     ]);
     expect(changes[0]).toMatchObject({ rolesBefore: readOnly });
+  });
+
+  it('reports a key with no access list that becomes an owner as without an access list, once', () => {
+    // Prepare
+    const previous = snapshot(1, key('k1', readOnly), key('k2', owner), key('k3', readOnly, ['10.0.0.0/8']));
+    const current = snapshot(
+      2,
+      key('k1', [...readOnly, ...owner]),
+      key('k2', [...owner, { groupId: PROJECT, roleName: 'GROUP_OWNER' }]),
+      key('k3', owner),
+    );
+
+    // Act
+    const changes = diffInventory({ previous, current });
+
+    // Assess
+    expect(
+      changes
+        .filter((change) => change.type === 'INVENTORY_API_KEY_WITHOUT_ACCESS_LIST')
+        .map((change) => ('apiKey' in change ? change.apiKey.id : '')),
+    ).toEqual(['k1', 'k3']);
   });
 
   it('reports access-list entries added and removed, a bare IP address being its /32', () => {

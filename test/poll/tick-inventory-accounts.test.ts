@@ -89,6 +89,7 @@ describe.each(storeKinds())(
         serviceAccounts: 2,
         changes: 0,
         findings: 1,
+        resolved: 0,
       });
       expect(outcomeOf(first, PROJECT).inventory).toEqual({
         status: 'baseline',
@@ -96,6 +97,7 @@ describe.each(storeKinds())(
         projectEntries: 1,
         changes: 0,
         findings: 1,
+        resolved: 0,
       });
       expect(alerts()).toEqual([
         [
@@ -116,7 +118,7 @@ describe.each(storeKinds())(
       );
     });
 
-    it('alerts on service accounts added, removed, given an owner role, and on a widened project entry', async () => {
+    it('alerts on service accounts added, removed, given an owner role, and on a widened project entry, and resolves the owner removed', async () => {
       // Prepare
       fixture = await startPollFixture({ store: kind.factory, seed: seed(), config });
       await fixture.tick();
@@ -149,8 +151,13 @@ describe.each(storeKinds())(
         status: 'compared',
         serviceAccounts: 2,
         changes: 5,
+        resolved: 1,
       });
       expect(alerts(baseline)).toEqual([
+        [
+          'inventory-finding-resolved',
+          'Resolved: owner service account owner-bot without an access list (Acme, found by the inventory)',
+        ],
         [
           'inventory-project-open-to-internet',
           'Project IP access list open to 0.0.0.0/0 (analytics, found by the inventory)',
@@ -170,7 +177,7 @@ describe.each(storeKinds())(
         ],
       ]);
       expect(outcomeOf(quiet, ORG).inventory).toMatchObject({ status: 'compared', changes: 0 });
-      expect(fixture.notifier.delivered).toHaveLength(baseline + 5);
+      expect(fixture.notifier.delivered).toHaveLength(baseline + 6);
     });
 
     it('stores the first snapshot silently when baseline findings are turned off', async () => {

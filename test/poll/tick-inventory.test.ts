@@ -41,6 +41,7 @@ describe.each(storeKinds())('inventory with the $name', (kind) => {
       serviceAccounts: 0,
       changes: 0,
       findings: 0,
+      resolved: 0,
     });
     expect(fixture.notifier.delivered).toEqual([]);
     const stored = await fixture.store.readInventory({ orgId: ids.org });

@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest';
+import { alertFinding } from '../../shared/notify/alert-finding.js';
 import {
   buildInventoryEvent,
   INVENTORY_EVENT_TYPES,
+  type InventoryFindingResolvedChange,
   ownerRolesGranted,
 } from '../../shared/rules/inventory-events.js';
 
@@ -145,6 +147,146 @@ describe('buildInventoryEvent', () => {
         context,
       ).id,
     );
+  });
+
+  it('carries the posture finding an opening change names, and nothing on one that opens none', () => {
+    const entry = { cidrBlock: '0.0.0.0/0' };
+    const opening = buildInventoryEvent(
+      { type: INVENTORY_EVENT_TYPES.accessListEntryAdded, apiKey, entry },
+      { ...context, postureFinding: 'org/org1/api-key/k1/access-list/0.0.0.0%2F0' },
+    );
+    const plain = buildInventoryEvent(
+      { type: INVENTORY_EVENT_TYPES.accessListEntryAdded, apiKey, entry },
+      context,
+    );
+
+    expect(opening.postureFinding).toBe('org/org1/api-key/k1/access-list/0.0.0.0%2F0');
+    expect(plain).not.toHaveProperty('postureFinding');
+    expect(opening.id).toBe(plain.id);
+    expect(alertFinding({ events: [opening] })).toEqual({ id: opening.postureFinding, state: 'open' });
+  });
+
+  it('builds a resolved finding with the subject the opening event had, its id from the finding and the old snapshot', () => {
+    const resolved = (overrides: Partial<InventoryFindingResolvedChange> = {}, at = context) =>
+      buildInventoryEvent(
+        {
+          type: INVENTORY_EVENT_TYPES.findingResolved,
+          postureFinding: 'org/org1/api-key/k1/access-list/0.0.0.0%2F0',
+          opening: {
+            type: INVENTORY_EVENT_TYPES.accessListEntryAdded,
+            apiKey,
+            entry: { cidrBlock: '0.0.0.0/0', comment: 'temporary', created: '2024-03-18T14:41:10Z' },
+          },
+          resolution: "the entry was removed from the key's access list",
+          firstFoundAt: '2024-03-18T14:00:00Z',
+          ...overrides,
+        },
+        at,
+      );
+
+    const event = resolved();
+    const retried = resolved({}, { ...context, snapshotAt: context.snapshotAt + 60_000 });
+    const later = resolved({}, { ...context, previousSnapshotAt: '2024-03-19T00:00:00Z' });
+
+    expect(event).toEqual({
+      id: expect.stringMatching(/^inv-[0-9a-f]{32}$/),
+      created: '2024-03-18T15:00:00.000Z',
+      eventTypeName: 'INVENTORY_FINDING_RESOLVED',
+      source: 'inventory',
+      orgId: 'org1',
+      previousSnapshotAt: '2024-03-18T14:00:00.000Z',
+      finding: 'resolved: gone since the last inventory',
+      postureFinding: 'org/org1/api-key/k1/access-list/0.0.0.0%2F0',
+      resolvedFindingType: 'INVENTORY_ACCESS_LIST_ENTRY_ADDED',
+      apiKeyId: apiKey.id,
+      targetPublicKey: 'zmmrboas',
+      apiKeyDescription: 'terraform',
+      accessListEntry: '0.0.0.0/0',
+      cidrBlock: '0.0.0.0/0',
+      comment: 'temporary',
+      problem: 'API key zmmrboas open to 0.0.0.0/0',
+      resolution: "the entry was removed from the key's access list",
+      openSince: '2024-03-18T14:41:10.000Z',
+      opened: "2024-03-18 14:41:10 UTC, as Atlas records the entry's creation",
+    });
+    expect(retried.id).toBe(event.id);
+    expect(later.id).not.toBe(event.id);
+    expect(JSON.stringify(event)).not.toContain('1234');
+    expect(alertFinding({ events: [event] })).toEqual({ id: event.postureFinding, state: 'resolved' });
+  });
+
+  it('says since when an owner without an access list was open, from when the inventory first found it', () => {
+    const owner = {
+      type: INVENTORY_EVENT_TYPES.findingResolved,
+      postureFinding: 'org/org1/service-account/mdb_sa_id_1/owner-without-access-list',
+      opening: {
+        type: INVENTORY_EVENT_TYPES.serviceAccountWithoutAccessList,
+        serviceAccount: {
+          clientId: 'mdb_sa_id_1',
+          name: 'ci',
+          createdAt: '2020-01-01T00:00:00Z',
+          roles: [{ orgId: 'org1', roleName: 'ORG_OWNER' }],
+        },
+      },
+      resolution: 'an access list was added',
+      firstFoundAt: Date.UTC(2024, 2, 18, 14),
+    } as const;
+
+    const found = buildInventoryEvent(owner, { ...context, preExisting: true });
+    const baseline = buildInventoryEvent({ ...owner, foundPreExisting: true }, context);
+    const unknown = buildInventoryEvent({ ...owner, firstFoundAt: undefined }, context);
+
+    expect(found).toMatchObject({
+      problem: 'owner service account ci without an access list',
+      serviceAccountClientId: 'mdb_sa_id_1',
+      holdsOwnerRole: true,
+      roles: [{ orgId: 'org1', roleName: 'ORG_OWNER' }],
+      openSince: '2024-03-18T14:00:00.000Z',
+      opened: '2024-03-18 14:00:00 UTC, when the inventory found it',
+    });
+    expect(found).not.toHaveProperty('preExisting');
+    expect(found).not.toHaveProperty('existsSince');
+    expect(baseline.opened).toBe(
+      '2024-03-18 14:00:00 UTC or earlier: the first inventory found it already there',
+    );
+    expect(unknown).not.toHaveProperty('openSince');
+    expect(unknown).not.toHaveProperty('opened');
+  });
+
+  it('words a resolved entry that is not an address, and a project entry', () => {
+    const unreadable = buildInventoryEvent(
+      {
+        type: INVENTORY_EVENT_TYPES.findingResolved,
+        postureFinding: 'org/org1/api-key/k1/access-list/0.0.0.0%20%2F0',
+        opening: {
+          type: INVENTORY_EVENT_TYPES.accessListEntryAdded,
+          apiKey: { id: 'k1' },
+          entry: { cidrBlock: '0.0.0.0 /0' },
+        },
+        resolution: 'the API key was deleted',
+      },
+      context,
+    );
+    const projectEntry = buildInventoryEvent(
+      {
+        type: INVENTORY_EVENT_TYPES.findingResolved,
+        postureFinding: 'project/g1/access-list/::%2F0',
+        opening: {
+          type: INVENTORY_EVENT_TYPES.projectAccessListEntryAdded,
+          groupId: 'g1',
+          entry: { cidrBlock: '::/0' },
+        },
+        resolution: "the entry was removed from the project's IP access list",
+      },
+      { groupId: 'g1', snapshotAt: context.snapshotAt, previousSnapshotAt: context.previousSnapshotAt },
+    );
+
+    expect(unreadable.problem).toBe('API key k1 holding 0.0.0.0 /0, which is not an address');
+    expect(projectEntry).toMatchObject({
+      groupId: 'g1',
+      accessListEntry: '::/0',
+      problem: 'project IP access list open to ::/0',
+    });
   });
 
   it('refuses an entry with no address and a snapshot time that is not a time', () => {

@@ -1187,6 +1187,23 @@ export function describeStateStoreContract(name: string, createStore: CreateCont
       expect(taken.apiKeys[0]?.apiKey.privateKey).toBe('fake-private-key-for-tests');
     });
 
+    it('round-trips when each posture problem was first found', async () => {
+      const { store, clock } = await setUp(createStore);
+      const orgId = atlasId();
+      const openFindings = {
+        [`org/${orgId}/api-key/k1/access-list/0.0.0.0%2F0`]: {
+          foundAt: clock.now() - DAY,
+          preExisting: true as const,
+        },
+        [`org/${orgId}/api-key/k2/owner-without-access-list`]: { foundAt: clock.now() },
+      };
+
+      await store.writeInventory({ snapshot: { ...snapshot(orgId, clock.now()), openFindings } });
+      const read = await store.readInventory({ orgId });
+
+      expect(read?.openFindings).toEqual(openFindings);
+    });
+
     it('round-trips a snapshot of 1,000 keys', async () => {
       const { store, clock } = await setUp(createStore);
       const orgId = atlasId();

@@ -1,14 +1,17 @@
 import {
   buildInventoryEvent,
   INVENTORY_EVENT_TYPES,
+  INVENTORY_OPENING_EVENT_TYPES,
   type InventoryChange,
   type InventoryEventType,
 } from '../inventory-events.js';
 
 /**
  * The field paths of the synthetic `INVENTORY_*` events, read off events built by the same code the
- * poller runs, from one change of each type with every optional part filled in. A new inventory
- * event type needs a sample here: until it has one, generating the catalog fails and says so.
+ * poller runs, from one change of each type with every optional part filled in (several for a type
+ * whose fields depend on what it is about: a resolved finding of a key, a service account or a
+ * project). A new inventory event type needs a sample here: until it has one, generating the
+ * catalog fails and says so.
  */
 
 const apiKey = {
@@ -34,7 +37,7 @@ const projectEntry = {
 };
 const groupId = '5f0000000000000000000003';
 
-const SAMPLES: Readonly<Record<InventoryEventType, InventoryChange>> = {
+const SAMPLES: Readonly<Record<InventoryEventType, InventoryChange | readonly InventoryChange[]>> = {
   INVENTORY_API_KEY_ADDED: { type: INVENTORY_EVENT_TYPES.apiKeyAdded, apiKey },
   INVENTORY_API_KEY_REMOVED: { type: INVENTORY_EVENT_TYPES.apiKeyRemoved, apiKey },
   INVENTORY_API_KEY_ROLES_CHANGED: { type: INVENTORY_EVENT_TYPES.apiKeyRolesChanged, apiKey, rolesBefore },
@@ -82,6 +85,31 @@ const SAMPLES: Readonly<Record<InventoryEventType, InventoryChange>> = {
     groupId,
     entry: projectEntry,
   },
+  INVENTORY_FINDING_RESOLVED: [
+    {
+      type: INVENTORY_EVENT_TYPES.findingResolved,
+      postureFinding:
+        'org/5f0000000000000000000002/api-key/5f0000000000000000000001/access-list/192.0.2.0%2F24',
+      opening: { type: INVENTORY_EVENT_TYPES.accessListEntryAdded, apiKey, entry },
+      resolution: 'the entry was removed from the access list',
+      firstFoundAt: 0,
+    },
+    {
+      type: INVENTORY_EVENT_TYPES.findingResolved,
+      postureFinding:
+        'org/5f0000000000000000000002/service-account/mdb_sa_id_5f0000000000000000000004/owner-without-access-list',
+      opening: { type: INVENTORY_EVENT_TYPES.serviceAccountWithoutAccessList, serviceAccount },
+      resolution: 'an access list was added',
+      firstFoundAt: 0,
+    },
+    {
+      type: INVENTORY_EVENT_TYPES.findingResolved,
+      postureFinding: 'project/5f0000000000000000000003/access-list/192.0.2.0%2F24',
+      opening: { type: INVENTORY_EVENT_TYPES.projectAccessListEntryAdded, groupId, entry: projectEntry },
+      resolution: "the entry was removed from the project's IP access list",
+      firstFoundAt: 0,
+    },
+  ],
 };
 
 /**
@@ -96,24 +124,35 @@ const SAMPLES: Readonly<Record<InventoryEventType, InventoryChange>> = {
 export function inventoryEventFields(): Record<string, string[]> {
   const result: Record<string, string[]> = {};
   for (const type of Object.values(INVENTORY_EVENT_TYPES).sort()) {
-    const change = SAMPLES[type];
-    if (change === undefined) {
+    const sample = SAMPLES[type];
+    if (sample === undefined) {
       throw new Error(
         `inventory event type ${type} has no sample in shared/rules/catalog/inventory-event-fields.ts: add one with every optional field`,
       );
     }
-    const event = buildInventoryEvent(change, {
-      ...('groupId' in change ? { groupId: change.groupId } : { orgId: '5f0000000000000000000002' }),
-      snapshotAt: 0,
-      previousSnapshotAt: 0,
-      // Every optional field: `preExisting` is set on baseline findings.
-      preExisting: true,
-    });
     const paths = new Set<string>();
-    collectPaths(event, '', paths);
+    for (const change of Array.isArray(sample) ? sample : [sample]) {
+      const about = 'opening' in change ? change.opening : change;
+      const event = buildInventoryEvent(change, {
+        ...('groupId' in about ? { groupId: about.groupId } : { orgId: '5f0000000000000000000002' }),
+        snapshotAt: 0,
+        previousSnapshotAt: 0,
+        // Every optional field: `preExisting` is set on baseline findings, `postureFinding` on
+        // the changes that open a posture problem.
+        preExisting: true,
+        ...(opens(type)
+          ? { postureFinding: 'org/5f0000000000000000000002/api-key/5f0000000000000000000001' }
+          : {}),
+      });
+      collectPaths(event, '', paths);
+    }
     result[type] = [...paths].sort();
   }
   return result;
+}
+
+function opens(type: InventoryEventType): boolean {
+  return (INVENTORY_OPENING_EVENT_TYPES as readonly string[]).includes(type);
 }
 
 function collectPaths(value: unknown, prefix: string, paths: Set<string>): void {

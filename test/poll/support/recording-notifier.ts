@@ -1,11 +1,13 @@
 import type { Alert } from '../../../shared/notify/alert.js';
 import type { Notifier, PublishOptions, PublishResult } from '../../../shared/notify/notifier.js';
 
-/** A planned failure: the next `count` alerts published fail this way. */
+/** A planned failure: the next `count` alerts published (of those `only` picks) fail this way. */
 export interface PlannedFailure {
   count: number;
   retryable: boolean;
   code?: string;
+  /** The alerts the failure applies to; the others go through. Default: every alert. */
+  only?: (alert: Alert) => boolean;
 }
 
 /**
@@ -28,7 +30,8 @@ export class RecordingNotifier implements Notifier {
     this.calls.push(alerts.length);
     const results: PublishResult[] = [];
     for (const alert of alerts) {
-      const failure = this.#failures[0];
+      const planned = this.#failures[0];
+      const failure = planned?.only === undefined || planned.only(alert) ? planned : undefined;
       if (options?.signal?.aborted) {
         results.push({
           status: 'failed',
