@@ -2,7 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { AdvancingClock } from '../../../cli/demo-clock.js';
-import { makeInventoryChange, secondTickEvents } from '../../../cli/demo-scenario.js';
+import { makeInventoryChanges, secondTickEvents } from '../../../cli/demo-scenario.js';
 import { openLocalPoll } from '../../../cli/local-dependencies.js';
 import { DEFAULT_RULE_LAYERS } from '../../../cli/rule-layers.js';
 import type { RunSettings } from '../../../cli/run-options.js';
@@ -80,7 +80,7 @@ export async function demoAlerts(): Promise<Alert[]> {
     const secondTickAt = clock.now();
     for (const { scope, event } of secondTickEvents({ sim, firstTickAt, secondTickAt }))
       sim.addEvent(scope, event);
-    makeInventoryChange(sim);
+    makeInventoryChanges(sim);
     await tick(secondTickAt);
     return notifier.alerts;
   } finally {
