@@ -80,6 +80,10 @@ export const ALERTS_PER_CHUNK = 100;
  * requests as it would for all alerts at once (its batches hold 100); no alert waits long between
  * its claim and its publish.
  *
+ * Each further destination then gets the alerts of the chunk it accepts the same way, with claims of
+ * its own (see {@link destinationClaimKey}): a destination that fails an alert gets it again from a
+ * later tick, while the notifier and the other destinations, which took it, skip it as sent.
+ *
  * A failure the notifier calls permanent (an entry SNS can never accept) is logged with its rule and
  * fingerprint, counted as failed, and does not hold the cursor: raising the same alert again would
  * fail the same way and block the source for good. A retryable failure, or an alert another worker is
