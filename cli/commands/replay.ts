@@ -93,7 +93,7 @@ export function registerReplayCommand(rules: Command, options: RegisterReplayCom
           'stop reading Atlas past COUNT events, all sources together: a replay holds them all in memory',
         )
           .argParser(parseMaxEvents)
-          .default(DEFAULT_MAX_REPLAY_EVENTS, DEFAULT_MAX_REPLAY_EVENTS.toLocaleString('en-US')),
+          .default(DEFAULT_MAX_REPLAY_EVENTS, groupedDigits(DEFAULT_MAX_REPLAY_EVENTS)),
       ),
   )
     .addHelpText(
@@ -119,4 +119,12 @@ function parseMaxEvents(value: string): number {
     throw new InvalidArgumentError('use a whole number of events from 1 to 10000000.');
   }
   return count;
+}
+
+/**
+ * A whole number with a comma every three digits, as `toLocaleString('en-US')` writes it, without
+ * the locale data it loads first, which cost every start of the command about 18 ms.
+ */
+function groupedDigits(value: number): string {
+  return String(value).replace(/\B(?=(\d{3})+$)/g, ',');
 }
