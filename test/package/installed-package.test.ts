@@ -9,9 +9,9 @@ import { type AtlasSimulator, startSimulator } from '../../simulator/index.js';
 import { npmEnvironment, type PackedInstall, packAndInstall, REPO_ROOT } from '../support/packed-install.js';
 
 /**
- * The budget of the tarball. Measured when set: 917,403 bytes packed, 3,924,450 unpacked, 893 files
- * (291 modules, each with its declarations and source map). A new module or dependency that needs
- * more raises these deliberately, with the figures `npm pack --dry-run` prints.
+ * The budget of the tarball, about a third above what it measured when set: 916,932 bytes packed,
+ * 3,923,330 unpacked, 892 files (291 modules, each with its declarations and source map). Code that
+ * needs more raises it deliberately, with the figures `npm pack --dry-run` prints.
  */
 const BUDGET = { packedBytes: 1_250_000, unpackedBytes: 5_000_000, files: 1_150 };
 
@@ -96,9 +96,12 @@ afterAll(async () => {
 });
 
 describe('the tarball npm pack makes', () => {
-  it('holds the built JavaScript with its declarations and maps, the rule pack, the bin, README and LICENSE, and nothing else', async () => {
+  it('holds the built JavaScript with its declarations and maps, the rule pack, the JSON Schemas, the bin, README and LICENSE, and nothing else', async () => {
     const paths = installed.files.map((file) => file.path);
     const ruleFiles = (await readdir(join(REPO_ROOT, 'rules'))).map((name) => `rules/${name}`);
+    const schemaFiles = existsSync(join(REPO_ROOT, 'schemas'))
+      ? (await readdir(join(REPO_ROOT, 'schemas'))).map((name) => `schemas/${name}`)
+      : [];
     const dataCopies = paths.filter((path) => /^dist\/.+\.(json|yaml)$/.test(path));
     const modules = paths.filter((path) => path.startsWith('dist/') && path.endsWith('.js'));
 
@@ -106,6 +109,7 @@ describe('the tarball npm pack makes', () => {
       (path) =>
         !['package.json', 'README.md', 'LICENSE', 'cli/bin.mjs'].includes(path) &&
         !ruleFiles.includes(path) &&
+        !schemaFiles.includes(path) &&
         !/^dist\/.+\.(js|js\.map|d\.ts)$/.test(path) &&
         !dataCopies.includes(path),
     );
@@ -119,7 +123,14 @@ describe('the tarball npm pack makes', () => {
       );
     }
     expect(paths).toEqual(
-      expect.arrayContaining([...ruleFiles, 'rules/rule-file.schema.json', 'dist/cli/start.js', 'LICENSE']),
+      expect.arrayContaining([
+        ...ruleFiles,
+        'rules/rule-file.schema.json',
+        // The JSON Schemas published for what destinations receive, where the repository has them.
+        ...schemaFiles,
+        'dist/cli/start.js',
+        'LICENSE',
+      ]),
     );
     expect(modules.length).toBeGreaterThan(100);
     expect(modules.filter((path) => !paths.includes(path.replace(/\.js$/, '.d.ts')))).toEqual([]);
