@@ -1,14 +1,11 @@
 #!/usr/bin/env node
-// Entry point of the `atlas-audit-alerts` command: loads the TypeScript sources through tsx, so the
-// command always runs the code in this checkout with no build step.
-import { register } from 'tsx/esm/api';
+// Entry point of the `atlas-audit-alerts` command. It runs the JavaScript that `npm run build` puts
+// in dist/, which with this file is all an installed package holds of the command. A checkout (the
+// TypeScript sources are beside this file) decides in checkout-start.mjs whether its build is current.
+import { existsSync } from 'node:fs';
 
-register();
-// A reader that closes the pipe early (`| head`) ends the command quietly, whatever it was printing.
-const { endQuietlyOnClosedPipe } = await import('./closed-pipe.ts');
-endQuietlyOnClosedPipe({ streams: [process.stdout, process.stderr], exit: (code) => process.exit(code) });
-// Before any AWS client exists: the SDK's eight-line Node version warning becomes one line, once.
-const { quietNodeSupportWarning } = await import('./node-support-notice.ts');
-quietNodeSupportWarning({ write: (text) => process.stderr.write(text) });
-const { main } = await import('./main.ts');
-process.exitCode = await main(process.argv);
+if (existsSync(new URL('./start.ts', import.meta.url))) {
+  await import('./checkout-start.mjs');
+} else {
+  await import('../dist/cli/start.js');
+}

@@ -9,7 +9,7 @@ import {
   AtlasRequestError,
   AtlasResponseError,
   AtlasServerError,
-} from '../shared/atlas/index.js';
+} from '../shared/atlas/errors.js';
 import { ExitCode, type ExitCodeValue } from './errors.js';
 
 /**

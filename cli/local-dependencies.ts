@@ -22,7 +22,7 @@ import { createRuleEngine, type RulePack } from '../shared/rules/index.js';
 import { rulePackWarnings } from '../shared/rules/lint/index.js';
 import { formatRuleWarnings } from '../shared/rules/problem-format.js';
 import { DynamoDbStateStore, FileStateStore, type StateStore } from '../shared/state/index.js';
-import { connectionCredentialEnv } from './atlas-options.js';
+import { connectionCredentialEnv } from './atlas-credentials.js';
 import { requireAwsRegion } from './aws-region.js';
 import { UsageError } from './errors.js';
 import { loadRuleLayers } from './rule-layers.js';

@@ -1,5 +1,6 @@
 import { Command, CommanderError } from 'commander';
-import { AtlasInsecureUrlError } from '../shared/atlas/index.js';
+import { AtlasInsecureUrlError } from '../shared/atlas/errors.js';
+import { PACKAGE_VERSION } from '../shared/package-files.js';
 import { registerBackfillCommand } from './commands/backfill.js';
 import { registerCheckCommand } from './commands/check.js';
 import { registerDemoCommand } from './commands/demo.js';
@@ -12,14 +13,13 @@ import { registerSimulateCommand } from './commands/simulate.js';
 import { registerStatusCommand } from './commands/status.js';
 import { CommandFailed, ExitCode } from './errors.js';
 import { exitCodeFor } from './exit-codes.js';
-import { PACK_VERSION } from './rule-layers.js';
 
 /** Builds the `atlas-audit-alerts` program with every command registered. */
 export function buildProgram(): Command {
   const program = new Command('atlas-audit-alerts')
     .description('Security alerts from the MongoDB Atlas and Ops Manager activity feed.')
     .version(
-      `atlas-audit-alerts ${PACK_VERSION ?? '(version unknown)'}`,
+      `atlas-audit-alerts ${PACKAGE_VERSION ?? '(version unknown)'}`,
       '-V, --version',
       'print the version and exit',
     )

@@ -1,6 +1,6 @@
 import type { AtlasClient, AtlasEvent, AtlasList } from '../shared/atlas/index.js';
 import { mapWithConcurrency } from '../shared/bounded-concurrency.js';
-import { compareKeyedEvents, keyEvent } from '../shared/poll/index.js';
+import { compareKeyedEvents, keyEvent } from '../shared/poll/event-order.js';
 
 /** Which Atlas sources a replay reads. */
 export interface ReplaySourceSelection {

@@ -1,5 +1,5 @@
 import { InvalidArgumentError } from 'commander';
-import { toInstant } from '../shared/atlas/index.js';
+import { toInstant } from '../shared/atlas/event-filter.js';
 import { formatDuration, parseDurationText } from './duration-option.js';
 
 /** A `--since` value: a duration back from now, or an instant. */

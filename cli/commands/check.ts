@@ -1,16 +1,11 @@
 import { type Command, Option } from 'commander';
-import { AtlasClient } from '../../shared/atlas/index.js';
-import { DEFAULT_CONNECTION } from '../../shared/poll/index.js';
 import { ATLAS_CREDENTIAL_ENV, addAtlasOptions } from '../atlas-options.js';
-import { formatCheckJson, formatCheckReport } from '../check-report.js';
 import { durationArgument, formatDuration } from '../duration-option.js';
-import { CommandFailed, ExitCode } from '../errors.js';
-import { type PollCommandIo, processCommandIo } from '../poll-command-io.js';
-import { type CheckResult, runPreflight } from '../preflight-checks.js';
-import { collectIds, type PollCommandOptions, resolveRunSettings } from '../run-options.js';
-import { exitCodeForFailures } from '../tick-exit-code.js';
+import type { PollCommandIo } from '../poll-command-io.js';
+import { collectIds, type PollCommandOptions } from '../poll-options.js';
 
-interface CheckOptions extends PollCommandOptions {
+/** The parsed flags of `check`. */
+export interface CheckOptions extends PollCommandOptions {
   json?: boolean;
   /** Milliseconds. */
   timeout: number;
@@ -65,57 +60,7 @@ Examples:
   atlas-audit-alerts check --config poller.yaml --json`,
     )
     .action(async (options: CheckOptions, command: Command) => {
-      const { stdout, env, cwd } = io ?? processCommandIo();
-      const settings = await resolveRunSettings({
-        options,
-        flavorGiven: command.getOptionValueSource('flavor') === 'cli',
-        env,
-        cwd,
-      });
-      const deadline = new AbortController();
-      const timer = setTimeout(() => deadline.abort(new Error('timeout')), options.timeout);
-      const named = settings.connections.some(({ connection }) => connection.name !== DEFAULT_CONNECTION);
-      const results: CheckResult[] = [];
-      try {
-        // One connection after the other, each with its own credentials, within one --timeout.
-        for (const { connection, atlas } of settings.connections) {
-          const client = new AtlasClient(atlas);
-          try {
-            const checked = await runPreflight({
-              client,
-              config: {
-                ...settings.config,
-                atlas: { baseUrl: connection.baseUrl, flavor: connection.flavor },
-                sources: connection.sources,
-                timing: connection.timing,
-                inventory: connection.inventory,
-              },
-              credentialsKind: atlas.credentials.kind,
-              credentialsId:
-                atlas.credentials.kind === 'digest'
-                  ? atlas.credentials.publicKey
-                  : atlas.credentials.clientId,
-              signal: deadline.signal,
-            });
-            results.push(
-              ...(named ? checked.map((result) => ({ ...result, connection: connection.name })) : checked),
-            );
-          } finally {
-            await client.close();
-          }
-        }
-      } catch (error) {
-        if (!deadline.signal.aborted) throw error;
-        throw new CommandFailed(
-          `gave up after ${formatDuration(options.timeout)} (--timeout): Atlas answered too slowly; run again with a longer --timeout`,
-          ExitCode.network,
-        );
-      } finally {
-        clearTimeout(timer);
-      }
-      stdout.write(options.json ? formatCheckJson(results) : formatCheckReport(results));
-      const failures = results.filter((result) => result.status === 'fail');
-      // As run and fetch exit: 3 when Atlas refused the credentials, their permissions or this address.
-      if (failures.length > 0) throw new CommandFailed('', exitCodeForFailures(failures));
+      const { checkAction } = await import('../actions/check.js');
+      await checkAction(options, command, io);
     });
 }

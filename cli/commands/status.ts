@@ -1,15 +1,11 @@
-import { stat } from 'node:fs/promises';
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { Command } from 'commander';
-import { type Clock, systemClock } from '../../shared/clock.js';
-import { DynamoDbStateStore, FileStateStore, type SourceReport } from '../../shared/state/index.js';
-import { requireAwsRegion } from '../aws-region.js';
-import { UsageError } from '../errors.js';
-import { type PollCommandIo, processCommandIo } from '../poll-command-io.js';
-import { DEFAULT_STATE_FILE, parseStateTarget, type StateTarget } from '../run-targets.js';
-import { formatStatusJson, formatStatusTable } from '../status-table.js';
+import type { Clock } from '../../shared/clock.js';
+import type { PollCommandIo } from '../poll-command-io.js';
+import { DEFAULT_STATE_FILE } from '../run-targets.js';
 
-interface StatusOptions {
+/** The parsed flags of `status`. */
+export interface StatusOptions {
   state?: string;
   json?: boolean;
 }
@@ -61,46 +57,7 @@ Examples:
   atlas-audit-alerts status --state dynamodb:${EXAMPLE_TABLE_NAME} --json`,
     )
     .action(async (options: StatusOptions) => {
-      const { stdout, cwd } = io ?? processCommandIo();
-      const clock = dependencies.clock ?? systemClock;
-      const target = parseStateTarget(options.state ?? `file:${DEFAULT_STATE_FILE}`, {
-        origin: '--state',
-        baseDirectory: cwd,
-      });
-      const reports = await readReports(target, clock, dependencies);
-      const now = clock.now();
-      stdout.write(options.json ? formatStatusJson(reports, now) : formatStatusTable(reports, now));
+      const { statusAction } = await import('../actions/status.js');
+      await statusAction(options, io, dependencies);
     });
-}
-
-async function readReports(
-  target: StateTarget,
-  clock: Clock,
-  dependencies: StatusDependencies,
-): Promise<SourceReport[]> {
-  if (target.kind === 'file') {
-    await requireStateFile(target.path);
-    return FileStateStore.readSourceReports({ path: target.path, clock });
-  }
-  const client = dependencies.dynamoDbClient?.() ?? new DynamoDBClient({});
-  try {
-    await requireAwsRegion(client, `--state dynamodb:${target.tableName}`);
-    const store = new DynamoDbStateStore({ client, tableName: target.tableName, clock });
-    return await store.listSourceReports();
-  } finally {
-    client.destroy();
-  }
-}
-
-/** A state file that is not there is a wrong --state, not a store with no sources yet. */
-async function requireStateFile(path: string): Promise<void> {
-  try {
-    await stat(path);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
-    throw new UsageError(
-      `there is no state file ${path}: give --state the file run wrote (file:${DEFAULT_STATE_FILE} in the directory run ran from, unless --state or local.state said otherwise), or dynamodb:TABLE for a deployed stack (its StateTableName output)`,
-      { cause: error },
-    );
-  }
 }

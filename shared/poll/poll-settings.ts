@@ -1,9 +1,10 @@
 import * as z from 'zod';
+import { ATLAS_ID_PATTERN } from '../atlas/atlas-id.js';
 
 /** Atlas organization and project ids are 24 hexadecimal characters (ObjectIds). */
 export const atlasIdSchema = z
   .string()
-  .regex(/^[0-9a-f]{24}$/, 'must be a 24-character hexadecimal Atlas id, such as 5f4e3d2c1b0a998877665544');
+  .regex(ATLAS_ID_PATTERN, 'must be a 24-character hexadecimal Atlas id, such as 5f4e3d2c1b0a998877665544');
 
 export const atlasFlavorSchema = z.enum(['ops-manager', 'atlas-v1', 'atlas-v2']);
 
