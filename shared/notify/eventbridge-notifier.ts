@@ -20,6 +20,7 @@ import { assertConsoleLinks } from './event-links.js';
 import { type ConsoleLinkOptions, formatContextAt } from './format-context.js';
 import { type Notifier, PublishFailureCode, type PublishOptions, type PublishResult } from './notifier.js';
 import { failedResult } from './prepare-entries.js';
+import { RetryBackoff, type RetryOptions } from './retry-backoff.js';
 import { classifySnsCallError } from './sns-call-failure.js';
 
 /** `PutEvents` takes at most 10 entries. */
@@ -43,14 +44,8 @@ const RETRYABLE_ENTRY_CODES = new Set([
 const BUS =
   /^(?:[/.\-_A-Za-z0-9]{1,256}|arn:aws[a-z-]*:events:[a-z0-9-]+:\d{12}:event-bus\/[/.\-_A-Za-z0-9]{1,256})$/;
 
-export interface EventBridgeRetryOptions {
-  /** Rounds of sending, the first included. Default 3 (the SDK also retries each call on its own). */
-  maxAttempts?: number;
-  /** Wait before the second round; doubles each round, with jitter. Default 200 ms. */
-  baseDelayMs?: number;
-  /** Longest wait between rounds. Default 2,000 ms. */
-  maxDelayMs?: number;
-}
+/** How the notifier sends again what the service did not take (see `RetryBackoff`). */
+export type EventBridgeRetryOptions = RetryOptions;
 
 export interface EventBridgeNotifierOptions {
   /** Created once per container by the caller. */
@@ -97,10 +92,7 @@ export class EventBridgeNotifier implements Notifier {
   readonly #console: ConsoleLinkOptions | undefined;
   readonly #connectionConsoles: ReadonlyMap<string, ConsoleLinkOptions> | undefined;
   readonly #logger: Logger;
-  readonly #random: () => number;
-  readonly #maxAttempts: number;
-  readonly #baseDelayMs: number;
-  readonly #maxDelayMs: number;
+  readonly #retry: RetryBackoff;
 
   /** @throws {NotifyConfigError} when the bus, a console base URL or a retry setting is invalid. */
   constructor(options: EventBridgeNotifierOptions) {
@@ -111,17 +103,13 @@ export class EventBridgeNotifier implements Notifier {
     }
     assertConsoleLinks(options.console);
     for (const links of options.connectionConsoles?.values() ?? []) assertConsoleLinks(links);
-    const retry = options.retry ?? {};
-    this.#maxAttempts = wholeAtLeastOne(retry.maxAttempts ?? 3, 'retry.maxAttempts');
-    this.#baseDelayMs = nonNegative(retry.baseDelayMs ?? 200, 'retry.baseDelayMs');
-    this.#maxDelayMs = nonNegative(retry.maxDelayMs ?? 2_000, 'retry.maxDelayMs');
+    this.#retry = new RetryBackoff(options.retry, options.random);
     this.#client = options.client;
     this.#busName = options.busName;
     this.#clock = options.clock;
     this.#console = options.console;
     this.#connectionConsoles = options.connectionConsoles;
     this.#logger = options.logger ?? silentLogger;
-    this.#random = options.random ?? Math.random;
   }
 
   async publish(alerts: readonly Alert[], options: PublishOptions = {}): Promise<PublishResult[]> {
@@ -149,8 +137,9 @@ export class EventBridgeNotifier implements Notifier {
     for (let attempt = 1; pending.length > 0; attempt++) {
       const round = await this.#sendRound(pending, results, signal);
       pending = round.retry;
-      if (pending.length === 0 || round.stopped || signal?.aborted || attempt >= this.#maxAttempts) break;
-      const delayMs = this.#backoff(attempt);
+      if (pending.length === 0 || round.stopped || signal?.aborted || attempt >= this.#retry.maxAttempts)
+        break;
+      const delayMs = this.#retry.delayAfter(attempt);
       this.#logger.warn('EventBridge did not take every alert; sending the rest again', {
         attempt,
         alerts: pending.length,
@@ -356,11 +345,6 @@ export class EventBridgeNotifier implements Notifier {
     });
     return undefined;
   }
-
-  #backoff(attempt: number): number {
-    const ceiling = Math.min(this.#maxDelayMs, this.#baseDelayMs * 2 ** (attempt - 1));
-    return Math.round(ceiling / 2 + (this.#random() * ceiling) / 2);
-  }
 }
 
 /**
@@ -380,18 +364,4 @@ export function putEventsEntryBytes(entry: PutEventsRequestEntry): number {
     Buffer.byteLength(entry.Detail ?? '') +
     (entry.Resources ?? []).reduce((sum, resource) => sum + Buffer.byteLength(resource), 0)
   );
-}
-
-function wholeAtLeastOne(value: number, name: string): number {
-  if (!Number.isInteger(value) || value < 1) {
-    throw new NotifyConfigError(`${name} is ${value}: pass a whole number of at least 1`);
-  }
-  return value;
-}
-
-function nonNegative(value: number, name: string): number {
-  if (!Number.isFinite(value) || value < 0) {
-    throw new NotifyConfigError(`${name} is ${value}: pass a number of milliseconds, 0 or more`);
-  }
-  return value;
 }

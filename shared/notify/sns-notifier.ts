@@ -8,16 +8,11 @@ import { assertConsoleLinks } from './event-links.js';
 import { type ConsoleLinkOptions, formatContextAt } from './format-context.js';
 import { type Notifier, PublishFailureCode, type PublishOptions, type PublishResult } from './notifier.js';
 import { failedResult, type PreparedEntry, prepareEntries } from './prepare-entries.js';
+import { RetryBackoff, type RetryOptions } from './retry-backoff.js';
 import { classifySnsCallError } from './sns-call-failure.js';
 
-export interface SnsRetryOptions {
-  /** Rounds of sending, the first included. Default 3 (the SDK also retries each call on its own). */
-  maxAttempts?: number;
-  /** Wait before the second round; doubles each round, with jitter. Default 200 ms. */
-  baseDelayMs?: number;
-  /** Longest wait between rounds. Default 2,000 ms. */
-  maxDelayMs?: number;
-}
+/** How the notifier sends again what the service did not take (see `RetryBackoff`). */
+export type SnsRetryOptions = RetryOptions;
 
 export interface SnsNotifierOptions {
   /** Created once per container by the caller. */
@@ -64,10 +59,7 @@ export class SnsNotifier implements Notifier {
   readonly #console: ConsoleLinkOptions | undefined;
   readonly #connectionConsoles: ReadonlyMap<string, ConsoleLinkOptions> | undefined;
   readonly #logger: Logger;
-  readonly #random: () => number;
-  readonly #maxAttempts: number;
-  readonly #baseDelayMs: number;
-  readonly #maxDelayMs: number;
+  readonly #retry: RetryBackoff;
 
   /** @throws {NotifyConfigError} when the topic ARN, the console base URL or a retry setting is invalid. */
   constructor(options: SnsNotifierOptions) {
@@ -77,10 +69,7 @@ export class SnsNotifier implements Notifier {
       );
     }
     assertConsoleLinks(options.console);
-    const retry = options.retry ?? {};
-    this.#maxAttempts = positiveInteger(retry.maxAttempts ?? 3, 'retry.maxAttempts');
-    this.#baseDelayMs = nonNegative(retry.baseDelayMs ?? 200, 'retry.baseDelayMs');
-    this.#maxDelayMs = nonNegative(retry.maxDelayMs ?? 2_000, 'retry.maxDelayMs');
+    this.#retry = new RetryBackoff(options.retry, options.random);
     this.#client = options.client;
     this.#topicArn = options.topicArn;
     this.#clock = options.clock;
@@ -88,7 +77,6 @@ export class SnsNotifier implements Notifier {
     for (const links of options.connectionConsoles?.values() ?? []) assertConsoleLinks(links);
     this.#connectionConsoles = options.connectionConsoles;
     this.#logger = options.logger ?? silentLogger;
-    this.#random = options.random ?? Math.random;
   }
 
   async publish(alerts: readonly Alert[], options: PublishOptions = {}): Promise<PublishResult[]> {
@@ -105,8 +93,9 @@ export class SnsNotifier implements Notifier {
     for (let attempt = 1; pending.length > 0; attempt++) {
       const round = await this.#sendRound(pending, results, signal);
       pending = round.retry;
-      if (pending.length === 0 || round.stopped || signal?.aborted || attempt >= this.#maxAttempts) break;
-      const delayMs = this.#backoff(attempt);
+      if (pending.length === 0 || round.stopped || signal?.aborted || attempt >= this.#retry.maxAttempts)
+        break;
+      const delayMs = this.#retry.delayAfter(attempt);
       this.#logger.warn('SNS did not take every alert; sending the rest again', {
         attempt,
         alerts: pending.length,
@@ -264,23 +253,4 @@ export class SnsNotifier implements Notifier {
     }
     return undefined;
   }
-
-  #backoff(attempt: number): number {
-    const ceiling = Math.min(this.#maxDelayMs, this.#baseDelayMs * 2 ** (attempt - 1));
-    return Math.round(ceiling / 2 + (this.#random() * ceiling) / 2);
-  }
-}
-
-function positiveInteger(value: number, name: string): number {
-  if (!Number.isInteger(value) || value < 1) {
-    throw new NotifyConfigError(`${name} is ${value}: pass a whole number of at least 1`);
-  }
-  return value;
-}
-
-function nonNegative(value: number, name: string): number {
-  if (!Number.isFinite(value) || value < 0) {
-    throw new NotifyConfigError(`${name} is ${value}: pass a number of milliseconds, 0 or more`);
-  }
-  return value;
 }

@@ -12,20 +12,15 @@ import { assertConsoleLinks } from '../event-links.js';
 import { type ConsoleLinkOptions, type FormatContext, formatContextAt } from '../format-context.js';
 import { type Notifier, PublishFailureCode, type PublishOptions, type PublishResult } from '../notifier.js';
 import { failedResult } from '../prepare-entries.js';
+import { RetryBackoff, type RetryOptions } from '../retry-backoff.js';
 import { assertSecurityHubTarget, type SecurityHubTarget, toAsffFinding } from './asff-finding.js';
 import { MAX_REQUESTS_PER_SECOND } from './asff-limits.js';
 import { chunkFindings } from './finding-batches.js';
 import { classifyFailedFinding, classifySecurityHubCallError } from './security-hub-failure.js';
 import { asffFindingBytes, validateAsffFinding } from './validate-asff-finding.js';
 
-export interface SecurityHubRetryOptions {
-  /** Rounds of sending, the first included. Default 3 (the SDK also retries each call on its own). */
-  maxAttempts?: number;
-  /** Wait before the second round; doubles each round, with jitter. Default 200 ms. */
-  baseDelayMs?: number;
-  /** Longest wait between rounds. Default 2,000 ms. */
-  maxDelayMs?: number;
-}
+/** How the notifier sends again what the service did not take (see `RetryBackoff`). */
+export type SecurityHubRetryOptions = RetryOptions;
 
 export interface SecurityHubNotifierOptions {
   /** Created once per container by the caller. */
@@ -101,10 +96,7 @@ export class SecurityHubNotifier implements Notifier {
   readonly #console: ConsoleLinkOptions | undefined;
   readonly #connectionConsoles: ReadonlyMap<string, ConsoleLinkOptions> | undefined;
   readonly #logger: Logger;
-  readonly #random: () => number;
-  readonly #maxAttempts: number;
-  readonly #baseDelayMs: number;
-  readonly #maxDelayMs: number;
+  readonly #retry: RetryBackoff;
   readonly #requestIntervalMs: number;
   /** When the next request may start, on the clock: requests are paced across publish calls. */
   #nextRequestAt = Number.NEGATIVE_INFINITY;
@@ -123,10 +115,7 @@ export class SecurityHubNotifier implements Notifier {
     });
     assertConsoleLinks(options.console);
     for (const links of options.connectionConsoles?.values() ?? []) assertConsoleLinks(links);
-    const retry = options.retry ?? {};
-    this.#maxAttempts = positiveInteger(retry.maxAttempts ?? 3, 'retry.maxAttempts');
-    this.#baseDelayMs = nonNegative(retry.baseDelayMs ?? 200, 'retry.baseDelayMs');
-    this.#maxDelayMs = nonNegative(retry.maxDelayMs ?? 2_000, 'retry.maxDelayMs');
+    this.#retry = new RetryBackoff(options.retry, options.random);
     const rate = options.maxRequestsPerSecond ?? MAX_REQUESTS_PER_SECOND;
     if (!Number.isFinite(rate) || rate <= 0 || rate > MAX_REQUESTS_PER_SECOND) {
       throw new NotifyConfigError(
@@ -142,7 +131,6 @@ export class SecurityHubNotifier implements Notifier {
     this.#console = options.console;
     this.#connectionConsoles = options.connectionConsoles;
     this.#logger = options.logger ?? silentLogger;
-    this.#random = options.random ?? Math.random;
   }
 
   async publish(alerts: readonly Alert[], options: PublishOptions = {}): Promise<PublishResult[]> {
@@ -163,8 +151,9 @@ export class SecurityHubNotifier implements Notifier {
     for (let attempt = 1; pending.length > 0; attempt++) {
       const round = await this.#sendRound(pending, results, signal);
       pending = round.retry;
-      if (pending.length === 0 || round.stopped || signal?.aborted || attempt >= this.#maxAttempts) break;
-      const delayMs = this.#backoff(attempt);
+      if (pending.length === 0 || round.stopped || signal?.aborted || attempt >= this.#retry.maxAttempts)
+        break;
+      const delayMs = this.#retry.delayAfter(attempt);
       this.#logger.warn('Security Hub did not import every finding; sending the rest again', {
         attempt,
         alerts: pending.length,
@@ -428,23 +417,4 @@ export class SecurityHubNotifier implements Notifier {
       { code, error: message },
     );
   }
-
-  #backoff(attempt: number): number {
-    const ceiling = Math.min(this.#maxDelayMs, this.#baseDelayMs * 2 ** (attempt - 1));
-    return Math.round(ceiling / 2 + (this.#random() * ceiling) / 2);
-  }
-}
-
-function positiveInteger(value: number, name: string): number {
-  if (!Number.isInteger(value) || value < 1) {
-    throw new NotifyConfigError(`${name} is ${value}: pass a whole number of at least 1`);
-  }
-  return value;
-}
-
-function nonNegative(value: number, name: string): number {
-  if (!Number.isFinite(value) || value < 0) {
-    throw new NotifyConfigError(`${name} is ${value}: pass a number of milliseconds, 0 or more`);
-  }
-  return value;
 }
