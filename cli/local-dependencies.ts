@@ -88,7 +88,7 @@ export async function openLocalPoll(options: OpenLocalPollOptions): Promise<Loca
   const { settings, clock, logger } = options;
   const pack = await loadRuleLayers(settings.rules);
   if (options.ruleWarnings !== undefined) {
-    const warnings = await rulePackWarnings(pack);
+    const warnings = rulePackWarnings(pack);
     if (warnings.length > 0) options.ruleWarnings.write(`${formatRuleWarnings(warnings)}\n`);
   }
   const consoleLinks =

@@ -37,7 +37,7 @@ export async function rulesValidateAction(paths: string[], options: RulesValidat
   const pack = await loadOrReport([...paths, ...(options.rules ?? [])]);
   const { errors, warnings } = splitWarnings({
     pack,
-    warnings: await rulePackWarnings(pack),
+    warnings: rulePackWarnings(pack),
     strict: options.strict,
   });
   if (errors.length > 0) {

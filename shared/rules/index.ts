@@ -57,6 +57,7 @@ export {
   BUILTIN_LAYER,
   type LoadRulePackOptions,
   loadRulePack,
+  loadRulePackSync,
   type ParseRuleLayersOptions,
   type ParseRulePackOptions,
   parseRuleLayers,

@@ -1,4 +1,4 @@
-import { readdir, realpath, stat } from 'node:fs/promises';
+import { readdirSync, realpathSync, statSync } from 'node:fs';
 import { extname, join } from 'node:path';
 import { isMap, isSeq, LineCounter, type Node, parseDocument } from 'yaml';
 import { RuleLoadError, type RuleProblem, type LayerWarning as RuleWarning } from './errors.js';
@@ -95,6 +95,21 @@ const MAX_ALIAS_COUNT = 100;
  * ```
  */
 export async function loadRulePack(options: LoadRulePackOptions): Promise<RulePack> {
+  return loadRulePackSync(options);
+}
+
+/**
+ * {@link loadRulePack}, synchronously: for the CDK construct, whose constructor cannot wait (a CDK app
+ * is built synchronously), and for what runs before anything else can (the rule files are small and
+ * bounded; see {@link MAX_RULE_TEXT_BYTES}).
+ *
+ * @throws {RuleLoadError} as `loadRulePack` does.
+ * @example
+ * ```ts
+ * const pack = loadRulePackSync({ paths: ['builtin', 'my-rules/'], builtinDirectory: 'rules/' });
+ * ```
+ */
+export function loadRulePackSync(options: LoadRulePackOptions): RulePack {
   const problems: RuleProblem[] = [];
   const layers: RuleLayerText[] = [];
   const places = new Map<string, string>();
@@ -117,7 +132,7 @@ export async function loadRulePack(options: LoadRulePackOptions): Promise<RulePa
     }
     const files: { path: string; inDirectory: boolean }[] = [];
     try {
-      const place = await realpath(path);
+      const place = realpathSync(path);
       const earlier = places.get(place);
       if (earlier !== undefined) {
         problems.push({
@@ -129,9 +144,9 @@ export async function loadRulePack(options: LoadRulePackOptions): Promise<RulePa
         continue;
       }
       places.set(place, name);
-      const info = await stat(path);
+      const info = statSync(path);
       if (info.isDirectory()) {
-        const names = (await readdir(path))
+        const names = readdirSync(path)
           .filter((entry) => RULE_FILE_EXTENSIONS.has(extname(entry)))
           .sort();
         if (names.length === 0) {
@@ -158,7 +173,7 @@ export async function loadRulePack(options: LoadRulePackOptions): Promise<RulePa
     const sources: RuleFileText[] = [];
     for (const file of files) {
       if (textBytes > MAX_RULE_TEXT_BYTES) break;
-      const read = await readRuleFile(file.path, { refuseLinks: file.inDirectory });
+      const read = readRuleFile(file.path, { refuseLinks: file.inDirectory });
       if (!read.ok) {
         problems.push({ code: 'READ_FAILED', file: file.path, path: [], message: read.message });
         continue;
@@ -195,12 +210,12 @@ export async function loadRulePack(options: LoadRulePackOptions): Promise<RulePa
  * The pack with a warning when its first layer is not the built-in pack and holds fewer rules (see
  * {@link layerOrderWarning}); the built-in pack is read to count its rules only then.
  */
-async function withLayerOrderWarning(pack: RulePack, options: LoadRulePackOptions): Promise<RulePack> {
+function withLayerOrderWarning(pack: RulePack, options: LoadRulePackOptions): RulePack {
   const [first] = options.paths;
   if (first === undefined || first === BUILTIN_LAYER || options.builtinDirectory === undefined) return pack;
   let builtinRuleCount: number | undefined;
   try {
-    const builtin = await loadRulePack({
+    const builtin = loadRulePackSync({
       paths: [BUILTIN_LAYER],
       builtinDirectory: options.builtinDirectory,
     });

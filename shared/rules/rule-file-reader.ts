@@ -1,5 +1,4 @@
-import { constants } from 'node:fs';
-import { lstat, open, readlink } from 'node:fs/promises';
+import { closeSync, constants, fstatSync, lstatSync, openSync, readlinkSync, readSync } from 'node:fs';
 import { extname } from 'node:path';
 
 /** The largest rule file read: forty thousand rules fit in it. */
@@ -33,16 +32,16 @@ export interface ReadRuleFileOptions {
  *
  * @example
  * ```ts
- * const read = await readRuleFile('my-rules/tuning.yaml');
+ * const read = readRuleFile('my-rules/tuning.yaml');
  * if (!read.ok) console.error(read.message);
  * ```
  */
-export async function readRuleFile(path: string, options: ReadRuleFileOptions = {}): Promise<RuleFileRead> {
+export function readRuleFile(path: string, options: ReadRuleFileOptions = {}): RuleFileRead {
   const maxBytes = options.maxBytes ?? MAX_RULE_FILE_BYTES;
   try {
-    const link = await lstat(path);
+    const link = lstatSync(path);
     if (link.isSymbolicLink()) {
-      const target = await readlink(path);
+      const target = readlinkSync(path);
       if (options.refuseLinks === true) {
         return refused(
           `this is a symbolic link to ${target}: the rule files of a layer directory must be in it; copy the file there, or give it as a layer of its own`,
@@ -57,9 +56,9 @@ export async function readRuleFile(path: string, options: ReadRuleFileOptions = 
       return refused('this is not a .yaml or .yml file: give rule files, or directories of them');
     }
     // Opening without blocking: a FIFO with no writer would otherwise hold the open forever.
-    const handle = await open(path, constants.O_RDONLY | constants.O_NONBLOCK);
+    const handle = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
     try {
-      const info = await handle.stat();
+      const info = fstatSync(handle);
       if (!info.isFile())
         return refused(
           `this is ${kindOf(info)}, not a regular file: give rule files, or directories of them`,
@@ -70,7 +69,7 @@ export async function readRuleFile(path: string, options: ReadRuleFileOptions = 
       const chunk = Buffer.allocUnsafe(64 * 1024);
       let length = 0;
       for (;;) {
-        const { bytesRead } = await handle.read(chunk, 0, chunk.length, null);
+        const bytesRead = readSync(handle, chunk, 0, chunk.length, null);
         if (bytesRead === 0) break;
         length += bytesRead;
         if (length > maxBytes) return refused(tooLarge(maxBytes));
@@ -78,7 +77,7 @@ export async function readRuleFile(path: string, options: ReadRuleFileOptions = 
       }
       return { ok: true, text: Buffer.concat(chunks, length).toString('utf8') };
     } finally {
-      await handle.close();
+      closeSync(handle);
     }
   } catch (error) {
     return refused(`cannot read: ${describeFsError(error)}`);

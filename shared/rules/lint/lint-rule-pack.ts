@@ -29,8 +29,8 @@ const TYPES_SHOWN = 3;
  *
  * @example
  * ```ts
- * const pack = await loadRulePack({ paths });
- * const warnings = lintRulePack(pack, { catalog: loadEventCatalog(), sources: await RuleSources.read(pack.files) });
+ * const pack = loadRulePackSync({ paths });
+ * const warnings = lintRulePack(pack, { catalog: loadEventCatalog(), sources: RuleSources.read(pack.files) });
  * if (warnings.length > 0) process.stderr.write(`${formatRuleWarnings(warnings)}\n`);
  * ```
  */

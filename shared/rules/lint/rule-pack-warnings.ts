@@ -11,12 +11,12 @@ import type { RuleWarning } from './rule-warning.js';
  *
  * @example
  * ```ts
- * const warnings = await rulePackWarnings(await loadRulePack({ paths }));
+ * const warnings = rulePackWarnings(loadRulePackSync({ paths }));
  * ```
  */
-export async function rulePackWarnings(pack: RulePack): Promise<RuleWarning[]> {
+export function rulePackWarnings(pack: RulePack): RuleWarning[] {
   return [
     ...(pack.warnings as readonly RuleWarning[]),
-    ...lintRulePack(pack, { catalog: loadEventCatalog(), sources: await RuleSources.read(pack.files) }),
+    ...lintRulePack(pack, { catalog: loadEventCatalog(), sources: RuleSources.read(pack.files) }),
   ];
 }

@@ -38,15 +38,15 @@ export class RuleSources {
    *
    * @example
    * ```ts
-   * const sources = await RuleSources.read(pack.files);
+   * const sources = RuleSources.read(pack.files);
    * ```
    */
-  static async read(files: readonly string[]): Promise<RuleSources> {
+  static read(files: readonly string[]): RuleSources {
     const texts: RuleFileText[] = [];
     for (const file of files) {
       // Read as the loader reads it: a file gone or changed into something else since it was loaded
       // keeps its warnings' document paths, without lines.
-      const read = await readRuleFile(file);
+      const read = readRuleFile(file);
       if (read.ok) texts.push({ file, text: read.text });
     }
     return new RuleSources(texts);

@@ -28,7 +28,7 @@ export interface SplitWarningsOptions {
  *
  * @example
  * ```ts
- * const { errors, warnings } = splitWarnings({ pack, warnings: await rulePackWarnings(pack) });
+ * const { errors, warnings } = splitWarnings({ pack, warnings: rulePackWarnings(pack) });
  * if (errors.length > 0) throw RuleLoadError.fromProblems([...errors, ...warnings]);
  * ```
  */

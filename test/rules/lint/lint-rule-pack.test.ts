@@ -392,7 +392,7 @@ describe('lintRulePack', () => {
 
     const warnings = lintRulePack(pack, {
       catalog: loadEventCatalog(),
-      sources: await RuleSources.read(pack.files),
+      sources: RuleSources.read(pack.files),
     });
 
     expect(formatRuleWarnings(warnings)).toBe('');
