@@ -6,12 +6,10 @@ import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import { build } from 'esbuild';
-import {
-  buildRulePackModule,
-  parseDeployConfig,
-  pollerEnvironment,
-  pollerEsbuildOptions,
-} from '../infra/index.js';
+import { pollerEsbuildOptions } from '../infra/bundling.js';
+import { parseDeployConfig } from '../infra/config.js';
+import { pollerEnvironment } from '../infra/poller-environment.js';
+import { buildRulePackFile } from '../infra/rule-pack-file.js';
 import { lambdaHeapOptions } from '../shared/lambda-heap.js';
 import { currentNodeRuntime, type NodeRuntime } from './support/node-runtime.js';
 
@@ -88,15 +86,16 @@ export async function runColdStartBenchmark(
   const runs = options.runs ?? 20;
   const workDirectory = mkdtempSync(join(tmpdir(), 'atlas-audit-alerts-cold-start-'));
   try {
-    const rulePack = await buildRulePackModule({
+    const outdir = join(workDirectory, 'bundle');
+    const rulePack = buildRulePackFile({
       paths: options.rules ?? ['rules'],
-      projectRoot: PROJECT_ROOT,
-      outputDirectory: join(workDirectory, 'rule-pack'),
+      baseDirectory: PROJECT_ROOT,
+      outputDirectory: outdir,
       // Generated layers name fields the catalog does not know: what is timed is the load, not the lint.
       strict: false,
     });
-    const outdir = join(workDirectory, 'bundle');
-    await build(pollerEsbuildOptions({ projectRoot: PROJECT_ROOT, rulePackModule: rulePack.path, outdir }));
+    // The function's code as the construct assembles it: the bundle, and the rule pack beside it.
+    await build(pollerEsbuildOptions({ projectRoot: PROJECT_ROOT, outdir }));
     const bundlePath = join(outdir, 'index.mjs');
     const bundleBytes = statSync(bundlePath).size;
     const size: BundleSize = {

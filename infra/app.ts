@@ -5,7 +5,7 @@ import { InfraError } from './errors.js';
 
 const app = new App();
 try {
-  await addAuditAlertsStack({
+  addAuditAlertsStack({
     app,
     projectRoot: process.cwd(),
     defaultEnv: {

@@ -63,3 +63,12 @@ export class PollerEnvironmentTooLargeError extends InfraError {
     this.name = 'PollerEnvironmentTooLargeError';
   }
 }
+
+/** A function's prebuilt bundle is not in the package (an incomplete install, or a checkout never built). */
+export class LambdaBundlesMissingError extends InfraError {
+  override readonly code = 'LAMBDA_BUNDLES_MISSING';
+  constructor(message: string, options?: ErrorOptions) {
+    super(message, options);
+    this.name = 'LambdaBundlesMissingError';
+  }
+}

@@ -1,19 +1,11 @@
+/**
+ * atlas-audit-alerts as a CDK construct: `import { AtlasAuditAlerts } from 'atlas-audit-alerts'`.
+ */
 export {
-  type AddAuditAlertsStackOptions,
-  type AuditAlertsDeployment,
-  addAuditAlertsStack,
-} from './audit-alerts-app.js';
-export { AuditAlertsStack, type AuditAlertsStackProps } from './audit-alerts-stack.js';
-export {
-  ESM_REQUIRE_BANNER,
-  lambdaEsbuildOptions,
-  POLLER_ENTRY,
-  POLLER_NODE_MAJOR,
-  type PollerBundleOptions,
-  pollerEsbuildOptions,
-  pollerNodejsBundling,
-  RULE_PACK_GLOBAL,
-} from './bundling.js';
+  AtlasAuditAlerts,
+  type AtlasAuditAlertsProps,
+  type AtlasAuditAlertsSettings,
+} from './atlas-audit-alerts.js';
 export {
   DEPLOY_CONFIG_CONTEXT_KEY,
   DEPLOY_CONFIG_FILE_CONTEXT_KEY,
@@ -27,7 +19,8 @@ export {
   DeployConfigError,
   DeployConfigFileError,
   InfraError,
+  LambdaBundlesMissingError,
+  NothingToPollError,
   PollerEnvironmentTooLargeError,
 } from './errors.js';
-export { pollerEnvironment } from './poller-environment.js';
-export { buildRulePackModule, type RulePackModule } from './rule-pack-module.js';
+export type { RulePackFile } from './rule-pack-file.js';

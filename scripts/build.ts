@@ -3,7 +3,9 @@
  * the command imports, with its source map and type declarations; the data files those modules read
  * beside them (the event catalog, the simulator's seed) are copied next to their JavaScript; last,
  * dist/build-info.json records when the build started and from which folders, so that cli/bin.mjs can
- * tell a build older than the sources in a checkout. `npm run build`; `npm ci` runs it (prepare).
+ * tell a build older than the sources in a checkout. Then esbuild bundles the three functions into
+ * dist/lambda/<role>/ for the construct to deploy (see infra/lambda-bundles.ts, which records their own
+ * inputs). `npm run build`; `npm ci` runs it (prepare).
  */
 import { spawnSync } from 'node:child_process';
 import { copyFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
@@ -11,6 +13,7 @@ import { createRequire } from 'node:module';
 import { dirname, extname, join, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { BUILD_INFO_PATH } from '../cli/build-state.mjs';
+import { buildLambdaBundles, FUNCTION_ROLES } from '../infra/lambda-bundles.js';
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
 const DIST = join(ROOT, 'dist');
@@ -47,11 +50,16 @@ for (const folder of sourceFolders) {
   }
 }
 
+// The functions' bundles, which the construct deploys: esbuild, after tsc, into dist/lambda/<role>/.
+const lambdaStartedAt = Date.now();
+buildLambdaBundles(ROOT);
+const lambdaSeconds = ((Date.now() - lambdaStartedAt) / 1000).toFixed(1);
+
 const inputs = [...sourceFolders.map((folder) => folder.split(sep).join('/')), 'tsconfig.json', CONFIG];
 writeFileSync(join(ROOT, BUILD_INFO_PATH), `${JSON.stringify({ startedAt, inputs }, null, 2)}\n`);
 const modules = filesUnder(DIST).filter((file) => file.endsWith('.js')).length;
 process.stdout.write(
-  `build: ${modules} modules from ${sourceFolders.length} folders and ${copied} data files in dist/ (${((Date.now() - startedAt) / 1000).toFixed(1)} s)\n`,
+  `build: ${modules} modules from ${sourceFolders.length} folders and ${copied} data files in dist/, and the ${FUNCTION_ROLES.length} function bundles in dist/lambda/ (${lambdaSeconds} s of ${((Date.now() - startedAt) / 1000).toFixed(1)} s)\n`,
 );
 
 function filesUnder(directory: string): string[] {

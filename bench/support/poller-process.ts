@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { build } from 'esbuild';
-import { ESM_REQUIRE_BANNER } from '../../infra/index.js';
+import { ESM_REQUIRE_BANNER } from '../../infra/bundling.js';
 import { lambdaHeapOptions } from '../../shared/lambda-heap.js';
 import type { PollerConfigInput, TickSummary } from '../../shared/poll/index.js';
 import { cpuProfileDirectory, forkRpcChild } from './child-rpc.js';

@@ -1,4 +1,3 @@
-import { resolve } from 'node:path';
 import { Duration, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { ManagedPolicy, PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
@@ -6,23 +5,18 @@ import type { IKey } from 'aws-cdk-lib/aws-kms';
 import {
   ApplicationLogLevel,
   Architecture,
+  Code,
   type IFunction,
+  Function as LambdaFunction,
   LoggingFormat,
   Runtime,
   SystemLogLevel,
 } from 'aws-cdk-lib/aws-lambda';
-import { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { ITopic } from 'aws-cdk-lib/aws-sns';
 import { Construct } from 'constructs';
-import {
-  DISPATCHER_ENTRY,
-  POLLER_ENTRY,
-  type PollerBundleOptions,
-  pollerNodejsBundling,
-  WORKER_ENTRY,
-} from '../bundling.js';
 import type { DeployConfig } from '../config.js';
+import type { FunctionRole } from '../lambda-bundles.js';
 import { type ExtraEnvironment, pollerEnvironment } from '../poller-environment.js';
 import type { CredentialsSecret } from './atlas-credentials.js';
 import type { FunctionNetwork } from './poller-network.js';
@@ -30,8 +24,11 @@ import { grantTopicPublish } from './topic-publish-grant.js';
 
 export interface PollerFunctionProps {
   config: DeployConfig;
-  /** Where the sources and the compiled rule pack are. */
-  bundle: PollerBundleOptions;
+  /**
+   * The function's code, per role: a folder with the prebuilt bundle and the rule pack beside it
+   * (see `functionCode`).
+   */
+  code: (role: FunctionRole) => string;
   table: Pick<ITable, 'tableName' | 'grant'>;
   alertTopic: Pick<ITopic, 'topicArn'>;
   /** The key the alert topic is encrypted with. */
@@ -69,15 +66,6 @@ export interface ConnectionSecret {
   name: string;
   secret: CredentialsSecret;
 }
-
-/** The functions built by {@link PollerFunction}, each with its entry point, description and timeout. */
-export type FunctionRole = 'poller' | 'dispatcher' | 'worker';
-
-const ENTRIES: Record<FunctionRole, string> = {
-  poller: POLLER_ENTRY,
-  dispatcher: DISPATCHER_ENTRY,
-  worker: WORKER_ENTRY,
-};
 
 const DESCRIPTIONS: Record<FunctionRole, string> = {
   poller: 'Polls the MongoDB Atlas activity feed and publishes alerts',
@@ -183,12 +171,10 @@ export class PollerFunction extends Construct {
     }
 
     const logLevel = config.poller.logLevel;
-    const poller = new NodejsFunction(this, 'Function', {
+    const poller = new LambdaFunction(this, 'Function', {
       description: DESCRIPTIONS[functionRole],
-      entry: resolve(props.bundle.projectRoot, ENTRIES[functionRole]),
-      handler: 'handler',
-      projectRoot: props.bundle.projectRoot,
-      depsLockFilePath: resolve(props.bundle.projectRoot, 'package-lock.json'),
+      code: Code.fromAsset(props.code(functionRole)),
+      handler: 'index.handler',
       runtime: Runtime.NODEJS_24_X,
       architecture: Architecture.ARM_64,
       memorySize: isWorker ? config.fanOut.workerMemoryMiB : config.poller.memoryMiB,
@@ -218,7 +204,6 @@ export class PollerFunction extends Construct {
         toJsonString: (value) => Stack.of(this).toJsonString(value),
         extra: props.environment,
       }),
-      bundling: pollerNodejsBundling(props.bundle),
       ...(props.network === undefined
         ? {}
         : {

@@ -299,7 +299,7 @@ describe('AuditAlertsStack in an existing VPC with its own security groups and D
 
   it('warns that a single availability zone stops the poller with that zone', () => {
     Annotations.fromStack(stack).hasWarning(
-      '/AtlasAuditAlerts',
+      '/AtlasAuditAlerts/Default',
       Match.stringLikeRegexp('one availability zone'),
     );
   });

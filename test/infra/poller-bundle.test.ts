@@ -1,10 +1,10 @@
 import { spawnSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { copyFileSync, existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { build } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadBundledRulePack } from '../../functions/poller/bundled-rule-pack.js';
+import { loadBundledRulePack, RULE_PACK_FILE } from '../../functions/poller/bundled-rule-pack.js';
 import { BundledRulePackMissingError } from '../../functions/poller/errors.js';
 import {
   DISPATCHER_ENTRY,
@@ -12,6 +12,7 @@ import {
   pollerEsbuildOptions,
   WORKER_ENTRY,
 } from '../../infra/bundling.js';
+import { prebuiltBundle } from '../../infra/lambda-code.js';
 import { FAN_OUT_CONFIG_ENV } from '../../shared/fan-out/fan-out-settings.js';
 import { POLLER_CONFIG_ENV } from '../../shared/poll/poller-config.js';
 import { synthesizeDeployment } from './support/deployment.js';
@@ -38,7 +39,7 @@ function runFreshNode(code: string, environment: Record<string, string> = {}): N
 
 describe('the poller bundle', () => {
   const workspace = createTestWorkspace();
-  let rulePackModule: string;
+  let rulePackFile: string;
   let deployedBundle: string;
   let pollerEnvironment: Record<string, string>;
 
@@ -50,7 +51,7 @@ describe('the poller bundle', () => {
       bundle: true,
       settings: { sources: { orgIds: ['5f4e3d2c1b0a998877665544'] }, rules: { directories: [rules] } },
     });
-    rulePackModule = deployment.rulePack.path;
+    rulePackFile = deployment.rulePack.path;
     const fn = resourceOf(deployment.template, 'AWS::Lambda::Function');
     const assetHash = String(fn.Properties.Code.S3Key).replace(/\.zip$/, '');
     deployedBundle = join(deployment.outdir, `asset.${assetHash}`, 'index.mjs');
@@ -71,7 +72,7 @@ describe('the poller bundle', () => {
   it('is the file esbuild builds from the shared options, so the benchmark measures what is deployed', async () => {
     const outdir = join(workspace.directory, 'esbuild');
 
-    await build(pollerEsbuildOptions({ projectRoot: PROJECT_ROOT, rulePackModule, outdir }));
+    await build(pollerEsbuildOptions({ projectRoot: PROJECT_ROOT, outdir }));
 
     expect(readFileSync(join(outdir, 'index.mjs'), 'utf8')).toBe(readFileSync(deployedBundle, 'utf8'));
   });
@@ -131,7 +132,8 @@ describe('the poller bundle', () => {
     ['worker', WORKER_ENTRY],
   ])('builds the fan-out %s the same way, and it imports in a fresh Node process', async (name, entry) => {
     const outdir = join(workspace.directory, `fan-out-${name}`);
-    await build(pollerEsbuildOptions({ projectRoot: PROJECT_ROOT, rulePackModule, outdir, entry }));
+    await build(pollerEsbuildOptions({ projectRoot: PROJECT_ROOT, outdir, entry }));
+    copyFileSync(rulePackFile, join(outdir, RULE_PACK_FILE));
     const fanOut = JSON.stringify({
       queueUrl: 'https://sqs.eu-west-1.amazonaws.com/123456789012/AtlasAuditAlerts-Sources.fifo',
       mode: 'on',
@@ -155,20 +157,41 @@ describe('the poller bundle', () => {
     expect(run.stdout).toBe('function');
   });
 
-  it('carries the rule pack validated at synth', async () => {
+  it('is deployed as the prebuilt bundle with its map and the rule pack validated at synth beside it', async () => {
+    const folder = join(deployedBundle, '..');
     const outdir = join(workspace.directory, 'rule-pack-entry');
     await build({
-      ...pollerEsbuildOptions({ projectRoot: PROJECT_ROOT, rulePackModule, outdir }),
+      ...pollerEsbuildOptions({ projectRoot: PROJECT_ROOT, outdir }),
       entryPoints: [join(PROJECT_ROOT, 'functions/poller/bundled-rule-pack.ts')],
     });
+    copyFileSync(join(folder, RULE_PACK_FILE), join(outdir, RULE_PACK_FILE));
 
     const run = runFreshNode(
       `const { loadBundledRulePack } = await import(${JSON.stringify(pathToFileURL(join(outdir, 'index.mjs')).href)});
        process.stdout.write(loadBundledRulePack().rules.map((rule) => rule.spec.id).join(','));`,
     );
 
+    expect(readdirSync(folder).sort()).toEqual(['index.mjs', 'index.mjs.map', RULE_PACK_FILE]);
+    expect(readFileSync(deployedBundle)).toEqual(readFileSync(join(prebuiltBundle('poller'), 'index.mjs')));
     expect(run.stderr).toBe('');
     expect(run.stdout).toBe('api-key-created');
+  });
+
+  it('says where the rule pack should be when it is not beside the bundle', async () => {
+    const outdir = join(workspace.directory, 'rule-pack-missing');
+    await build({
+      ...pollerEsbuildOptions({ projectRoot: PROJECT_ROOT, outdir }),
+      entryPoints: [join(PROJECT_ROOT, 'functions/poller/bundled-rule-pack.ts')],
+    });
+
+    const run = runFreshNode(
+      `const { loadBundledRulePack } = await import(${JSON.stringify(pathToFileURL(join(outdir, 'index.mjs')).href)});
+       try { loadBundledRulePack(); } catch (error) { process.stdout.write(error.name + ': ' + error.message); }`,
+    );
+
+    expect(run.stdout).toMatch(
+      /^BundledRulePackMissingError: No rule pack is deployed with this code \(rule-pack\.json beside it cannot be read: ENOENT\)/,
+    );
   });
 
   describe('createRequire banner', () => {
@@ -181,11 +204,7 @@ describe('the poller bundle', () => {
         entryPoints: _entry,
         banner,
         ...options
-      } = pollerEsbuildOptions({
-        projectRoot: PROJECT_ROOT,
-        rulePackModule,
-        outdir,
-      });
+      } = pollerEsbuildOptions({ projectRoot: PROJECT_ROOT, outdir });
       await build({
         ...options,
         ...(withBanner ? { banner } : {}),
@@ -220,10 +239,10 @@ describe('the poller bundle', () => {
 });
 
 describe('loadBundledRulePack', () => {
-  it('refuses to run outside a bundle built by the CDK app', () => {
+  it('refuses to run outside the code the CDK app assembles', () => {
     const load = () => loadBundledRulePack();
 
     expect(load).toThrow(BundledRulePackMissingError);
-    expect(load).toThrow(/runs only from the bundle `cdk synth` builds/);
+    expect(load).toThrow(/the functions run only from the code `cdk synth` assembles/);
   });
 });

@@ -1,9 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import { RULE_PACK_GLOBAL } from '../../infra/bundling.js';
-import { buildRulePackModule } from '../../infra/rule-pack-module.js';
+import { RULE_PACK_FILE } from '../../functions/poller/bundled-rule-pack.js';
+import { buildRulePackFile } from '../../infra/rule-pack-file.js';
 import {
   createRuleEngine,
   deserializeRulePack,
@@ -26,30 +25,29 @@ const BROKEN_RULE_FILE = `rules:
     title: "API key created in {{ orgId }}"
 `;
 
-describe('buildRulePackModule', () => {
+describe('buildRulePackFile', () => {
   const workspace = createTestWorkspace();
   afterAll(() => workspace.remove());
 
-  it('writes the validated pack as a module exporting the bundle global', async () => {
+  it('writes the validated pack as the JSON file the functions read beside their bundle', () => {
     const rules = workspace.write('rules.yaml', VALID_RULE_FILE);
 
-    const module = await buildRulePackModule({
+    const module = buildRulePackFile({
       paths: [rules],
-      projectRoot: PROJECT_ROOT,
+      baseDirectory: PROJECT_ROOT,
       outputDirectory: join(workspace.directory, 'out'),
     });
-    const exported = (await import(pathToFileURL(module.path).href)) as Record<string, unknown>;
 
     expect(module.ruleCount).toBe(1);
-    expect(typeof exported[RULE_PACK_GLOBAL]).toBe('string');
-    const pack = deserializeRulePack(JSON.parse(exported[RULE_PACK_GLOBAL] as string));
+    expect(module.path).toBe(join(workspace.directory, 'out', RULE_PACK_FILE));
+    const pack = readModulePack(module.path);
     expect(pack.rules.map((rule) => rule.spec.id)).toEqual(['api-key-created']);
   });
 
   it('compiles the default rule pack of the repository', async () => {
-    const module = await buildRulePackModule({
+    const module = buildRulePackFile({
       paths: ['rules'],
-      projectRoot: PROJECT_ROOT,
+      baseDirectory: PROJECT_ROOT,
       outputDirectory: join(workspace.directory, 'default'),
     });
 
@@ -57,12 +55,12 @@ describe('buildRulePackModule', () => {
   });
 
   it('compiles the built-in pack tuned by a user layer, with the pack version and the tuning layers', async () => {
-    const module = await buildRulePackModule({
+    const module = buildRulePackFile({
       paths: ['builtin', 'examples/my-rules'],
-      projectRoot: PROJECT_ROOT,
+      baseDirectory: PROJECT_ROOT,
       outputDirectory: join(workspace.directory, 'layered'),
     });
-    const pack = await readModulePack(module.path);
+    const pack = readModulePack(module.path);
 
     const version = (
       JSON.parse(readFileSync(join(PROJECT_ROOT, 'package.json'), 'utf8')) as { version: string }
@@ -105,14 +103,13 @@ describe('buildRulePackModule', () => {
     );
     const options = {
       paths: ['builtin', warned],
-      projectRoot: PROJECT_ROOT,
+      baseDirectory: PROJECT_ROOT,
       outputDirectory: join(workspace.directory, 'warned'),
     };
 
-    // Each build is awaited as it starts: a refusal left unawaited would be an unhandled rejection.
-    const byDefault = await buildRulePackModule(options).catch((error: unknown) => error);
-    const lenient = await buildRulePackModule({ ...options, strict: false });
-    const strict = buildRulePackModule({ ...options, strict: true });
+    const byDefault = caught(() => buildRulePackFile(options));
+    const lenient = buildRulePackFile({ ...options, strict: false });
+    const strict = caught(() => buildRulePackFile({ ...options, strict: true }));
 
     expect(byDefault).toBeInstanceOf(RuleLoadError);
     expect((byDefault as Error).message).toMatch(
@@ -124,15 +121,18 @@ describe('buildRulePackModule', () => {
       ['UNTESTED_RULE', 2, 9, undefined],
       ['UNKNOWN_EVENT_TYPE', 6, 22, 'did you mean "API_KEY_CREATED"?'],
     ]);
-    await expect(strict).rejects.toThrow(/Rule files are invalid \(2 problems\)[\s\S]*\[UNTESTED_RULE\]/);
+    expect(strict).toBeInstanceOf(RuleLoadError);
+    expect((strict as Error).message).toMatch(
+      /Rule files are invalid \(2 problems\)[\s\S]*\[UNTESTED_RULE\]/,
+    );
   });
 
   it('warns when the first layer is not builtin and holds fewer rules than the built-in pack', async () => {
     const rules = workspace.write('alone.yaml', VALID_RULE_FILE);
 
-    const module = await buildRulePackModule({
+    const module = buildRulePackFile({
       paths: [rules],
-      projectRoot: PROJECT_ROOT,
+      baseDirectory: PROJECT_ROOT,
       outputDirectory: join(workspace.directory, 'alone'),
     });
 
@@ -153,21 +153,20 @@ describe('buildRulePackModule', () => {
       );
     const options = {
       paths: [heavy('heavy-a'), heavy('heavy-b'), heavy('heavy-c'), heavy('heavy-d')],
-      projectRoot: PROJECT_ROOT,
+      baseDirectory: PROJECT_ROOT,
       outputDirectory: join(workspace.directory, 'heavy'),
     };
 
-    const fits = await buildRulePackModule({
+    const fits = buildRulePackFile({
       ...options,
       memory: { memoryMiB: 512, setting: 'poller.memoryMiB' },
     });
-    const build = buildRulePackModule({
-      ...options,
-      memory: { memoryMiB: 128, setting: 'fanOut.workerMemoryMiB' },
-    });
+    const refused = caught(() =>
+      buildRulePackFile({ ...options, memory: { memoryMiB: 128, setting: 'fanOut.workerMemoryMiB' } }),
+    );
 
-    await expect(build).rejects.toThrow(RulePackTooLargeError);
-    await expect(build).rejects.toThrow(
+    expect(refused).toBeInstanceOf(RulePackTooLargeError);
+    expect((refused as Error).message).toMatch(
       /a 128 MiB function gives its rules at most 29\.0 MiB.*\(fanOut\.workerMemoryMiB\)\.$/,
     );
     expect(fits.heapBytes).toBeGreaterThan(rulePackHeapBudget(128));
@@ -176,14 +175,16 @@ describe('buildRulePackModule', () => {
   it('fails with the loader message: file, line, column, the line and a caret', async () => {
     const broken = workspace.write('broken.yaml', BROKEN_RULE_FILE);
 
-    const build = buildRulePackModule({
-      paths: [broken],
-      projectRoot: PROJECT_ROOT,
-      outputDirectory: join(workspace.directory, 'broken'),
-    });
+    const refused = caught(() =>
+      buildRulePackFile({
+        paths: [broken],
+        baseDirectory: PROJECT_ROOT,
+        outputDirectory: join(workspace.directory, 'broken'),
+      }),
+    );
 
-    await expect(build).rejects.toThrow(RuleLoadError);
-    await expect(build).rejects.toThrow(
+    expect(refused).toBeInstanceOf(RuleLoadError);
+    expect((refused as Error).message).toMatch(
       /broken\.yaml:4:15: "urgent" is not allowed here[^\n]*\n 4 \| {5}severity: urgent\n {3}\| {15}\^{6}/,
     );
   });
@@ -204,8 +205,8 @@ describe('a deployment with rule layers', () => {
     });
 
     app.synth();
-    const pack = await readModulePack(rulePack.path);
-    expect(rulePack.path).toBe(join(workspace.directory, 'layers', 'rule-pack', 'rule-pack.mjs'));
+    const pack = readModulePack(rulePack.path);
+    expect(rulePack.path.startsWith(join(workspace.directory, 'layers', 'atlas-audit-alerts'))).toBe(true);
     expect(pack.rules.find((rule) => rule.spec.id === 'backup-schedule-changed')?.layers).toEqual([
       'examples/my-rules',
     ]);
@@ -295,8 +296,17 @@ describe('the CDK app', () => {
   );
 });
 
-/** The pack a rule pack module carries, read back as the Lambda reads it. */
-async function readModulePack(path: string): Promise<RulePack> {
-  const exported = (await import(pathToFileURL(path).href)) as Record<string, unknown>;
-  return deserializeRulePack(JSON.parse(exported[RULE_PACK_GLOBAL] as string));
+/** What a call threw (undefined when it returned): one build, examined by several expectations. */
+function caught(call: () => unknown): unknown {
+  try {
+    call();
+    return undefined;
+  } catch (error) {
+    return error;
+  }
+}
+
+/** The pack a rule pack file carries, read back as the Lambda reads it. */
+function readModulePack(path: string): RulePack {
+  return deserializeRulePack(JSON.parse(readFileSync(path, 'utf8')));
 }

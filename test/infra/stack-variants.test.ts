@@ -180,14 +180,14 @@ describe('addAuditAlertsStack', () => {
       allowNone: true,
     });
     warnings.hasWarning(
-      '/AtlasAuditAlerts',
+      '/AtlasAuditAlerts/Default',
       Match.stringLikeRegexp('sources.allowNone is set and no Atlas org or project is configured'),
     );
     warnings.hasWarning(
-      '/AtlasAuditAlerts',
+      '/AtlasAuditAlerts/Default',
       Match.stringLikeRegexp('No alert email address and no Slack channel'),
     );
-    warnings.hasWarning('/AtlasAuditAlerts', Match.stringLikeRegexp('No operations email address'));
+    warnings.hasWarning('/AtlasAuditAlerts/Default', Match.stringLikeRegexp('No operations email address'));
     expect(unacknowledgedFindings(app)).toEqual([]);
   });
 
@@ -220,7 +220,7 @@ describe('addAuditAlertsStack', () => {
     });
 
     Annotations.fromStack(stack).hasWarning(
-      '/AtlasAuditAlerts',
+      '/AtlasAuditAlerts/Default',
       Match.stringLikeRegexp(
         'Rule files have 2 warnings \\(rules.strict: true fails synth on them\\):\\n[\\s\\S]*warned\\.yaml:6:22: warning: "API_KEY_CRATED" is not a known Atlas event type',
       ),
@@ -240,7 +240,7 @@ describe('addAuditAlertsStack', () => {
     });
 
     Annotations.fromStack(stack).hasWarning(
-      '/AtlasAuditAlerts',
+      '/AtlasAuditAlerts/Default',
       Match.stringLikeRegexp(
         '^Rule layers \\(rules.directories\\): .*mine\\.yaml: builtin is not among the rule layers .* so the \\d+ rules of the built-in pack are off',
       ),
@@ -257,7 +257,7 @@ describe('addAuditAlertsStack', () => {
         'aws:cdk:bundling-stacks': [],
       },
     });
-    const { stack } = await addAuditAlertsStack({ app, projectRoot: PROJECT_ROOT });
+    const { stack } = addAuditAlertsStack({ app, projectRoot: PROJECT_ROOT });
     new Topic(stack, 'PlainTopic');
 
     const synth = () => app.synth();

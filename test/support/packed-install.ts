@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { buildState } from '../../cli/build-state.mjs';
+import { lambdaBundlesState } from '../../infra/lambda-bundles.js';
 
 const run = promisify(execFile);
 
@@ -63,7 +64,7 @@ export interface PackAndInstallOptions {
  */
 export async function packAndInstall(options: PackAndInstallOptions): Promise<PackedInstall> {
   const { directory } = options;
-  const current = buildState(REPO_ROOT) === 'current';
+  const current = buildState(REPO_ROOT) === 'current' && lambdaBundlesState(REPO_ROOT) === 'current';
   const source = current ? REPO_ROOT : await copyAndBuild(join(directory, 'source'));
   const packed = await npm(['pack', '--ignore-scripts', '--json', '--pack-destination', directory], source);
   const [report] = JSON.parse(packed) as Array<{

@@ -49,7 +49,7 @@ export async function synthesizeDeployment({
       ...context,
     },
   });
-  const deployment = await addAuditAlertsStack({ app, projectRoot: PROJECT_ROOT });
+  const deployment = addAuditAlertsStack({ app, projectRoot: PROJECT_ROOT });
   const template = Template.fromStack(deployment.stack);
   return { ...deployment, app, outdir, template };
 }

@@ -1,13 +1,13 @@
-import { Aws, CfnOutput, Duration, Fn, RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
+import { join } from 'node:path';
+import { Aws, CfnOutput, Duration, Fn, RemovalPolicy, Stack, Stage } from 'aws-cdk-lib';
 import { EventBus } from 'aws-cdk-lib/aws-events';
 import { Key } from 'aws-cdk-lib/aws-kms';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
-import type { Construct } from 'constructs';
+import { Construct } from 'constructs';
 import { DEFAULT_CONNECTION } from '../shared/poll/connections.js';
 import { planRoutes } from '../shared/routes/route-plan.js';
 import { accountDestinationPolicies, CREATED_BUS } from './account-destinations.js';
-import type { PollerBundleOptions } from './bundling.js';
-import type { DeployConfig } from './config.js';
+import { type DeployConfig, type DeployConfigInput, parseDeployConfig } from './config.js';
 import { AlertTopic } from './constructs/alert-topic.js';
 import { AtlasCredentials } from './constructs/atlas-credentials.js';
 import { FanOutMonitoring } from './constructs/fan-out-monitoring.js';
@@ -24,27 +24,97 @@ import { StateTable } from './constructs/state-table.js';
 import { SubscriptionDeadLetters } from './constructs/subscription-dead-letters.js';
 import { DEFAULT_ROUTE, deliveryRoutes } from './delivery-routes.js';
 import { connectionIdPart, type DeployedConnection, deployedConnections } from './deploy-connections.js';
+import { DeployConfigError } from './errors.js';
 import { fanOutEnvironment } from './fan-out-environment.js';
+import type { FunctionRole } from './lambda-bundles.js';
+import { functionCode } from './lambda-code.js';
 import { resolveNetworkPlan } from './network-plan.js';
+import { buildRulePackFile, type RulePackFile } from './rule-pack-file.js';
+import { refuseNothingToPoll, warnAboutGaps, warnAboutRules } from './synth-checks.js';
 
-export interface AuditAlertsStackProps extends StackProps {
-  /** The validated deploy configuration. */
-  config: DeployConfig;
-  /** Where the poller's sources and the compiled rule pack are. */
-  bundle: PollerBundleOptions;
+/**
+ * The deploy settings, as typed props: the same settings, with the same defaults and the same checks,
+ * as the `atlasAuditAlerts` object in `cdk.json` or a configuration file (see
+ * `infra/examples/config.example.yaml`), except `stackName` and `env`, which belong to the stack you
+ * put the construct in.
+ */
+export type AtlasAuditAlertsSettings = Omit<DeployConfigInput, 'stackName' | 'env'>;
+
+export interface AtlasAuditAlertsProps extends AtlasAuditAlertsSettings {
+  /**
+   * The folder the paths in `rules.directories` are relative to. Default: the current directory, the
+   * one `cdk synth` runs in (where `cdk.json` is).
+   */
+  readonly baseDirectory?: string | undefined;
+  /**
+   * The prefix of the names the construct gives (the Slack channel configurations, a created event bus).
+   * Default: the stack's name. Set it when the stack holds two of these constructs.
+   */
+  readonly namePrefix?: string | undefined;
 }
 
 /**
- * One deployment of atlas-audit-alerts: the scheduled poller with its secrets and state table, the alert
- * topic with its email and Slack deliveries, and the operations topic, alarms and dashboard.
+ * atlas-audit-alerts in your own CDK app: the scheduled poller of the MongoDB Atlas (or Ops Manager)
+ * activity feed with its secrets and state table, the alert topic with its email, Slack, EventBridge and
+ * Security Hub deliveries, and the operations topic, alarms and dashboard.
+ *
+ * The props are validated as the configuration file is, the rule layers are loaded, validated and
+ * compiled at synth, and the functions' code is the package's prebuilt bundles with the rule pack
+ * beside them: your app needs no bundling step for it. Warnings (no alert destination, rule warnings
+ * that do not fail) are synth warnings on the construct.
+ *
+ * @throws {DeployConfigError} listing every wrong or unknown setting with its path.
+ * @throws {NothingToPollError} when it names no organization and no project without `sources.allowNone`.
+ * @throws {RuleLoadError} when a rule file is invalid: the message lists file:line:column for each problem.
+ * @throws {RulePackTooLargeError} when the rules, loaded, would not fit the function's memory.
+ * @throws {PollerEnvironmentTooLargeError} when the poller's configuration would not fit Lambda's limit.
+ * @example
+ * ```ts
+ * const stack = new Stack(app, 'AtlasAuditAlerts');
+ * new AtlasAuditAlerts(stack, 'AuditAlerts', {
+ *   sources: { orgIds: ['5f4e3d2c1b0a998877665544'] },
+ *   alerts: { emails: ['security@example.com'] },
+ *   rules: { directories: ['builtin', 'atlas-rules'] },
+ * });
+ * ```
  */
-export class AuditAlertsStack extends Stack {
+export class AtlasAuditAlerts extends Construct {
+  /** The validated settings, with their defaults. */
+  readonly config: DeployConfig;
+  /** The rule pack compiled at synth: its rule count, size and the warnings that did not fail. */
+  readonly rulePack: RulePackFile;
+  /** Alerts are published here; subscribe more endpoints to it. */
+  readonly alertTopic: AlertTopic['topic'];
+  /** The stack's alarms are published here. */
+  readonly operationsTopic: OperationsTopic['topic'];
+  /** The function the schedule starts: the poller, or with fan-out the dispatcher. */
+  readonly pollerFunction: PollerFunction['function'];
+  /** The state table (watermarks, claims, snapshots). */
+  readonly stateTable: StateTable['table'];
   readonly #config: DeployConfig;
 
-  constructor(scope: Construct, id: string, props: AuditAlertsStackProps) {
-    super(scope, id, props);
-    const { config } = props;
+  constructor(scope: Construct, id: string, props: AtlasAuditAlertsProps) {
+    super(scope, id);
+    const { baseDirectory = process.cwd(), namePrefix, ...settings } = props;
+    const stack = Stack.of(this);
+    const config = validateSettings(settings, namePrefix ?? stack.stackName, this.node.path);
+    this.config = config;
     this.#config = config;
+    refuseNothingToPoll(config);
+    const outdir = join(Stage.of(this)?.outdir ?? process.cwd(), 'atlas-audit-alerts', this.node.addr);
+    const rulePack = buildRulePackFile({
+      paths: config.rules.directories,
+      baseDirectory,
+      outputDirectory: outdir,
+      strict: config.rules.strict,
+      memory:
+        config.fanOut.mode !== 'off' && config.fanOut.workerMemoryMiB < config.poller.memoryMiB
+          ? { memoryMiB: config.fanOut.workerMemoryMiB, setting: 'fanOut.workerMemoryMiB' }
+          : { memoryMiB: config.poller.memoryMiB, setting: 'poller.memoryMiB' },
+    });
+    this.rulePack = rulePack;
+    const code = (role: FunctionRole): string =>
+      functionCode({ role, rulePackFile: rulePack.path, outputDirectory: join(outdir, 'functions') });
     const schedulePeriod = Duration.minutes(config.timing.scheduleMinutes);
 
     const key = new Key(this, 'MessagingKey', {
@@ -112,7 +182,7 @@ export class AuditAlertsStack extends Stack {
       config,
       eventBus,
       securityHubProductArn,
-      bundle: props.bundle,
+      code,
       table: state.table,
       alertTopic: alerts.topic,
       alertTopicKey: key,
@@ -210,6 +280,12 @@ export class AuditAlertsStack extends Stack {
       value: state.table.tableName,
     });
     new CfnOutput(this, 'DashboardName', { value: dashboard.dashboard.dashboardName });
+    this.alertTopic = alerts.topic;
+    this.operationsTopic = operations.topic;
+    this.pollerFunction = poller.function;
+    this.stateTable = state.table;
+    warnAboutGaps(this, config);
+    warnAboutRules(this, rulePack);
     if (network?.egressAddresses !== undefined) {
       new CfnOutput(this, 'EgressIpAddresses', {
         description:
@@ -233,7 +309,7 @@ export class AuditAlertsStack extends Stack {
     if (bus.startsWith('arn:')) return { eventBusName: bus, eventBusArn: bus };
     return {
       eventBusName: bus,
-      eventBusArn: this.formatArn({ service: 'events', resource: 'event-bus', resourceName: bus }),
+      eventBusArn: Stack.of(this).formatArn({ service: 'events', resource: 'event-bus', resourceName: bus }),
     };
   }
 
@@ -272,7 +348,7 @@ export class AuditAlertsStack extends Stack {
       settings: { ...settings, mode },
       queueUrl: queue.queue.queueUrl,
       schedulePeriodSeconds: this.#config.timing.scheduleMinutes * 60,
-      toJsonString: (value) => this.toJsonString(value),
+      toJsonString: (value) => Stack.of(this).toJsonString(value),
     });
     // The name stays "Poller": the dispatcher takes the poller's place in the schedule and alarms.
     const dispatcher = new PollerFunction(this, 'Poller', {
@@ -294,15 +370,6 @@ export class AuditAlertsStack extends Stack {
     );
     return { queue, dispatcher, worker };
   }
-
-  /**
-   * The first two availability zones of the region, chosen by CloudFormation (`Fn::GetAZs`), whether
-   * or not the stack is pinned to an account and region: a created VPC then needs no lookup at synth,
-   * so synth keeps working without AWS credentials.
-   */
-  override get availabilityZones(): string[] {
-    return [Fn.select(0, Fn.getAzs()), Fn.select(1, Fn.getAzs())];
-  }
 }
 
 /** `payments-team` as a construct id part: `PaymentsTeam`. */
@@ -311,4 +378,27 @@ function pascalCase(name: string): string {
     .split('-')
     .map((part) => part.charAt(0).toUpperCase() + part.slice(1))
     .join('');
+}
+
+/**
+ * The props as the deploy configuration: checked by the same schema, with the same messages, as the
+ * configuration file; the stack's name (or `namePrefix`) names what the construct names.
+ */
+function validateSettings(
+  settings: AtlasAuditAlertsSettings,
+  namePrefix: string,
+  path: string,
+): DeployConfig {
+  const misplaced = (['stackName', 'env'] as const).filter((key) => key in settings);
+  if (misplaced.length > 0) {
+    const message = `${misplaced.join(' and ')} belong${misplaced.length === 1 ? 's' : ''} to the stack: give ${misplaced.length === 1 ? 'it' : 'them'} to the Stack you put the construct in (new Stack(app, name, { env }))`;
+    throw new DeployConfigError(
+      `The props of AtlasAuditAlerts at ${path} are invalid (${misplaced.length === 1 ? '1 setting' : `${misplaced.length} settings`}):\n${misplaced.map((key) => `  - ${key}: ${message}`).join('\n')}`,
+      { problems: misplaced.map((key) => ({ path: key, message })) },
+    );
+  }
+  return parseDeployConfig({
+    input: { ...settings, stackName: namePrefix },
+    origin: `the props of AtlasAuditAlerts at ${path}`,
+  });
 }

@@ -1,25 +1,26 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { isAbsolute, join, relative, resolve } from 'node:path';
+import { RULE_PACK_FILE } from '../functions/poller/bundled-rule-pack.js';
+import { BUILT_IN_RULES_DIRECTORY, PACKAGE_VERSION } from '../shared/package-files.js';
 import {
   BUILTIN_LAYER,
   checkRulePackFootprint,
-  loadRulePack,
+  loadRulePackSync,
   measureRulePackFootprint,
   RuleLoadError,
   serializeRulePack,
 } from '../shared/rules/index.js';
 import { type RuleWarning, rulePackWarnings, splitWarnings } from '../shared/rules/lint/index.js';
-import { RULE_PACK_GLOBAL } from './bundling.js';
 
-export interface BuildRulePackModuleOptions {
+export interface BuildRulePackFileOptions {
   /**
-   * Rule layers in order: directories or files relative to `projectRoot`, `builtin` for the pack
-   * shipped in `projectRoot/rules`.
+   * Rule layers in order: directories or files relative to `baseDirectory`, `builtin` for the pack
+   * shipped in the package.
    */
   paths: readonly string[];
-  /** The directory holding `package.json` (whose version the pack carries) and the built-in `rules/`. */
-  projectRoot: string;
-  /** Where the module is written; a stable place, so that unchanged rules give an unchanged bundle. */
+  /** The directory relative layer paths are resolved against: the CDK app's (where `cdk.json` is). */
+  baseDirectory: string;
+  /** Where the file is written; a stable place, so that unchanged rules give unchanged function code. */
   outputDirectory: string;
   /**
    * Which warnings fail as errors (`rules.strict`): every one (`true`), none (`false`), or by default
@@ -33,8 +34,8 @@ export interface BuildRulePackModuleOptions {
   memory?: { readonly memoryMiB: number; readonly setting: string } | undefined;
 }
 
-export interface RulePackModule {
-  /** The module to inject into the poller bundle. */
+export interface RulePackFile {
+  /** The JSON file deployed beside each function's bundle (`rule-pack.json`). */
   path: string;
   /** How many rules the pack holds. */
   ruleCount: number;
@@ -50,11 +51,12 @@ export interface RulePackModule {
 
 /**
  * Loads and validates the rule layers, checks that their serialized form reads back exactly as the
- * Lambda will read it, and writes it as a module exporting {@link RULE_PACK_GLOBAL}: esbuild injects it
- * into the poller bundle, so the Lambda reads no YAML and a broken rule never reaches AWS.
+ * Lambda will read it, and writes it as `rule-pack.json`, which the functions read beside their bundle:
+ * the Lambda reads no YAML and a broken rule never reaches AWS. Synchronous, as a construct is built.
  *
  * The pack is also checked for warnings against the event catalog (the Lambda never loads it), and
- * loaded as the function loads it, to measure the heap it holds against the function's memory.
+ * loaded as the function loads it, to measure the heap it holds against the function's memory. The
+ * built-in layer is the package's own, and alerts carry the package's version.
  *
  * @throws {RuleLoadError} with every problem in the rule files as file:line:column, the line and a caret,
  *   and the warnings the strictness makes errors (by default unknown event types and fields of user
@@ -63,32 +65,31 @@ export interface RulePackModule {
  *   the smallest function that loads it.
  * @example
  * ```ts
- * const module = await buildRulePackModule({ paths: ['builtin', 'my-rules'], projectRoot, outputDirectory: 'cdk.out/rule-pack' });
+ * const file = buildRulePackFile({ paths: ['builtin', 'my-rules'], baseDirectory: process.cwd(), outputDirectory: 'cdk.out/rules' });
  * ```
  */
-export async function buildRulePackModule({
+export function buildRulePackFile({
   paths,
-  projectRoot,
+  baseDirectory,
   outputDirectory,
   strict,
   memory = { memoryMiB: 256, setting: 'poller.memoryMiB' },
-}: BuildRulePackModuleOptions): Promise<RulePackModule> {
-  const pack = await loadRulePack({
-    paths: paths.map((path) => (path === BUILTIN_LAYER ? path : shownPath(resolve(projectRoot, path)))),
+}: BuildRulePackFileOptions): RulePackFile {
+  const pack = loadRulePackSync({
+    paths: paths.map((path) => (path === BUILTIN_LAYER ? path : shownPath(resolve(baseDirectory, path)))),
     names: [...paths],
-    builtinDirectory: shownPath(resolve(projectRoot, 'rules')),
-    version: packageVersion(projectRoot),
+    builtinDirectory: shownPath(BUILT_IN_RULES_DIRECTORY),
+    version: PACKAGE_VERSION,
   });
-  const { errors, warnings } = splitWarnings({ pack, warnings: await rulePackWarnings(pack), strict });
+  const { errors, warnings } = splitWarnings({ pack, warnings: rulePackWarnings(pack), strict });
   if (errors.length > 0) throw RuleLoadError.fromProblems(errors);
   // Reads the serialized pack back and compiles it exactly as the function will.
   const footprint = measureRulePackFootprint(pack);
   checkRulePackFootprint(footprint, { memoryMiB: memory.memoryMiB, memorySetting: memory.setting });
   const text = JSON.stringify(serializeRulePack(pack));
-  const source = `export const ${RULE_PACK_GLOBAL} = ${JSON.stringify(text)};\n`;
   mkdirSync(outputDirectory, { recursive: true });
-  const path = join(outputDirectory, 'rule-pack.mjs');
-  if (readIfPresent(path) !== source) writeFileSync(path, source);
+  const path = join(outputDirectory, RULE_PACK_FILE);
+  if (readIfPresent(path) !== text) writeFileSync(path, text);
   return {
     path,
     ruleCount: pack.rules.length,
@@ -97,18 +98,6 @@ export async function buildRulePackModule({
     warnings,
     layers: pack.layers.map((layer) => layer.name),
   };
-}
-
-/** The version in `package.json`: alerts carry it, so a reader knows which pack raised them. */
-function packageVersion(projectRoot: string): string | undefined {
-  const text = readIfPresent(join(projectRoot, 'package.json'));
-  if (text === undefined) return undefined;
-  try {
-    const version = (JSON.parse(text) as { version?: unknown } | null)?.version;
-    return typeof version === 'string' ? version : undefined;
-  } catch {
-    return undefined;
-  }
 }
 
 /** Problems name files as the person running `cdk synth` would: relative to where they are. */
