@@ -372,6 +372,50 @@ app.synth();
     expect(pack.rules.length).toBeGreaterThan(100);
   }, 300_000);
 
+  it('type-checks the TypeScript app of docs/deploy.md against the declarations the package ships', async () => {
+    const deployDoc = await readFile(join(REPO_ROOT, 'docs', 'deploy.md'), 'utf8');
+    const section = deployDoc.slice(deployDoc.indexOf('## Add it to your CDK app'));
+    const snippet = /```ts\n([\s\S]*?)```/.exec(section)?.[1] ?? '';
+    await writeFile(join(installed.app, 'docs-app.mts'), snippet);
+    // A wrong setting must fail too: the props are typed, not any.
+    await writeFile(
+      join(installed.app, 'wrong-app.mts'),
+      snippet.replace("emails: ['security@example.com']", 'emails: 42'),
+    );
+    const tsc = (file: string) =>
+      spawnSync(
+        process.execPath,
+        [
+          join(REPO_ROOT, 'node_modules', 'typescript', 'bin', 'tsc'),
+          '--noEmit',
+          '--strict',
+          '--target',
+          'es2022',
+          '--module',
+          'nodenext',
+          '--moduleResolution',
+          'nodenext',
+          '--types',
+          'node',
+          '--typeRoots',
+          join(REPO_ROOT, 'node_modules', '@types'),
+          '--skipLibCheck',
+          file,
+        ],
+        { cwd: installed.app, encoding: 'utf8', timeout: 120_000 },
+      );
+
+    const valid = tsc('docs-app.mts');
+    const wrong = tsc('wrong-app.mts');
+
+    expect(snippet).toContain("new AtlasAuditAlerts(stack, 'AuditAlerts', {");
+    expect(valid.stdout + valid.stderr).toBe('');
+    expect(valid.status).toBe(0);
+    expect(wrong.stdout).toMatch(
+      /wrong-app\.mts\(\d+,\d+\): error TS2322: Type 'number' is not assignable to type 'string\[\]/,
+    );
+  }, 120_000);
+
   it("refuses wrong props with the configuration file's messages, and settings that belong to the stack", async () => {
     const app = join(installed.app, 'wrong.mjs');
     await writeFile(
