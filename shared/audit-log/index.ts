@@ -18,4 +18,12 @@ export {
   type ReadAuditObjectOptions,
   readAuditObject,
 } from './audit-object-reader.js';
+export {
+  type AuditLogExport,
+  type AuditObject,
+  type AuditObjectContext,
+  type AuditObjectOutcome,
+  processAuditObject,
+} from './audit-object-source.js';
 export { AUDIT_LOG_TYPES, type AuditObjectKey, parseAuditObjectKey } from './object-key.js';
+export { type AuditObjectStore, FolderObjectStore } from './object-store.js';
