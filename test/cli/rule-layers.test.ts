@@ -64,7 +64,7 @@ describe('rule layers on the command line, with the README example', () => {
     expect(stderr).toBe('');
     expect(stdout).toMatch(
       new RegExp(
-        `^\\d+ rules \\(\\d+ disabled\\), \\d+ lists and \\d+ inline tests in 13 files \\(layers: builtin, ${EXAMPLE}\\): valid\\n$`,
+        `^\\d+ rules \\(\\d+ disabled\\), \\d+ lists and \\d+ inline tests in 14 files \\(layers: builtin, ${EXAMPLE}\\): valid\\n$`,
       ),
     );
   });

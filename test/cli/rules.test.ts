@@ -74,7 +74,7 @@ describe('atlas-audit-alerts rules', () => {
 
     expect(code).toBe(0);
     expect(stdout).toMatch(
-      /^\d+ rules \(\d+ disabled\), \d+ lists and \d+ inline tests in 11 files: valid\n$/,
+      /^\d+ rules \(\d+ disabled\), \d+ lists and \d+ inline tests in 12 files: valid\n$/,
     );
   });
 
@@ -374,13 +374,13 @@ rules:
         /^by-employee +info +\d{3} +any type with isGlobalAdmin \(not counted as coverage\)$/,
       );
       expect(stdout).toContain('3 enabled rules (1 disabled rule left out)\n');
-      expect(stdout).toMatch(/^project event types: 1 of 712 covered$/m);
+      expect(stdout).toMatch(/^project event types: 1 of 749 covered$/m);
       expect(stdout).toMatch(/^organization event types: \d+ of \d+ covered$/m);
       expect(stdout).toMatch(/^security-relevant event types: 1 of \d{3} covered$/m);
       expect(stdout).toContain('Uncovered security-relevant event types (');
       expect(stdout).toContain('\n  API_KEY_CREATED (Programmatic access)\n');
       expect(stdout).not.toContain('\n  GROUP_DELETED (');
-      expect(stdout).toContain('Uncovered project event types (711):\n');
+      expect(stdout).toContain('Uncovered project event types (748):\n');
       expect(stdout).toContain('\n  GROUP_CREATED\n');
       expect(stdout).not.toContain('\n  GROUP_DELETED\n');
     });
@@ -404,7 +404,7 @@ rules:
         unknownEventTypes: ['NOT_A_TYPE'],
       });
       expect(report.disabledRules).toBe(1);
-      expect(report.scopes.project).toMatchObject({ known: 712, covered: 1 });
+      expect(report.scopes.project).toMatchObject({ known: 749, covered: 1 });
       expect(report.scopes.project?.uncovered).toContain('GROUP_CREATED');
       expect(report.scopes.organization?.uncovered).not.toContain('ORG_RENAMED');
       expect(report.security?.covered).toBe(1);

@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { parse } from 'yaml';
 import { accessHistoryEventFields } from './access-history-event-fields.js';
+import { auditLogEventFields } from './audit-log-event-fields.js';
 import { buildEventCatalogData, formatEventCatalogData } from './event-catalog-data.js';
 import { inventoryEventFields } from './inventory-event-fields.js';
 import { readOpenApiEvents } from './openapi-events.js';
@@ -40,11 +41,13 @@ export async function generateEventCatalog(options: GenerateEventCatalogOptions)
     spec: readSpecEventFields(specText),
     inventory: inventoryEventFields(),
     accessHistory: accessHistoryEventFields(),
+    auditLog: auditLogEventFields(),
     sources: [
       `${basename(options.openApiPath)}: ${title}${version}`,
       basename(options.specPath),
       'shared/rules/inventory-events.ts',
       'shared/rules/access-history-events.ts',
+      'shared/audit-log/audit-log-events.ts',
     ],
   });
   return formatEventCatalogData(data);

@@ -5,7 +5,13 @@ import type { SpecEventFields } from './spec-event-fields.js';
 export const EVENT_CATALOG_FORMAT = 'atlas-audit-alerts.event-catalog';
 
 /** Where a type or a set of fields comes from. */
-export type CatalogOrigin = 'openapi' | 'openapi-alert' | 'spec' | 'inventory' | 'access-history';
+export type CatalogOrigin =
+  | 'openapi'
+  | 'openapi-alert'
+  | 'spec'
+  | 'inventory'
+  | 'access-history'
+  | 'audit-log';
 
 export const CATALOG_ORIGINS: readonly CatalogOrigin[] = [
   'openapi',
@@ -13,6 +19,7 @@ export const CATALOG_ORIGINS: readonly CatalogOrigin[] = [
   'spec',
   'inventory',
   'access-history',
+  'audit-log',
 ];
 
 /** The catalog as stored: field sets are shared, since most event types declare the same fields. */
@@ -42,6 +49,8 @@ export interface BuildEventCatalogDataOptions {
   readonly inventory: Readonly<Record<string, readonly string[]>>;
   /** Field paths of each event type of database access history (always project scope). */
   readonly accessHistory: Readonly<Record<string, readonly string[]>>;
+  /** Field paths of each event type of database audit logs (always project scope). Default: none. */
+  readonly auditLog?: Readonly<Record<string, readonly string[]>> | undefined;
   readonly sources: readonly string[];
 }
 
@@ -116,6 +125,12 @@ export function buildEventCatalogData(options: BuildEventCatalogDataOptions): Ev
     found.origins.add('access-history');
     found.fieldSets.add(setOf('access-history', fields));
   }
+  for (const [name, fields] of Object.entries(options.auditLog ?? {})) {
+    const found = entry(name);
+    found.scopes.add('project');
+    found.origins.add('audit-log');
+    found.fieldSets.add(setOf('audit-log', fields));
+  }
   const names = [...types.keys()].sort();
   return {
     format: EVENT_CATALOG_FORMAT,
@@ -129,8 +144,8 @@ export function buildEventCatalogData(options: BuildEventCatalogDataOptions): Ev
           name,
           {
             scopes: EVENT_SCOPES.filter((scope) => found.scopes.has(scope)),
-            origins: (['openapi', 'spec', 'inventory', 'access-history'] as const).filter((origin) =>
-              found.origins.has(origin),
+            origins: (['openapi', 'spec', 'inventory', 'access-history', 'audit-log'] as const).filter(
+              (origin) => found.origins.has(origin),
             ),
             fieldSets: [...found.fieldSets].sort((a, b) => a - b),
           },
