@@ -27,3 +27,4 @@ export {
 } from './audit-object-source.js';
 export { AUDIT_LOG_TYPES, type AuditObjectKey, parseAuditObjectKey } from './object-key.js';
 export { type AuditObjectStore, FolderObjectStore } from './object-store.js';
+export { type NotifiedObject, readS3Notification, type S3Notification } from './s3-notification.js';
