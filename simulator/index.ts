@@ -1,5 +1,13 @@
 export { ACCESS_HISTORY_RETENTION_MS, MAX_ACCESS_LOG_LINES } from './access-history.js';
 export type { GenerateAccessLogsOptions, GeneratedAccessLogs } from './access-log-generator.js';
+export {
+  type AuditLogCluster,
+  type AuditLogMessage,
+  auditLine,
+  type WriteAuditLogExportOptions,
+  type WrittenAuditLogExport,
+  writeAuditLogExport,
+} from './audit-log-export.js';
 export type { DigestAlgorithm } from './digest-response.js';
 export {
   SeedValidationError,

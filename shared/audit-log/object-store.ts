@@ -1,4 +1,4 @@
-import { createReadStream } from 'node:fs';
+import { createReadStream, readdirSync } from 'node:fs';
 import { isAbsolute, join, relative, resolve } from 'node:path';
 
 /** Where exported audit log objects are read from: an S3 bucket, or a folder that stands for one. */
@@ -45,5 +45,23 @@ export class FolderObjectStore implements AuditObjectStore {
       stream.once('error', fail);
     });
     return stream;
+  }
+
+  /**
+   * The keys of a bucket's objects (under `prefix`, when given), sorted: what a local run reads, in the
+   * order Atlas wrote them (keys name the minutes they hold).
+   */
+  keys(bucket: string, prefix = ''): string[] {
+    const base = join(this.#folder, bucket);
+    let entries: string[];
+    try {
+      entries = readdirSync(base, { recursive: true, encoding: 'utf8' });
+    } catch {
+      return [];
+    }
+    return entries
+      .map((entry) => entry.split('\\').join('/'))
+      .filter((key) => key.startsWith(prefix) && /\.(log|gz|json)$/.test(key))
+      .sort();
   }
 }
