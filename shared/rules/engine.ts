@@ -4,7 +4,7 @@ import type { Clock } from '../clock.js';
 import { type Logger, silentLogger } from '../logger.js';
 import type { Alert, AlertRulePack } from '../notify/alert.js';
 import { type AlertContext, namedIds, templateValues } from '../notify/alert-context.js';
-import type { CounterIncrement, CounterStore } from './counter-store.js';
+import type { CounterIncrement, CounterStore, SuppressionIncrement } from './counter-store.js';
 import { DistinctWindows } from './distinct-count.js';
 import { type FirstSeenStateError, RuleEvaluationError, RuleStateError } from './errors.js';
 import { parseEventTime } from './event-time.js';
@@ -16,6 +16,7 @@ import { compileRulePack } from './pack-compiler.js';
 import type { CompiledRule } from './rule-compiler.js';
 import type { RulePack } from './rule-pack.js';
 import { type SequenceSighting, SequenceTracker } from './sequence.js';
+import type { RollUp, SuppressionAnswer } from './suppression-roll-up.js';
 import type { TemplateContext } from './template.js';
 
 export interface RuleEngineOptions {
@@ -108,17 +109,6 @@ interface WindowEvents {
 }
 
 /**
- * A suppression key (per rule, per group key) this engine saw the store create: until `liveUntil` the
- * key is certainly live with this occurrence (`event:<id>` or `window:<start>`) as its only member,
- * so the store's answer is known without asking it (1 for that occurrence, 2 for any other), and
- * asking would change nothing: a live key keeps its member and its expiry.
- */
-interface KnownSuppression {
-  occurrence: string;
-  liveUntil: number;
-}
-
-/**
  * A stateful rule's match on an event, whose alert waits on the counter store: the engine counts all
  * the matches of a batch at once, threshold windows first, then the suppressions they and the
  * suppressed rules ask for.
@@ -139,6 +129,8 @@ interface StatefulMatch {
   createdAt: number;
   /** Whether it alerts; `undefined` while the store has not answered. */
   alerts: boolean | undefined;
+  /** For a suppressed rule's match that alerts: the previous period's suppressed occurrences. */
+  rollUp?: RollUp | undefined;
 }
 
 /** A sequence rule's match on an event, waiting for the batch's earlier events to be read. */
@@ -175,7 +167,7 @@ function collapseSpaces(title: string): string {
 
 /** Keys longer than this are hashed, so a long group value cannot exceed a store's key size. */
 const MAX_KEY_PART = 256;
-/** Past this many remembered windows or suppressions, expired ones are dropped after each batch. */
+/** Past this many remembered windows, expired ones are dropped after each batch. */
 const WINDOW_MEMORY_PRUNE_AT = 1024;
 
 /**
@@ -197,14 +189,17 @@ const WINDOW_MEMORY_PRUNE_AT = 1024;
  * group and the event.
  * Events whose `created` cannot be read never count toward a stateful rule.
  *
- * The stateful matches of one `evaluate` call are counted together, with the counter store's
- * `incrementMany`: once for the threshold windows, then once for the suppressions still undecided
- * (the full windows of threshold rules with `suppress` among them). The store applies each key's
- * increments in order, so every match gets the answer a call per match would have given, and a
- * persistent store reads and writes each key once per batch rather than once per event.
+ * The stateful matches of one `evaluate` call are counted together: once for the threshold windows
+ * (the counter store's `incrementMany`), then once for the suppressions (`suppressMany`: the matches
+ * of suppressed rules, and the full windows of threshold rules with `suppress`). The store applies
+ * each key's increments in order, so every match gets the answer a call per match would have given,
+ * and a persistent store reads and writes each key once per batch rather than once per event.
  *
- * A suppression key the store created for this engine is remembered until it expires, so later
- * events of the group are suppressed without asking the store; its answer would be the same.
+ * Roll-ups: the store counts each suppressed occurrence once (by id, so a batch read again counts
+ * nothing twice) in its period's roll-up, and the occurrence that starts the group's next period
+ * alerts carrying it (`Alert.rollUp`: how many, the first and last event time). Every suppressed
+ * occurrence goes to the store, including those of a period this engine started: the store alone
+ * holds the roll-up, which other processes add to.
  *
  * A threshold alert carries the window's events this engine instance has seen (at least the one that
  * reached the count): earlier events of the window may have been counted by another process.
@@ -257,7 +252,6 @@ export function createRuleEngine(options: RuleEngineOptions): RuleEngine {
     clock: options.clock,
     learning: options.firstSeenLearning,
   });
-  const suppressions = new Map<CompiledRule, Map<string, KnownSuppression>>();
   const sequenceRules = rules.filter((rule) => rule.sequence !== undefined);
   const sequences = new SequenceTracker(firstSeenStore);
 
@@ -313,6 +307,7 @@ export function createRuleEngine(options: RuleEngineOptions): RuleEngine {
     fingerprint: string,
     raisedAt: number | undefined,
     context: AlertContext | undefined,
+    rollUp?: RollUp | undefined,
   ): Alert => {
     const eventWords = eventTypeWords(trigger.eventTypeName);
     // A title shows a described event's ids by name; its summary keeps the ids themselves.
@@ -341,6 +336,7 @@ export function createRuleEngine(options: RuleEngineOptions): RuleEngine {
     };
     if (rule.runbook !== undefined) alert.runbook = rule.runbook;
     if (context !== undefined) alert.context = context;
+    if (rollUp !== undefined) alert.rollUp = rollUp;
     const rulePack = provenance.get(rule.id);
     if (rulePack !== undefined) alert.rulePack = rulePack;
     return alert;
@@ -430,69 +426,43 @@ export function createRuleEngine(options: RuleEngineOptions): RuleEngine {
   };
 
   /**
-   * Whether `occurrence` is the first of its group for a suppressed rule, from what this engine knows
-   * (see `KnownSuppression`); `undefined` when only the store can tell.
+   * Decides the matches of suppressed rules still undecided, in order, in one call to the store: it
+   * says whether each occurrence is its period's first (which alerts, carrying the previous period's
+   * roll-up) and counts the others in the period's roll-up. The store applies each key's occurrences
+   * in order, so each answer is the one a call per match would have given.
    */
-  const knownFirst = (
-    rule: CompiledRule,
-    groupKey: string,
-    occurrence: string,
-    time: number,
-  ): boolean | undefined => {
-    const known = suppressions.get(rule)?.get(groupKey);
-    return known === undefined || time >= known.liveUntil ? undefined : known.occurrence === occurrence;
-  };
-
-  /**
-   * Decides the matches of suppressed rules still undecided, in order: from what this engine knows
-   * when it can, else by asking the store (in one call) whether each occurrence is the first of its
-   * group, and remembering the new first ones. Once a group is asked about, its later matches in the
-   * batch are asked about too, so each answer is the one a call per match would have given. `asked`
-   * holds, by rule, the groups asked about in this batch: `evaluate` has already put there those of
-   * suppressed rules without a threshold, so their matches go to the store without a second look.
-   */
-  const decideSuppressions = async (
-    matches: readonly StatefulMatch[],
-    asked: Map<CompiledRule, Set<string>>,
-  ): Promise<void> => {
+  const decideSuppressions = async (matches: readonly StatefulMatch[]): Promise<void> => {
     const asking: StatefulMatch[] = [];
-    const increments: CounterIncrement[] = [];
-    for (const match of matches) {
-      const { rule, groupKey, occurrence, time } = match;
-      const suppressMs = rule.suppressMs;
+    const steps: SuppressionIncrement[] = [];
+    for (let at = 0; at < matches.length; at++) {
+      const match = matches[at] as StatefulMatch;
+      const suppressMs = match.rule.suppressMs;
       if (suppressMs === undefined || match.alerts !== undefined) continue;
-      const askedGroups = asked.get(rule);
-      const known =
-        askedGroups?.has(groupKey) === true ? undefined : knownFirst(rule, groupKey, occurrence, time);
-      if (known !== undefined) {
-        match.alerts = known;
-        continue;
-      }
-      if (askedGroups === undefined) asked.set(rule, new Set([groupKey]));
-      else askedGroups.add(groupKey);
       asking.push(match);
-      increments.push({
-        key: `suppress|${rule.id}|${keyPart(groupKey)}`,
-        member: occurrence,
-        now: time,
-        expiresAt: time + suppressMs,
-        limit: 1,
+      steps.push({
+        key: `suppress|${match.rule.id}|${keyPart(match.groupKey)}`,
+        member: match.occurrence,
+        now: match.time,
+        expiresAt: match.time + suppressMs,
       });
     }
-    const counted = await countAll(asking, increments);
-    asking.forEach((match, at) => {
-      match.alerts = counted[at] === 1;
-      if (!match.alerts) return;
-      let known = suppressions.get(match.rule);
-      if (known === undefined) {
-        known = new Map();
-        suppressions.set(match.rule, known);
-      }
-      known.set(match.groupKey, {
-        occurrence: match.occurrence,
-        liveUntil: match.createdAt + (match.rule.suppressMs ?? 0),
-      });
-    });
+    if (steps.length === 0) return;
+    let answers: SuppressionAnswer[];
+    try {
+      answers = await counters.suppressMany(steps);
+    } catch (error) {
+      throw stateError(
+        asking.map((match) => match.rule.id),
+        steps.map((step) => step.key),
+        error,
+      );
+    }
+    for (let at = 0; at < asking.length; at++) {
+      const match = asking[at] as StatefulMatch;
+      const answer = answers[at];
+      match.alerts = answer?.alerts === true;
+      if (match.alerts) match.rollUp = answer?.rollUp;
+    }
   };
 
   return {
@@ -529,8 +499,6 @@ export function createRuleEngine(options: RuleEngineOptions): RuleEngine {
       const sightings: SequenceSighting[] = [];
       const stateful: StatefulMatch[] = [];
       const firstSeenCandidates: FirstSeenCandidate[] = [];
-      // By suppressed rule, the groups whose matches the store decides this batch.
-      const askedSuppressions = new Map<CompiledRule, Set<string>>();
       let latest = Number.NEGATIVE_INFINITY;
       // Indexed loops: an async function's `for...of` allocates an iterator result per step.
       for (let at = 0; at < events.length; at++) {
@@ -642,19 +610,6 @@ export function createRuleEngine(options: RuleEngineOptions): RuleEngine {
             }
             if (time > latest) latest = time;
             const groupKey = rule.groupKey(event);
-            // A suppressed rule's match this engine already knows the answer for is decided here,
-            // as decideSuppressions would decide it: most matches of a noisy group end here, without
-            // a pending match or its occurrence's text.
-            let alerts: boolean | undefined;
-            if (threshold === undefined && distinctCount === undefined) {
-              const asked = askedSuppressions.get(rule);
-              const known = suppressions.get(rule)?.get(groupKey);
-              if (known !== undefined && time < known.liveUntil && asked?.has(groupKey) !== true) {
-                if (!isEventOccurrence(known.occurrence, eventId)) continue;
-                alerts = true;
-              } else if (asked === undefined) askedSuppressions.set(rule, new Set([groupKey]));
-              else asked.add(groupKey);
-            }
             const match: StatefulMatch = {
               rule,
               event,
@@ -666,7 +621,7 @@ export function createRuleEngine(options: RuleEngineOptions): RuleEngine {
               events: [event],
               // A window's trigger time may differ between readings, but lies within the window.
               createdAt: time,
-              alerts,
+              alerts: undefined,
             };
             stateful.push(match);
             raised.push(match);
@@ -677,7 +632,7 @@ export function createRuleEngine(options: RuleEngineOptions): RuleEngine {
       }
       if (stateful.length > 0) {
         await countTowardThresholds(stateful);
-        await decideSuppressions(stateful, askedSuppressions);
+        await decideSuppressions(stateful);
       }
       // First-seen rules read the whole batch's state in one go.
       const resolution = await firstSeen.resolve(firstSeenCandidates);
@@ -699,6 +654,7 @@ export function createRuleEngine(options: RuleEngineOptions): RuleEngine {
         try {
           let occurrence: string;
           let events: readonly AtlasEvent[];
+          let rollUp: RollUp | undefined;
           if ('sighting' in entry) {
             const earlier = followed.get(entry.sighting);
             if (earlier === undefined) continue;
@@ -712,10 +668,11 @@ export function createRuleEngine(options: RuleEngineOptions): RuleEngine {
             if (entry.alerts === false) continue;
             occurrence = entry.occurrence;
             events = entry.events;
+            rollUp = entry.rollUp;
           }
           const fingerprint = hashedFingerprint(rule.id, groupKey, occurrence);
           const context = describe === undefined ? undefined : await contextOf(rule, event, describe);
-          alerts.push(alertFor(rule, event, events, groupKey, fingerprint, time, context));
+          alerts.push(alertFor(rule, event, events, groupKey, fingerprint, time, context, rollUp));
         } catch (error) {
           report(evaluationError(rule, event, error));
         }
@@ -724,10 +681,6 @@ export function createRuleEngine(options: RuleEngineOptions): RuleEngine {
         for (const [key, window] of windows) if (window.expiresAt <= latest) windows.delete(key);
       }
       distinctWindows.forgetEnded(latest);
-      for (const known of suppressions.values()) {
-        if (known.size <= WINDOW_MEMORY_PRUNE_AT) continue;
-        for (const [groupKey, first] of known) if (first.liveUntil <= latest) known.delete(groupKey);
-      }
       return alerts;
     },
   };
@@ -775,16 +728,6 @@ function ruleMatches(rule: CompiledRule, event: AtlasEvent): boolean {
   }
   return rule.matches(event);
 }
-
-/** Whether `occurrence` is `event:<eventId>`, read without building that text. */
-function isEventOccurrence(occurrence: string, eventId: string): boolean {
-  return (
-    occurrence.length === eventId.length + EVENT_OCCURRENCE.length &&
-    occurrence.startsWith(EVENT_OCCURRENCE) &&
-    occurrence.endsWith(eventId)
-  );
-}
-const EVENT_OCCURRENCE = 'event:';
 
 /** Keeps the events of a threshold window for its alert, oldest first; returns the window. */
 function rememberWindowEvent(

@@ -1,8 +1,23 @@
-import type { CounterIncrement, CounterIncrementOptions, CounterStore } from './counter-store.js';
+import {
+  type CounterIncrement,
+  type CounterIncrementOptions,
+  type CounterStore,
+  ROLL_UP_RETENTION_MS,
+  type SuppressionIncrement,
+} from './counter-store.js';
+import {
+  applySuppressions,
+  hasPendingRollUp,
+  type RollUpState,
+  type SuppressionAnswer,
+  type SuppressionStep,
+} from './suppression-roll-up.js';
 
 interface CounterSet {
   expiresAt: number;
   members: Set<string>;
+  /** A suppression key's roll-ups (see `suppressMany`). */
+  rollUp?: RollUpState;
 }
 
 /** The fewest increments between two sweeps of expired keys. */
@@ -45,6 +60,46 @@ export class MemoryCounterStore implements CounterStore {
     );
   }
 
+  suppressMany(steps: readonly SuppressionIncrement[]): Promise<SuppressionAnswer[]> {
+    const answers: SuppressionAnswer[] = new Array(steps.length);
+    const byKey = new Map<string, Array<SuppressionStep & { index: number }>>();
+    steps.forEach(({ key, member, now, expiresAt }, index) => {
+      let entries = byKey.get(key);
+      if (entries === undefined) {
+        entries = [];
+        byKey.set(key, entries);
+      }
+      entries.push({ member, now, expiresAt, index });
+    });
+    for (const [key, entries] of byKey) {
+      this.#incrementsSinceSweep += entries.length;
+      const set = this.#sets.get(key);
+      const occurrence = set === undefined ? undefined : set.members.values().next().value;
+      const update = applySuppressions(
+        set === undefined || occurrence === undefined
+          ? undefined
+          : { occurrence, periodEnd: set.expiresAt, state: set.rollUp ?? {} },
+        entries,
+      );
+      entries.forEach((entry, at) => {
+        answers[entry.index] = update.answers[at] as SuppressionAnswer;
+      });
+      const period = update.period;
+      if (update.changed && period !== undefined) {
+        this.#sets.set(key, {
+          expiresAt: period.periodEnd,
+          members: new Set([period.occurrence]),
+          rollUp: period.state,
+        });
+      }
+    }
+    const last = steps[steps.length - 1];
+    if (last !== undefined && this.#incrementsSinceSweep >= Math.max(SWEEP_EVERY, this.#sets.size)) {
+      this.sweep(last.now);
+    }
+    return Promise.resolve(answers);
+  }
+
   get(key: string, now: number): Promise<number> {
     const set = this.#sets.get(key);
     return Promise.resolve(set === undefined || set.expiresAt <= now ? 0 : set.members.size);
@@ -71,7 +126,12 @@ export class MemoryCounterStore implements CounterStore {
   private sweep(now: number): void {
     this.#incrementsSinceSweep = 0;
     for (const [key, set] of this.#sets) {
-      if (set.expiresAt <= now - SWEEP_GRACE_MS) this.#sets.delete(key);
+      if (set.expiresAt > now - SWEEP_GRACE_MS) continue;
+      // Suppressed occurrences no alert told of yet stay for the group's next alert.
+      const pending =
+        set.rollUp !== undefined &&
+        hasPendingRollUp({ occurrence: '', periodEnd: set.expiresAt, state: set.rollUp });
+      if (!pending || set.expiresAt <= now - ROLL_UP_RETENTION_MS) this.#sets.delete(key);
     }
   }
 }

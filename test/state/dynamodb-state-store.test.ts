@@ -16,6 +16,7 @@ import { createDynamoDbLocalClient, freePort } from '../support/dynamodb-local.j
 import { dynamoDbLocalEndpoint } from '../support/dynamodb-local-setup.js';
 import { ManualClock } from './manual-clock.js';
 import { atlasId, describeStateStoreContract } from './state-store.contract.js';
+import { describeSuppressionContract } from './suppression.contract.js';
 
 const MINUTE = 60_000;
 
@@ -60,6 +61,11 @@ async function sortKeysOf(source: string): Promise<string[]> {
 describeStateStoreContract('DynamoDbStateStore', async ({ clock }) =>
   newStore({ clock, maxSeenIdsPerItem: 1_000, maxInventoryBytesPerItem: 4_000 }),
 );
+
+describeSuppressionContract('DynamoDbStateStore', {
+  create: ({ clock }) => Promise.resolve(newStore({ clock })),
+  reopen: (_store, { clock }) => Promise.resolve(newStore({ clock })),
+});
 
 describe('DynamoDbStateStore requests', () => {
   it('begins and commits a tick in two requests, with 0 or 10,000 new seen ids', async () => {
