@@ -8,7 +8,9 @@ import {
 import {
   applySuppressions,
   hasPendingRollUp,
+  type RollUp,
   type RollUpState,
+  rollUpOf,
   type SuppressionAnswer,
   type SuppressionStep,
 } from './suppression-roll-up.js';
@@ -19,6 +21,8 @@ interface CounterSet {
   /** A suppression key's roll-ups (see `suppressMany`). */
   rollUp?: RollUpState;
 }
+
+const sameMember = (member: string): string => member;
 
 /** The fewest increments between two sweeps of expired keys. */
 const SWEEP_EVERY = 1024;
@@ -80,6 +84,8 @@ export class MemoryCounterStore implements CounterStore {
           ? undefined
           : { occurrence, periodEnd: set.expiresAt, state: set.rollUp ?? {} },
         entries,
+        // Kept in memory only: members need no shorter names.
+        sameMember,
       );
       entries.forEach((entry, at) => {
         answers[entry.index] = update.answers[at] as SuppressionAnswer;
@@ -98,6 +104,21 @@ export class MemoryCounterStore implements CounterStore {
       this.sweep(last.now);
     }
     return Promise.resolve(answers);
+  }
+
+  /**
+   * The suppression keys holding suppressed occurrences no alert has told of yet (the group has not
+   * alerted since): what a digest lists, and what a count of every occurrence adds to the roll-ups
+   * the alerts carried. Keys whose period ended more than {@link ROLL_UP_RETENTION_MS} before the
+   * last sweep are gone.
+   */
+  untoldRollUps(): Array<{ key: string } & RollUp> {
+    const untold: Array<{ key: string } & RollUp> = [];
+    for (const [key, set] of this.#sets) {
+      const rollUp = rollUpOf(set.rollUp?.suppressed);
+      if (rollUp !== undefined) untold.push({ key, ...rollUp });
+    }
+    return untold;
   }
 
   get(key: string, now: number): Promise<number> {

@@ -125,7 +125,9 @@ function counted(tally: RollUpTally | undefined, id: string, now: number, member
  * uses it, so they answer alike, and the same occurrences applied again change nothing and get the
  * same answers, also when they started a new period (the previous period is remembered for that).
  *
- * A store passes `undefined` for a key it no longer holds on the wall clock.
+ * A store passes `undefined` for a key it no longer holds on the wall clock. `idOf` names an
+ * occurrence in the roll-up: {@link rollUpId} for a store that writes the roll-up out; a store held
+ * in memory may keep members as they are.
  *
  * @example
  * ```ts
@@ -140,6 +142,7 @@ function counted(tally: RollUpTally | undefined, id: string, now: number, member
 export function applySuppressions(
   stored: SuppressionPeriod | undefined,
   steps: readonly SuppressionStep[],
+  idOf: (member: string) => string = rollUpId,
 ): SuppressionUpdate {
   let period = stored;
   let changed = false;
@@ -166,7 +169,7 @@ export function applySuppressions(
     if (previous !== undefined && previous.occurrence === member) {
       return previous.rollUp === undefined ? { alerts: true } : { alerts: true, rollUp: previous.rollUp };
     }
-    const id = rollUpId(member);
+    const id = idOf(member);
     if (counted(period.state.carried, id, now, member) || counted(period.state.suppressed, id, now, member)) {
       return { alerts: false };
     }
