@@ -119,6 +119,8 @@ interface StatefulMatch {
   eventId: string;
   time: number;
   groupKey: string;
+  /** The key its occurrences are suppressed and rolled up by (`groupKey` unless the rule names one). */
+  suppressKey: string;
   /** The value a distinct-count rule counts for the event; `undefined` for other rules. */
   value: string | undefined;
   /** `event:<id>`, or `window:<start>` once a threshold or distinct-count window is full. */
@@ -440,7 +442,7 @@ export function createRuleEngine(options: RuleEngineOptions): RuleEngine {
       if (suppressMs === undefined || match.alerts !== undefined) continue;
       asking.push(match);
       steps.push({
-        key: `suppress|${match.rule.id}|${keyPart(match.groupKey)}`,
+        key: `suppress|${match.rule.id}|${keyPart(match.suppressKey)}`,
         member: match.occurrence,
         now: match.time,
         expiresAt: match.time + suppressMs,
@@ -616,6 +618,7 @@ export function createRuleEngine(options: RuleEngineOptions): RuleEngine {
               eventId,
               time,
               groupKey,
+              suppressKey: rule.suppressKey === undefined ? groupKey : rule.suppressKey(event),
               value,
               occurrence: `event:${eventId}`,
               events: [event],

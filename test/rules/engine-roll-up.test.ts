@@ -140,3 +140,40 @@ describe.each(STORES)('createRuleEngine roll-ups over %s', (_name, createStore) 
     ]);
   });
 });
+
+describe('createRuleEngine roll-up keys', () => {
+  it('holds back and rolls up by the key a rule names, across the groups of its group_by', async () => {
+    // Prepare: one person reading in two projects; the rule groups by project and person, and rolls
+    // up by person alone.
+    const pack = packOf(`
+rules:
+  - id: reads-by-person
+    name: Data Explorer reads, once an hour a person
+    severity: info
+    match: { eventTypeName: DATA_EXPLORER }
+    group_by: [groupId, username]
+    suppress: { for: 1h, key: [username] }
+    title: 'Data Explorer read by {{username}}'
+`);
+    const engine = createRuleEngine({ pack, counters: new MemoryCounterStore() });
+    const inProject = (id: string, minute: number, project: string): AtlasEvent => ({
+      ...read(id, minute),
+      groupId: project,
+    });
+
+    // Act
+    const alerts = await engine.evaluate([
+      inProject('r1', 0, 'p1'),
+      inProject('r2', 5, 'p2'),
+      inProject('r3', 6, 'p1'),
+      inProject('r4', 61, 'p2'),
+    ]);
+
+    // Assess: each alert still names its own group (project and person).
+    expect(rollUps(alerts)).toEqual([
+      ['r1', undefined],
+      ['r4', { suppressed: 2, first: START + 5 * MINUTE, last: START + 6 * MINUTE }],
+    ]);
+    expect(alerts.map((alert) => alert.groupKey)).toEqual(['p1|ana@acme.example', 'p2|ana@acme.example']);
+  });
+});
