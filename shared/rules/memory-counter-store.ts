@@ -12,7 +12,6 @@ import {
   type RollUpState,
   rollUpOf,
   type SuppressionAnswer,
-  type SuppressionStep,
 } from './suppression-roll-up.js';
 
 interface CounterSet {
@@ -66,37 +65,41 @@ export class MemoryCounterStore implements CounterStore {
 
   suppressMany(steps: readonly SuppressionIncrement[]): Promise<SuppressionAnswer[]> {
     const answers: SuppressionAnswer[] = new Array(steps.length);
-    const byKey = new Map<string, Array<SuppressionStep & { index: number }>>();
-    steps.forEach(({ key, member, now, expiresAt }, index) => {
-      let entries = byKey.get(key);
-      if (entries === undefined) {
-        entries = [];
-        byKey.set(key, entries);
-      }
-      entries.push({ member, now, expiresAt, index });
-    });
-    for (const [key, entries] of byKey) {
-      this.#incrementsSinceSweep += entries.length;
+    // By key, the places of its steps: the steps themselves go to `applySuppressions` as they are.
+    const byKey = new Map<string, number[]>();
+    for (let index = 0; index < steps.length; index++) {
+      const key = (steps[index] as SuppressionIncrement).key;
+      const places = byKey.get(key);
+      if (places === undefined) byKey.set(key, [index]);
+      else places.push(index);
+    }
+    for (const [key, places] of byKey) {
+      this.#incrementsSinceSweep += places.length;
       const set = this.#sets.get(key);
       const occurrence = set === undefined ? undefined : set.members.values().next().value;
       const update = applySuppressions(
         set === undefined || occurrence === undefined
           ? undefined
           : { occurrence, periodEnd: set.expiresAt, state: set.rollUp ?? {} },
-        entries,
-        // Kept in memory only: members need no shorter names.
-        sameMember,
+        places.map((index) => steps[index] as SuppressionIncrement),
+        // Kept in memory only: members need no shorter names, and no write can fail.
+        { idOf: sameMember, inPlace: true },
       );
-      entries.forEach((entry, at) => {
-        answers[entry.index] = update.answers[at] as SuppressionAnswer;
-      });
+      for (let at = 0; at < places.length; at++) {
+        answers[places[at] as number] = update.answers[at] as SuppressionAnswer;
+      }
       const period = update.period;
       if (update.changed && period !== undefined) {
-        this.#sets.set(key, {
-          expiresAt: period.periodEnd,
-          members: new Set([period.occurrence]),
-          rollUp: period.state,
-        });
+        if (set?.members.has(period.occurrence)) {
+          set.expiresAt = period.periodEnd;
+          set.rollUp = period.state;
+        } else {
+          this.#sets.set(key, {
+            expiresAt: period.periodEnd,
+            members: new Set([period.occurrence]),
+            rollUp: period.state,
+          });
+        }
       }
     }
     const last = steps[steps.length - 1];

@@ -117,6 +117,20 @@ function counted(tally: RollUpTally | undefined, id: string, now: number, member
   return tally.beyond > 0 && !isAfter(now, member, tally.mark);
 }
 
+/** Options of {@link applySuppressions}. */
+export interface ApplySuppressionsOptions {
+  /**
+   * Names an occurrence in the roll-up: {@link rollUpId} (the default) for a store that writes the
+   * roll-up out; a store held in memory may keep members as they are.
+   */
+  idOf?: ((member: string) => string) | undefined;
+  /**
+   * Change the stored key's roll-up in place rather than a copy of it: for a store held in memory,
+   * whose write cannot fail. Default false: the stored key stays as read.
+   */
+  inPlace?: boolean | undefined;
+}
+
 /**
  * Applies a suppression key's occurrences, in order, to the key as stored: an occurrence at or past
  * the period's end (or for an absent key) starts a new period and alerts, carrying the old period's
@@ -125,9 +139,7 @@ function counted(tally: RollUpTally | undefined, id: string, now: number, member
  * uses it, so they answer alike, and the same occurrences applied again change nothing and get the
  * same answers, also when they started a new period (the previous period is remembered for that).
  *
- * A store passes `undefined` for a key it no longer holds on the wall clock. `idOf` names an
- * occurrence in the roll-up: {@link rollUpId} for a store that writes the roll-up out; a store held
- * in memory may keep members as they are.
+ * A store passes `undefined` for a key it no longer holds on the wall clock.
  *
  * @example
  * ```ts
@@ -142,11 +154,12 @@ function counted(tally: RollUpTally | undefined, id: string, now: number, member
 export function applySuppressions(
   stored: SuppressionPeriod | undefined,
   steps: readonly SuppressionStep[],
-  idOf: (member: string) => string = rollUpId,
+  options: ApplySuppressionsOptions = {},
 ): SuppressionUpdate {
+  const idOf = options.idOf ?? rollUpId;
   let period = stored;
   let changed = false;
-  let copied = false;
+  let copied = options.inPlace === true;
   const answers = steps.map(({ member, now, expiresAt }): SuppressionAnswer => {
     if (period !== undefined && member === period.occurrence) return alertFor(period.state.carried);
     if (period === undefined || period.periodEnd <= now) {
@@ -167,11 +180,11 @@ export function applySuppressions(
     }
     const previous = period.state.previous;
     if (previous !== undefined && previous.occurrence === member) {
-      return previous.rollUp === undefined ? { alerts: true } : { alerts: true, rollUp: previous.rollUp };
+      return previous.rollUp === undefined ? ALERTS : { alerts: true, rollUp: previous.rollUp };
     }
     const id = idOf(member);
     if (counted(period.state.carried, id, now, member) || counted(period.state.suppressed, id, now, member)) {
-      return { alerts: false };
+      return SUPPRESSED;
     }
     if (!copied) {
       // The stored key stays as read until the store has written the update.
@@ -194,14 +207,18 @@ export function applySuppressions(
     if (now < tally.first) tally.first = now;
     if (now > tally.last) tally.last = now;
     changed = true;
-    return { alerts: false };
+    return SUPPRESSED;
   });
   return { answers, period, changed };
 }
 
+// Most answers carry nothing: shared, so a noisy group's repeats allocate no answer each.
+const SUPPRESSED: SuppressionAnswer = Object.freeze({ alerts: false });
+const ALERTS: SuppressionAnswer = Object.freeze({ alerts: true });
+
 function alertFor(carried: RollUpTally | undefined): SuppressionAnswer {
   const rollUp = rollUpOf(carried);
-  return rollUp === undefined ? { alerts: true } : { alerts: true, rollUp };
+  return rollUp === undefined ? ALERTS : { alerts: true, rollUp };
 }
 
 /** A tally as JSON: what the DynamoDB item and the state file hold. */
