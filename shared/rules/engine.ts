@@ -180,7 +180,9 @@ const WINDOW_MEMORY_PRUNE_AT = 1024;
  * per group in tumbling windows aligned to the window length (`rule|group|windowStart`, limit `count`)
  * and alerts when the count reaches `count` exactly: once per window. A suppressed rule alerts for the
  * first event of a group and then not again until `suppress` has passed from that first event (key
- * `rule|group`, limit 1); a threshold rule with `suppress` treats each full window as such an event.
+ * `suppress|rule|group`, the group being the rule's roll-up key when it names one: see
+ * `CounterStore.suppressMany`); a threshold rule with `suppress` treats each full window as such an
+ * event.
  * A distinct-count rule counts the distinct values of its field per group in the same windows
  * (`distinct|rule|group|windowStart`, the values as members, limit `count`) and alerts once per window,
  * for the event whose value brings the count to `count` (see `DistinctWindows`); with `suppress`, a
