@@ -1,4 +1,4 @@
-import type { AttributeValue } from '@aws-sdk/client-dynamodb';
+import type { AttributeValue, TransactWriteItem, UpdateItemCommandInput } from '@aws-sdk/client-dynamodb';
 import { mapWithConcurrency } from '../bounded-concurrency.js';
 import type { Clock } from '../clock.js';
 import type { SuppressionIncrement } from '../rules/counter-store.js';
@@ -6,7 +6,12 @@ import type { SuppressionAnswer } from '../rules/suppression-roll-up.js';
 import { type Item, numberValue, readNumber, readString, readStringSet } from './dynamodb-attributes.js';
 import { batchGetAll } from './dynamodb-batch-reads.js';
 import { stateKeys } from './dynamodb-keys.js';
-import { conditionFailure, type DynamoDbRequester } from './dynamodb-requester.js';
+import {
+  conditionFailure,
+  type DynamoDbRequester,
+  TRANSACTION_ITEMS,
+  type WithoutTable,
+} from './dynamodb-requester.js';
 import { StateConflictError } from './errors.js';
 import {
   applyStoredSuppressions,
@@ -16,8 +21,14 @@ import {
   suppressionsByKey,
 } from './suppression-records.js';
 
-/** Conditional writes in flight at once. */
-const WRITE_CONCURRENCY = 8;
+/** Transactions in flight at once. */
+const WRITE_CONCURRENCY = 4;
+
+/**
+ * The most bytes of roll-ups one transaction carries (DynamoDB takes 4 MB a transaction): a period's
+ * roll-up is at most about 30 KB, so a transaction holds 100 keys but when their roll-ups are large.
+ */
+const TRANSACTION_ROLL_UP_BYTES = 3_000_000;
 
 /** Rounds of writes for keys that keep changing under other writers (a lost race costs no read). */
 const SUPPRESSION_ATTEMPTS = 8;
@@ -76,31 +87,108 @@ export async function suppressBatch(
   }));
   for (let attempt = 1; pending.length > 0; attempt += 1) {
     if (attempt > SUPPRESSION_ATTEMPTS) throw keptChanging(pending);
-    const lost = await mapWithConcurrency(pending, WRITE_CONCURRENCY, async (entry) => {
+    const writing: Array<{ entry: PendingKey; update: StoredSuppressionUpdate }> = [];
+    for (const entry of pending) {
       const update = applyStoredSuppressions(entry.read.stored, entry.entries, {
         wallNow,
         graceMs: context.counterGraceMs,
       });
-      if (update.write !== undefined) {
-        const now = await writeSuppression(requester, entry, update.write);
-        if (now !== undefined) return { ...entry, read: now };
-      }
-      entry.entries.forEach((step, at) => {
-        answers[step.index] = update.answers[at] as SuppressionAnswer;
+      if (update.write === undefined) answer(answers, entry, update);
+      else writing.push({ entry, update });
+    }
+    const lost = await mapWithConcurrency(transactions(writing), WRITE_CONCURRENCY, async (batch) => {
+      const again = await writeSuppressions(requester, batch);
+      batch.forEach(({ entry, update }, at) => {
+        if (again[at] === undefined) answer(answers, entry, update);
       });
-      return undefined;
+      return batch.flatMap(({ entry }, at) => {
+        const read = again[at];
+        return read === undefined ? [] : [{ ...entry, read }];
+      });
     });
-    pending = lost.filter((entry): entry is PendingKey => entry !== undefined);
+    pending = lost.flat();
   }
   return answers;
 }
 
-/** Writes a key whole, conditioned on it being as read; returns the key as it now is when it was not. */
-async function writeSuppression(
+/** Puts a key's answers in their places. */
+function answer(answers: SuppressionAnswer[], entry: PendingKey, update: StoredSuppressionUpdate): void {
+  entry.entries.forEach((step, at) => {
+    answers[step.index] = update.answers[at] as SuppressionAnswer;
+  });
+}
+
+type Write = { entry: PendingKey; update: StoredSuppressionUpdate };
+
+/** The writes cut into transactions of at most 100 keys and 3 MB of roll-ups. */
+function transactions(writes: readonly Write[]): Write[][] {
+  const batches: Write[][] = [];
+  let batch: Write[] = [];
+  let bytes = 0;
+  for (const write of writes) {
+    const size =
+      write.update.write?.rollUp === undefined ? 0 : JSON.stringify(write.update.write.rollUp).length;
+    if (
+      batch.length === TRANSACTION_ITEMS ||
+      (batch.length > 0 && bytes + size > TRANSACTION_ROLL_UP_BYTES)
+    ) {
+      batches.push(batch);
+      batch = [];
+      bytes = 0;
+    }
+    batch.push(write);
+    bytes += size;
+  }
+  if (batch.length > 0) batches.push(batch);
+  return batches;
+}
+
+/**
+ * Writes keys whole, each conditioned on it being as read: one `UpdateItem` for one key, one
+ * `TransactWriteItems` for more. Returns, per key, `undefined` when it was written, or the key to
+ * apply its occurrences to again: as it now is when another writer changed it, as read when another
+ * key cancelled the transaction.
+ */
+async function writeSuppressions(
   requester: DynamoDbRequester,
+  batch: readonly Write[],
+): Promise<Array<ReadSuppression | undefined>> {
+  const updates = batch.map(({ entry, update }) =>
+    updateOf(entry, update.write as NonNullable<StoredSuppressionUpdate['write']>),
+  );
+  if (updates.length === 1) {
+    const update = updates[0] as WithoutTable<UpdateItemCommandInput>;
+    try {
+      await requester.updateItem({ ...update, ReturnValuesOnConditionCheckFailure: 'ALL_OLD' });
+      return [undefined];
+    } catch (error) {
+      const failure = conditionFailure(error);
+      if (failure === undefined) throw error;
+      return [readSuppression(failure.item)];
+    }
+  }
+  const items: TransactWriteItem[] = updates.map(({ Key, UpdateExpression, ...update }) => ({
+    Update: {
+      ...update,
+      Key: Key as Item,
+      UpdateExpression: UpdateExpression as string,
+      TableName: requester.tableName,
+      ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+    },
+  }));
+  const reasons = await requester.transactWriteItems(items);
+  if (reasons === undefined) return batch.map(() => undefined);
+  return batch.map(({ entry }, at) => {
+    const reason = reasons[at];
+    return reason?.code === 'ConditionalCheckFailed' ? readSuppression(reason.item) : entry.read;
+  });
+}
+
+/** A key's whole write, conditioned on it being as read. */
+function updateOf(
   entry: PendingKey,
   write: NonNullable<StoredSuppressionUpdate['write']>,
-): Promise<ReadSuppression | undefined> {
+): WithoutTable<UpdateItemCommandInput> {
   const names: Record<string, string> = {
     '#revision': 'revision',
     '#members': 'members',
@@ -130,21 +218,13 @@ async function writeSuppression(
     condition = '#revision = :revision';
     values[':revision'] = numberValue(revision);
   }
-  try {
-    await requester.updateItem({
-      Key: itemKeyOf(entry.key),
-      UpdateExpression: updateExpression,
-      ConditionExpression: condition,
-      ExpressionAttributeNames: names,
-      ExpressionAttributeValues: values,
-      ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-    });
-    return undefined;
-  } catch (error) {
-    const failure = conditionFailure(error);
-    if (failure === undefined) throw error;
-    return readSuppression(failure.item);
-  }
+  return {
+    Key: itemKeyOf(entry.key),
+    UpdateExpression: updateExpression,
+    ConditionExpression: condition,
+    ExpressionAttributeNames: names,
+    ExpressionAttributeValues: values,
+  };
 }
 
 /** The suppression an item holds (none for no item, or one without a whole set), and its revision. */
