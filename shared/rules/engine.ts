@@ -109,6 +109,21 @@ interface WindowEvents {
 }
 
 /**
+ * A suppression key this engine saw the store start a period for: until `liveUntil` the period's
+ * alerting occurrence is `occurrence`, so the store's answer for a match of the group is known without
+ * asking it (that occurrence alerts again with what it carried; any other occurrence is a repeat,
+ * which the store only counts).
+ */
+interface KnownSuppression {
+  occurrence: string;
+  liveUntil: number;
+  /** What the occurrence's alert carried. */
+  rollUp: RollUp | undefined;
+  /** The period before, when this engine saw it: its occurrence alerts again too (a re-read). */
+  previous: { occurrence: string; rollUp: RollUp | undefined } | undefined;
+}
+
+/**
  * A stateful rule's match on an event, whose alert waits on the counter store: the engine counts all
  * the matches of a batch at once, threshold windows first, then the suppressions they and the
  * suppressed rules ask for.
@@ -169,7 +184,7 @@ function collapseSpaces(title: string): string {
 
 /** Keys longer than this are hashed, so a long group value cannot exceed a store's key size. */
 const MAX_KEY_PART = 256;
-/** Past this many remembered windows, expired ones are dropped after each batch. */
+/** Past this many remembered windows or suppressions, expired ones are dropped after each batch. */
 const WINDOW_MEMORY_PRUNE_AT = 1024;
 
 /**
@@ -201,9 +216,10 @@ const WINDOW_MEMORY_PRUNE_AT = 1024;
  *
  * Roll-ups: the store counts each suppressed occurrence once (by id, so a batch read again counts
  * nothing twice) in its period's roll-up, and the occurrence that starts the group's next period
- * alerts carrying it (`Alert.rollUp`: how many, the first and last event time). Every suppressed
- * occurrence goes to the store, including those of a period this engine started: the store alone
- * holds the roll-up, which other processes add to.
+ * alerts carrying it (`Alert.rollUp`: how many, the first and last event time). A group whose
+ * period this engine saw the store start is answered here until the period ends (see
+ * `KnownSuppression`), without a pending match; its repeats still go to the store, in the batch's
+ * one call, since the store alone holds the roll-up, which other processes add to.
  *
  * A threshold alert carries the window's events this engine instance has seen (at least the one that
  * reached the count): earlier events of the window may have been counted by another process.
@@ -258,6 +274,24 @@ export function createRuleEngine(options: RuleEngineOptions): RuleEngine {
   });
   const sequenceRules = rules.filter((rule) => rule.sequence !== undefined);
   const sequences = new SequenceTracker(firstSeenStore);
+  // By suppressed rule, then roll-up key: the periods this engine saw the store start.
+  const suppressions = new Map<CompiledRule, Map<string, KnownSuppression>>();
+  /** Remembers the period a match started, and the one before it when this engine knew it. */
+  const rememberPeriod = (match: StatefulMatch): void => {
+    let known = suppressions.get(match.rule);
+    if (known === undefined) {
+      known = new Map();
+      suppressions.set(match.rule, known);
+    }
+    const before = known.get(match.suppressKey);
+    if (before?.occurrence === match.occurrence) return;
+    known.set(match.suppressKey, {
+      occurrence: match.occurrence,
+      liveUntil: match.createdAt + (match.rule.suppressMs ?? 0),
+      rollUp: match.rollUp,
+      previous: before === undefined ? undefined : { occurrence: before.occurrence, rollUp: before.rollUp },
+    });
+  };
 
   /**
    * The sequence rules whose earlier step `event` matches (and that it carries the group of); throws
@@ -430,42 +464,83 @@ export function createRuleEngine(options: RuleEngineOptions): RuleEngine {
   };
 
   /**
-   * Decides the matches of suppressed rules still undecided, in order, in one call to the store: it
-   * says whether each occurrence is its period's first (which alerts, carrying the previous period's
-   * roll-up) and counts the others in the period's roll-up. The store applies each key's occurrences
-   * in order, so each answer is the one a call per match would have given.
+   * What this engine knows of a match of a suppressed rule (see `KnownSuppression`): `true` for the
+   * occurrence its period alerts for (or the period before's, read again), with what it carried;
+   * `false` for a repeat; `undefined` when only the store can tell.
    */
-  const decideSuppressions = async (matches: readonly StatefulMatch[]): Promise<void> => {
-    const asking: StatefulMatch[] = [];
-    const steps: SuppressionIncrement[] = [];
-    for (let at = 0; at < matches.length; at++) {
-      const match = matches[at] as StatefulMatch;
-      const suppressMs = match.rule.suppressMs;
-      if (suppressMs === undefined || match.alerts !== undefined) continue;
-      asking.push(match);
-      steps.push({
-        key: `suppress|${match.rule.id}|${keyPart(match.suppressKey)}`,
-        member: match.occurrence,
-        now: match.time,
-        expiresAt: match.time + suppressMs,
-      });
-    }
-    if (steps.length === 0) return;
-    let answers: SuppressionAnswer[];
+  const knownAnswer = (
+    rule: CompiledRule,
+    suppressKey: string,
+    occurrence: string,
+    time: number,
+  ): { alerts: boolean; rollUp?: RollUp | undefined } | undefined => {
+    const known = suppressions.get(rule)?.get(suppressKey);
+    if (known === undefined || time >= known.liveUntil) return undefined;
+    if (known.occurrence === occurrence) return { alerts: true, rollUp: known.rollUp };
+    if (known.previous?.occurrence === occurrence) return { alerts: true, rollUp: known.previous.rollUp };
+    return REPEAT;
+  };
+
+  /** Decides and counts occurrences in the store, in one call; a failure names the rules that asked. */
+  const suppressAll = async (steps: readonly SuppressionIncrement[]): Promise<SuppressionAnswer[]> => {
     try {
-      answers = await counters.suppressMany(steps);
+      return await counters.suppressMany(steps);
     } catch (error) {
       throw stateError(
-        asking.map((match) => match.rule.id),
+        steps.map((step) => step.key.split('|')[1] ?? step.key),
         steps.map((step) => step.key),
         error,
       );
     }
+  };
+
+  /**
+   * Decides the matches of suppressed rules still undecided, in order: from what this engine knows
+   * when it can, else by asking the store whether each occurrence is its period's first (which
+   * alerts, carrying the previous period's roll-up). Once a group is asked about, its later matches
+   * in the batch are asked about too, so each answer is the one a call per match would have given.
+   * One call to the store carries the questions and every repeat of the batch (`repeats`: those
+   * `evaluate` decided, then those decided here), which the store counts in their periods' roll-ups;
+   * a group's repeats all come before its first question. `asked` holds, by rule, the roll-up keys
+   * asked about in this batch.
+   */
+  const decideSuppressions = async (
+    matches: readonly StatefulMatch[],
+    asked: Map<CompiledRule, Set<string>>,
+    repeats: SuppressionIncrement[],
+  ): Promise<void> => {
+    const asking: StatefulMatch[] = [];
+    const questions: SuppressionIncrement[] = [];
+    for (let at = 0; at < matches.length; at++) {
+      const match = matches[at] as StatefulMatch;
+      const { rule, suppressKey, occurrence, time } = match;
+      const suppressMs = rule.suppressMs;
+      if (suppressMs === undefined || match.alerts !== undefined) continue;
+      const askedGroups = asked.get(rule);
+      const known =
+        askedGroups?.has(suppressKey) === true ? undefined : knownAnswer(rule, suppressKey, occurrence, time);
+      const key = `suppress|${rule.id}|${keyPart(suppressKey)}`;
+      const step = { key, member: occurrence, now: time, expiresAt: time + suppressMs };
+      if (known !== undefined) {
+        match.alerts = known.alerts;
+        if (known.alerts) match.rollUp = known.rollUp;
+        else repeats.push(step);
+        continue;
+      }
+      if (askedGroups === undefined) asked.set(rule, new Set([suppressKey]));
+      else askedGroups.add(suppressKey);
+      asking.push(match);
+      questions.push(step);
+    }
+    if (questions.length === 0 && repeats.length === 0) return;
+    const answers = await suppressAll(repeats.length === 0 ? questions : [...repeats, ...questions]);
     for (let at = 0; at < asking.length; at++) {
       const match = asking[at] as StatefulMatch;
-      const answer = answers[at];
+      const answer = answers[repeats.length + at];
       match.alerts = answer?.alerts === true;
-      if (match.alerts) match.rollUp = answer?.rollUp;
+      if (!match.alerts) continue;
+      match.rollUp = answer?.rollUp;
+      rememberPeriod(match);
     }
   };
 
@@ -503,6 +578,10 @@ export function createRuleEngine(options: RuleEngineOptions): RuleEngine {
       const sightings: SequenceSighting[] = [];
       const stateful: StatefulMatch[] = [];
       const firstSeenCandidates: FirstSeenCandidate[] = [];
+      // By suppressed rule, the roll-up keys whose matches the store decides this batch.
+      const askedSuppressions = new Map<CompiledRule, Set<string>>();
+      // Repeats this engine decided: the store counts them in their periods' roll-ups.
+      const repeats: SuppressionIncrement[] = [];
       let latest = Number.NEGATIVE_INFINITY;
       // Indexed loops: an async function's `for...of` allocates an iterator result per step.
       for (let at = 0; at < events.length; at++) {
@@ -614,19 +693,48 @@ export function createRuleEngine(options: RuleEngineOptions): RuleEngine {
             }
             if (time > latest) latest = time;
             const groupKey = rule.groupKey(event);
+            const suppressKey = rule.suppressKey === undefined ? groupKey : rule.suppressKey(event);
+            const occurrence = `${EVENT_OCCURRENCE}${eventId}`;
+            // A suppressed rule's match this engine knows the answer for is decided here, as
+            // decideSuppressions would decide it: a repeat of a noisy group ends here, held for the
+            // store's roll-up, without a pending match.
+            let alerts: boolean | undefined;
+            let rollUp: RollUp | undefined;
+            if (threshold === undefined && distinctCount === undefined) {
+              const asked = askedSuppressions.get(rule);
+              const known =
+                asked?.has(suppressKey) === true
+                  ? undefined
+                  : knownAnswer(rule, suppressKey, occurrence, time);
+              if (known === REPEAT) {
+                repeats.push({
+                  key: `suppress|${rule.id}|${keyPart(suppressKey)}`,
+                  member: occurrence,
+                  now: time,
+                  expiresAt: time + (suppressMs as number),
+                });
+                continue;
+              }
+              if (known !== undefined) {
+                alerts = true;
+                rollUp = known.rollUp;
+              } else if (asked === undefined) askedSuppressions.set(rule, new Set([suppressKey]));
+              else asked.add(suppressKey);
+            }
             const match: StatefulMatch = {
               rule,
               event,
               eventId,
               time,
               groupKey,
-              suppressKey: rule.suppressKey === undefined ? groupKey : rule.suppressKey(event),
+              suppressKey,
               value,
-              occurrence: `event:${eventId}`,
+              occurrence,
               events: [event],
               // A window's trigger time may differ between readings, but lies within the window.
               createdAt: time,
-              alerts: undefined,
+              alerts,
+              rollUp,
             };
             stateful.push(match);
             raised.push(match);
@@ -635,10 +743,9 @@ export function createRuleEngine(options: RuleEngineOptions): RuleEngine {
           }
         }
       }
-      if (stateful.length > 0) {
-        await countTowardThresholds(stateful);
-        await decideSuppressions(stateful);
-      }
+      if (stateful.length > 0) await countTowardThresholds(stateful);
+      if (stateful.length > 0 || repeats.length > 0)
+        await decideSuppressions(stateful, askedSuppressions, repeats);
       // First-seen rules read the whole batch's state in one go.
       const resolution = await firstSeen.resolve(firstSeenCandidates);
       const fresh = new Set(resolution.fresh);
@@ -686,6 +793,10 @@ export function createRuleEngine(options: RuleEngineOptions): RuleEngine {
         for (const [key, window] of windows) if (window.expiresAt <= latest) windows.delete(key);
       }
       distinctWindows.forgetEnded(latest);
+      for (const known of suppressions.values()) {
+        if (known.size <= WINDOW_MEMORY_PRUNE_AT) continue;
+        for (const [key, period] of known) if (period.liveUntil <= latest) known.delete(key);
+      }
       return alerts;
     },
   };
@@ -781,6 +892,10 @@ export function ruleEventId(event: AtlasEvent): string {
   if (typeof id === 'number') return String(id);
   return `sha256:${hash('sha256', JSON.stringify(event) ?? '', 'hex').slice(0, 32)}`;
 }
+
+const EVENT_OCCURRENCE = 'event:';
+/** The answer for a repeat: shared, as most answers of a noisy group are this one. */
+const REPEAT = Object.freeze({ alerts: false });
 
 function keyPart(text: string): string {
   return text.length <= MAX_KEY_PART ? text : `sha256:${hash('sha256', text, 'hex')}`;
