@@ -36,3 +36,12 @@ export {
   type SimulatorServiceAccount,
   startSimulator,
 } from './start-simulator.js';
+export {
+  type GenerateWeekOptions,
+  generateWeek,
+  type IncidentKind,
+  type PlantedIncident,
+  type SimulatedWeek,
+  type WeekEvent,
+  type WeekSource,
+} from './week-generator.js';

@@ -99,6 +99,15 @@ export async function rulesEvalAction(options: RulesEvalOptions): Promise<void> 
       summary: alert.summary,
       eventIds: alert.events.map((event) => event.id ?? null),
       fingerprint: alert.fingerprint,
+      ...(alert.rollUp === undefined
+        ? {}
+        : {
+            rollUp: {
+              suppressed: alert.rollUp.suppressed,
+              first: new Date(alert.rollUp.first).toISOString(),
+              last: new Date(alert.rollUp.last).toISOString(),
+            },
+          }),
     };
     write(`${JSON.stringify(line)}\n`);
   }

@@ -68,6 +68,11 @@ export const alertDetailSchema = z
       raisedAt: utcTime,
       /** The version of the built-in rule pack the rule builds on, and the layers that shaped it. */
       rulePack: z.strictObject({ version: shortText.nullable(), layers: z.array(shortText).max(32) }),
+      /**
+       * For a suppressed rule: how many occurrences of its group were suppressed since the group's
+       * previous alert, and the event times of the first and last; `null` when none were.
+       */
+      rollUp: z.strictObject({ suppressed: z.int().min(1), first: utcTime, last: utcTime }).nullable(),
     }),
     /** The posture finding the alert opens or resolves; `null` for a one-shot alert. */
     finding: z.strictObject({ id: z.string().max(512), state: z.enum(['open', 'resolved']) }).nullable(),
@@ -211,6 +216,14 @@ function detailWithoutRawEvent(alert: Alert, context: FormatContext): AlertDetai
         version: short(alert.rulePack?.version),
         layers: (alert.rulePack?.layers ?? []).slice(0, 32).map((layer) => short(layer) ?? ''),
       },
+      rollUp:
+        alert.rollUp === undefined
+          ? null
+          : {
+              suppressed: alert.rollUp.suppressed,
+              first: new Date(alert.rollUp.first).toISOString(),
+              last: new Date(alert.rollUp.last).toISOString(),
+            },
     },
     finding: finding === undefined ? null : { id: finding.id.slice(0, 512), state: finding.state },
     connection: ctx?.connection ?? 'default',

@@ -49,6 +49,21 @@ export interface Alert {
    * knew them: formatters show them next to the ids. Absent in rule tests and replays.
    */
   context?: AlertContext;
+  /**
+   * For a suppressed rule's alert: the occurrences of its group suppressed since the group's previous
+   * alert, so none is dropped unsaid. Absent when there were none.
+   */
+  rollUp?: AlertRollUp;
+}
+
+/** Occurrences like an alert that were not sent one by one (see `Alert.rollUp`). */
+export interface AlertRollUp {
+  /** How many occurrences were suppressed. */
+  suppressed: number;
+  /** Event time of the earliest, in milliseconds since the epoch. */
+  first: number;
+  /** Event time of the latest, in milliseconds since the epoch. */
+  last: number;
 }
 
 /** Where the rule of an alert comes from, so a reader can tell a tuned rule from a shipped one. */

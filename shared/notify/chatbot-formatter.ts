@@ -10,6 +10,7 @@ import { fingerprintDigest } from './fingerprint-digest.js';
 import { consoleOf, type FormatContext } from './format-context.js';
 import { formatHeadline } from './headline.js';
 import { allowedMentionTokens } from './mentions.js';
+import { describeRollUp } from './roll-up-text.js';
 import { escapeSlackText } from './slack-escape.js';
 import { severityLabel } from './subject.js';
 
@@ -113,6 +114,9 @@ function describeFacts(alert: Alert, facts: AlertFacts): string[] {
   const line = (fact: Fact): string =>
     `*${escapeSlackText(fact.label, { maxLength: 60 })}:* ${value(fact.value)}`;
   const lines = [`*Rule:* ${value(alert.ruleName)} (${value(alert.ruleId)})`];
+  // Next to the rule, where a description cut to fit keeps it.
+  if (alert.rollUp !== undefined)
+    lines.push(`*Repeats:* ${value(describeRollUp(alert.rollUp, alert.raisedAt))}`);
   lines.push(...timeAndActorFacts(facts, alert.raisedAt).map(line));
   if (facts.where.length > 0)
     lines.push(`*Where:* ${facts.where.map((fact) => factText(fact, value)).join(', ')}`);

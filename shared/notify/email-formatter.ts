@@ -11,6 +11,7 @@ import { cutToJsonStringBytes } from './byte-size.js';
 import { eventLinks } from './event-links.js';
 import { consoleOf, type FormatContext } from './format-context.js';
 import { type BoundedJson, boundedPrettyJson } from './json-truncation.js';
+import { describeRollUp } from './roll-up-text.js';
 
 /** Limits of the parts of an email that are not cut to fit the message size. */
 export const EMAIL_LIMITS = {
@@ -148,6 +149,9 @@ function emailHeaderFacts(alert: Alert, facts: AlertFacts, value: (text: string)
     const count = facts.eventCount > 1 ? `, ${facts.eventCount} events` : '';
     const id = facts.eventId === undefined ? '' : `, id ${value(facts.eventId)}`;
     lines.push({ label: 'Event', value: `${types}${count}${facts.eventCount === 1 ? id : ''}` });
+  }
+  if (alert.rollUp !== undefined) {
+    lines.push({ label: 'Repeats', value: value(describeRollUp(alert.rollUp, alert.raisedAt)) });
   }
   return lines;
 }

@@ -1,3 +1,5 @@
+import type { SuppressionAnswer, SuppressionStep } from './suppression-roll-up.js';
+
 /**
  * The state that threshold and suppression rules keep between events: named sets of members (event
  * ids) with an expiry. Counting distinct members, not calls, makes evaluation idempotent: when the
@@ -30,9 +32,34 @@ export interface CounterStore {
    * Calling again with the same increments counts nothing twice and gives the same answers.
    */
   incrementMany(increments: readonly CounterIncrement[]): Promise<number[]>;
+  /**
+   * Decides occurrences of suppressed rules' groups, in order, and counts the suppressed ones, as
+   * `applySuppressions` says: a key holds one period (its alerting occurrence and end) and the roll-up
+   * of the occurrences suppressed in it, which the next period's occurrence carries when it alerts.
+   * A store keeps a key with suppressed occurrences no alert has told of for {@link ROLL_UP_RETENTION_MS}
+   * past its period, so they are told of when the group alerts again. Keys are independent (one read
+   * and at most one write each); calling again with the same occurrences counts nothing twice and
+   * gives the same answers.
+   *
+   * A suppression key is a set of one member, the period's occurrence, with the period's end as its
+   * expiry, as `increment` with limit 1 keeps it (so `get` reads it, and a key written by a version
+   * without roll-ups is read as a period without them), plus its roll-ups.
+   */
+  suppressMany(steps: readonly SuppressionIncrement[]): Promise<SuppressionAnswer[]>;
   /** The number of distinct members at `key`, or 0 if it is absent or expired at `now`. */
   get(key: string, now: number): Promise<number>;
 }
+
+/** One occurrence of {@link CounterStore.suppressMany}. */
+export interface SuppressionIncrement extends SuppressionStep {
+  key: string;
+}
+
+/**
+ * How long past its period a suppression key with untold suppressed occurrences is kept (30 days): the
+ * group's next alert within that time tells of them.
+ */
+export const ROLL_UP_RETENTION_MS = 30 * 24 * 60 * 60 * 1000;
 
 export interface CounterIncrementOptions {
   /** Engine-clock time, in milliseconds since the epoch. */

@@ -4,7 +4,7 @@ import type { Clock } from '../clock.js';
 import { type Logger, silentLogger } from '../logger.js';
 import type { Alert, AlertRulePack } from '../notify/alert.js';
 import { type AlertContext, namedIds, templateValues } from '../notify/alert-context.js';
-import type { CounterIncrement, CounterStore } from './counter-store.js';
+import type { CounterIncrement, CounterStore, SuppressionIncrement } from './counter-store.js';
 import { DistinctWindows } from './distinct-count.js';
 import { type FirstSeenStateError, RuleEvaluationError, RuleStateError } from './errors.js';
 import { parseEventTime } from './event-time.js';
@@ -16,6 +16,7 @@ import { compileRulePack } from './pack-compiler.js';
 import type { CompiledRule } from './rule-compiler.js';
 import type { RulePack } from './rule-pack.js';
 import { type SequenceSighting, SequenceTracker } from './sequence.js';
+import type { RollUp, SuppressionAnswer } from './suppression-roll-up.js';
 import type { TemplateContext } from './template.js';
 
 export interface RuleEngineOptions {
@@ -108,14 +109,18 @@ interface WindowEvents {
 }
 
 /**
- * A suppression key (per rule, per group key) this engine saw the store create: until `liveUntil` the
- * key is certainly live with this occurrence (`event:<id>` or `window:<start>`) as its only member,
- * so the store's answer is known without asking it (1 for that occurrence, 2 for any other), and
- * asking would change nothing: a live key keeps its member and its expiry.
+ * A suppression key this engine saw the store start a period for: until `liveUntil` the period's
+ * alerting occurrence is `occurrence`, so the store's answer for a match of the group is known without
+ * asking it (that occurrence alerts again with what it carried; any other occurrence is a repeat,
+ * which the store only counts).
  */
 interface KnownSuppression {
   occurrence: string;
   liveUntil: number;
+  /** What the occurrence's alert carried. */
+  rollUp: RollUp | undefined;
+  /** The period before, when this engine saw it: its occurrence alerts again too (a re-read). */
+  previous: { occurrence: string; rollUp: RollUp | undefined } | undefined;
 }
 
 /**
@@ -129,6 +134,8 @@ interface StatefulMatch {
   eventId: string;
   time: number;
   groupKey: string;
+  /** The key its occurrences are suppressed and rolled up by (`groupKey` unless the rule names one). */
+  suppressKey: string;
   /** The value a distinct-count rule counts for the event; `undefined` for other rules. */
   value: string | undefined;
   /** `event:<id>`, or `window:<start>` once a threshold or distinct-count window is full. */
@@ -139,6 +146,8 @@ interface StatefulMatch {
   createdAt: number;
   /** Whether it alerts; `undefined` while the store has not answered. */
   alerts: boolean | undefined;
+  /** For a suppressed rule's match that alerts: the previous period's suppressed occurrences. */
+  rollUp?: RollUp | undefined;
 }
 
 /** A sequence rule's match on an event, waiting for the batch's earlier events to be read. */
@@ -186,7 +195,9 @@ const WINDOW_MEMORY_PRUNE_AT = 1024;
  * per group in tumbling windows aligned to the window length (`rule|group|windowStart`, limit `count`)
  * and alerts when the count reaches `count` exactly: once per window. A suppressed rule alerts for the
  * first event of a group and then not again until `suppress` has passed from that first event (key
- * `rule|group`, limit 1); a threshold rule with `suppress` treats each full window as such an event.
+ * `suppress|rule|group`, the group being the rule's roll-up key when it names one: see
+ * `CounterStore.suppressMany`); a threshold rule with `suppress` treats each full window as such an
+ * event.
  * A distinct-count rule counts the distinct values of its field per group in the same windows
  * (`distinct|rule|group|windowStart`, the values as members, limit `count`) and alerts once per window,
  * for the event whose value brings the count to `count` (see `DistinctWindows`); with `suppress`, a
@@ -197,14 +208,18 @@ const WINDOW_MEMORY_PRUNE_AT = 1024;
  * group and the event.
  * Events whose `created` cannot be read never count toward a stateful rule.
  *
- * The stateful matches of one `evaluate` call are counted together, with the counter store's
- * `incrementMany`: once for the threshold windows, then once for the suppressions still undecided
- * (the full windows of threshold rules with `suppress` among them). The store applies each key's
- * increments in order, so every match gets the answer a call per match would have given, and a
- * persistent store reads and writes each key once per batch rather than once per event.
+ * The stateful matches of one `evaluate` call are counted together: once for the threshold windows
+ * (the counter store's `incrementMany`), then once for the suppressions (`suppressMany`: the matches
+ * of suppressed rules, and the full windows of threshold rules with `suppress`). The store applies
+ * each key's increments in order, so every match gets the answer a call per match would have given,
+ * and a persistent store reads and writes each key once per batch rather than once per event.
  *
- * A suppression key the store created for this engine is remembered until it expires, so later
- * events of the group are suppressed without asking the store; its answer would be the same.
+ * Roll-ups: the store counts each suppressed occurrence once (by id, so a batch read again counts
+ * nothing twice) in its period's roll-up, and the occurrence that starts the group's next period
+ * alerts carrying it (`Alert.rollUp`: how many, the first and last event time). A group whose
+ * period this engine saw the store start is answered here until the period ends (see
+ * `KnownSuppression`), without a pending match; its repeats still go to the store, in the batch's
+ * one call, since the store alone holds the roll-up, which other processes add to.
  *
  * A threshold alert carries the window's events this engine instance has seen (at least the one that
  * reached the count): earlier events of the window may have been counted by another process.
@@ -257,9 +272,26 @@ export function createRuleEngine(options: RuleEngineOptions): RuleEngine {
     clock: options.clock,
     learning: options.firstSeenLearning,
   });
-  const suppressions = new Map<CompiledRule, Map<string, KnownSuppression>>();
   const sequenceRules = rules.filter((rule) => rule.sequence !== undefined);
   const sequences = new SequenceTracker(firstSeenStore);
+  // By suppressed rule, then roll-up key: the periods this engine saw the store start.
+  const suppressions = new Map<CompiledRule, Map<string, KnownSuppression>>();
+  /** Remembers the period a match started, and the one before it when this engine knew it. */
+  const rememberPeriod = (match: StatefulMatch): void => {
+    let known = suppressions.get(match.rule);
+    if (known === undefined) {
+      known = new Map();
+      suppressions.set(match.rule, known);
+    }
+    const before = known.get(match.suppressKey);
+    if (before?.occurrence === match.occurrence) return;
+    known.set(match.suppressKey, {
+      occurrence: match.occurrence,
+      liveUntil: match.createdAt + (match.rule.suppressMs ?? 0),
+      rollUp: match.rollUp,
+      previous: before === undefined ? undefined : { occurrence: before.occurrence, rollUp: before.rollUp },
+    });
+  };
 
   /**
    * The sequence rules whose earlier step `event` matches (and that it carries the group of); throws
@@ -313,6 +345,7 @@ export function createRuleEngine(options: RuleEngineOptions): RuleEngine {
     fingerprint: string,
     raisedAt: number | undefined,
     context: AlertContext | undefined,
+    rollUp?: RollUp | undefined,
   ): Alert => {
     const eventWords = eventTypeWords(trigger.eventTypeName);
     // A title shows a described event's ids by name; its summary keeps the ids themselves.
@@ -341,6 +374,7 @@ export function createRuleEngine(options: RuleEngineOptions): RuleEngine {
     };
     if (rule.runbook !== undefined) alert.runbook = rule.runbook;
     if (context !== undefined) alert.context = context;
+    if (rollUp !== undefined) alert.rollUp = rollUp;
     const rulePack = provenance.get(rule.id);
     if (rulePack !== undefined) alert.rulePack = rulePack;
     return alert;
@@ -430,69 +464,84 @@ export function createRuleEngine(options: RuleEngineOptions): RuleEngine {
   };
 
   /**
-   * Whether `occurrence` is the first of its group for a suppressed rule, from what this engine knows
-   * (see `KnownSuppression`); `undefined` when only the store can tell.
+   * What this engine knows of a match of a suppressed rule (see `KnownSuppression`): `true` for the
+   * occurrence its period alerts for (or the period before's, read again), with what it carried;
+   * `false` for a repeat; `undefined` when only the store can tell.
    */
-  const knownFirst = (
+  const knownAnswer = (
     rule: CompiledRule,
-    groupKey: string,
+    suppressKey: string,
     occurrence: string,
     time: number,
-  ): boolean | undefined => {
-    const known = suppressions.get(rule)?.get(groupKey);
-    return known === undefined || time >= known.liveUntil ? undefined : known.occurrence === occurrence;
+  ): { alerts: boolean; rollUp?: RollUp | undefined } | undefined => {
+    const known = suppressions.get(rule)?.get(suppressKey);
+    if (known === undefined || time >= known.liveUntil) return undefined;
+    if (known.occurrence === occurrence) return { alerts: true, rollUp: known.rollUp };
+    if (known.previous?.occurrence === occurrence) return { alerts: true, rollUp: known.previous.rollUp };
+    return REPEAT;
+  };
+
+  /** Decides and counts occurrences in the store, in one call; a failure names the rules that asked. */
+  const suppressAll = async (steps: readonly SuppressionIncrement[]): Promise<SuppressionAnswer[]> => {
+    try {
+      return await counters.suppressMany(steps);
+    } catch (error) {
+      throw stateError(
+        steps.map((step) => step.key.split('|')[1] ?? step.key),
+        steps.map((step) => step.key),
+        error,
+      );
+    }
   };
 
   /**
    * Decides the matches of suppressed rules still undecided, in order: from what this engine knows
-   * when it can, else by asking the store (in one call) whether each occurrence is the first of its
-   * group, and remembering the new first ones. Once a group is asked about, its later matches in the
-   * batch are asked about too, so each answer is the one a call per match would have given. `asked`
-   * holds, by rule, the groups asked about in this batch: `evaluate` has already put there those of
-   * suppressed rules without a threshold, so their matches go to the store without a second look.
+   * when it can, else by asking the store whether each occurrence is its period's first (which
+   * alerts, carrying the previous period's roll-up). Once a group is asked about, its later matches
+   * in the batch are asked about too, so each answer is the one a call per match would have given.
+   * One call to the store carries the questions and every repeat of the batch (`repeats`: those
+   * `evaluate` decided, then those decided here), which the store counts in their periods' roll-ups;
+   * a group's repeats all come before its first question. `asked` holds, by rule, the roll-up keys
+   * asked about in this batch.
    */
   const decideSuppressions = async (
     matches: readonly StatefulMatch[],
     asked: Map<CompiledRule, Set<string>>,
+    repeats: SuppressionIncrement[],
   ): Promise<void> => {
     const asking: StatefulMatch[] = [];
-    const increments: CounterIncrement[] = [];
-    for (const match of matches) {
-      const { rule, groupKey, occurrence, time } = match;
+    const questions: SuppressionIncrement[] = [];
+    for (let at = 0; at < matches.length; at++) {
+      const match = matches[at] as StatefulMatch;
+      const { rule, suppressKey, occurrence, time } = match;
       const suppressMs = rule.suppressMs;
       if (suppressMs === undefined || match.alerts !== undefined) continue;
       const askedGroups = asked.get(rule);
       const known =
-        askedGroups?.has(groupKey) === true ? undefined : knownFirst(rule, groupKey, occurrence, time);
+        askedGroups?.has(suppressKey) === true ? undefined : knownAnswer(rule, suppressKey, occurrence, time);
+      const key = `suppress|${rule.id}|${keyPart(suppressKey)}`;
+      const step = { key, member: occurrence, now: time, expiresAt: time + suppressMs };
       if (known !== undefined) {
-        match.alerts = known;
+        match.alerts = known.alerts;
+        if (known.alerts) match.rollUp = known.rollUp;
+        else repeats.push(step);
         continue;
       }
-      if (askedGroups === undefined) asked.set(rule, new Set([groupKey]));
-      else askedGroups.add(groupKey);
+      if (askedGroups === undefined) asked.set(rule, new Set([suppressKey]));
+      else askedGroups.add(suppressKey);
       asking.push(match);
-      increments.push({
-        key: `suppress|${rule.id}|${keyPart(groupKey)}`,
-        member: occurrence,
-        now: time,
-        expiresAt: time + suppressMs,
-        limit: 1,
-      });
+      questions.push(step);
     }
-    const counted = await countAll(asking, increments);
-    asking.forEach((match, at) => {
-      match.alerts = counted[at] === 1;
-      if (!match.alerts) return;
-      let known = suppressions.get(match.rule);
-      if (known === undefined) {
-        known = new Map();
-        suppressions.set(match.rule, known);
-      }
-      known.set(match.groupKey, {
-        occurrence: match.occurrence,
-        liveUntil: match.createdAt + (match.rule.suppressMs ?? 0),
-      });
-    });
+    if (questions.length === 0 && repeats.length === 0) return;
+    const answers = await suppressAll(repeats.length === 0 ? questions : [...repeats, ...questions]);
+    for (let at = 0; at < asking.length; at++) {
+      const match = asking[at] as StatefulMatch;
+      const answer = answers[repeats.length + at];
+      match.alerts = answer?.alerts === true;
+      if (!match.alerts) continue;
+      match.rollUp = answer?.rollUp;
+      rememberPeriod(match);
+    }
   };
 
   return {
@@ -529,8 +578,10 @@ export function createRuleEngine(options: RuleEngineOptions): RuleEngine {
       const sightings: SequenceSighting[] = [];
       const stateful: StatefulMatch[] = [];
       const firstSeenCandidates: FirstSeenCandidate[] = [];
-      // By suppressed rule, the groups whose matches the store decides this batch.
+      // By suppressed rule, the roll-up keys whose matches the store decides this batch.
       const askedSuppressions = new Map<CompiledRule, Set<string>>();
+      // Repeats this engine decided: the store counts them in their periods' roll-ups.
+      const repeats: SuppressionIncrement[] = [];
       let latest = Number.NEGATIVE_INFINITY;
       // Indexed loops: an async function's `for...of` allocates an iterator result per step.
       for (let at = 0; at < events.length; at++) {
@@ -642,18 +693,33 @@ export function createRuleEngine(options: RuleEngineOptions): RuleEngine {
             }
             if (time > latest) latest = time;
             const groupKey = rule.groupKey(event);
-            // A suppressed rule's match this engine already knows the answer for is decided here,
-            // as decideSuppressions would decide it: most matches of a noisy group end here, without
-            // a pending match or its occurrence's text.
+            const suppressKey = rule.suppressKey === undefined ? groupKey : rule.suppressKey(event);
+            const occurrence = `${EVENT_OCCURRENCE}${eventId}`;
+            // A suppressed rule's match this engine knows the answer for is decided here, as
+            // decideSuppressions would decide it: a repeat of a noisy group ends here, held for the
+            // store's roll-up, without a pending match.
             let alerts: boolean | undefined;
+            let rollUp: RollUp | undefined;
             if (threshold === undefined && distinctCount === undefined) {
               const asked = askedSuppressions.get(rule);
-              const known = suppressions.get(rule)?.get(groupKey);
-              if (known !== undefined && time < known.liveUntil && asked?.has(groupKey) !== true) {
-                if (!isEventOccurrence(known.occurrence, eventId)) continue;
+              const known =
+                asked?.has(suppressKey) === true
+                  ? undefined
+                  : knownAnswer(rule, suppressKey, occurrence, time);
+              if (known === REPEAT) {
+                repeats.push({
+                  key: `suppress|${rule.id}|${keyPart(suppressKey)}`,
+                  member: occurrence,
+                  now: time,
+                  expiresAt: time + (suppressMs as number),
+                });
+                continue;
+              }
+              if (known !== undefined) {
                 alerts = true;
-              } else if (asked === undefined) askedSuppressions.set(rule, new Set([groupKey]));
-              else asked.add(groupKey);
+                rollUp = known.rollUp;
+              } else if (asked === undefined) askedSuppressions.set(rule, new Set([suppressKey]));
+              else asked.add(suppressKey);
             }
             const match: StatefulMatch = {
               rule,
@@ -661,12 +727,14 @@ export function createRuleEngine(options: RuleEngineOptions): RuleEngine {
               eventId,
               time,
               groupKey,
+              suppressKey,
               value,
-              occurrence: `event:${eventId}`,
+              occurrence,
               events: [event],
               // A window's trigger time may differ between readings, but lies within the window.
               createdAt: time,
               alerts,
+              rollUp,
             };
             stateful.push(match);
             raised.push(match);
@@ -675,10 +743,9 @@ export function createRuleEngine(options: RuleEngineOptions): RuleEngine {
           }
         }
       }
-      if (stateful.length > 0) {
-        await countTowardThresholds(stateful);
-        await decideSuppressions(stateful, askedSuppressions);
-      }
+      if (stateful.length > 0) await countTowardThresholds(stateful);
+      if (stateful.length > 0 || repeats.length > 0)
+        await decideSuppressions(stateful, askedSuppressions, repeats);
       // First-seen rules read the whole batch's state in one go.
       const resolution = await firstSeen.resolve(firstSeenCandidates);
       const fresh = new Set(resolution.fresh);
@@ -699,6 +766,7 @@ export function createRuleEngine(options: RuleEngineOptions): RuleEngine {
         try {
           let occurrence: string;
           let events: readonly AtlasEvent[];
+          let rollUp: RollUp | undefined;
           if ('sighting' in entry) {
             const earlier = followed.get(entry.sighting);
             if (earlier === undefined) continue;
@@ -712,10 +780,11 @@ export function createRuleEngine(options: RuleEngineOptions): RuleEngine {
             if (entry.alerts === false) continue;
             occurrence = entry.occurrence;
             events = entry.events;
+            rollUp = entry.rollUp;
           }
           const fingerprint = hashedFingerprint(rule.id, groupKey, occurrence);
           const context = describe === undefined ? undefined : await contextOf(rule, event, describe);
-          alerts.push(alertFor(rule, event, events, groupKey, fingerprint, time, context));
+          alerts.push(alertFor(rule, event, events, groupKey, fingerprint, time, context, rollUp));
         } catch (error) {
           report(evaluationError(rule, event, error));
         }
@@ -726,7 +795,7 @@ export function createRuleEngine(options: RuleEngineOptions): RuleEngine {
       distinctWindows.forgetEnded(latest);
       for (const known of suppressions.values()) {
         if (known.size <= WINDOW_MEMORY_PRUNE_AT) continue;
-        for (const [groupKey, first] of known) if (first.liveUntil <= latest) known.delete(groupKey);
+        for (const [key, period] of known) if (period.liveUntil <= latest) known.delete(key);
       }
       return alerts;
     },
@@ -776,16 +845,6 @@ function ruleMatches(rule: CompiledRule, event: AtlasEvent): boolean {
   return rule.matches(event);
 }
 
-/** Whether `occurrence` is `event:<eventId>`, read without building that text. */
-function isEventOccurrence(occurrence: string, eventId: string): boolean {
-  return (
-    occurrence.length === eventId.length + EVENT_OCCURRENCE.length &&
-    occurrence.startsWith(EVENT_OCCURRENCE) &&
-    occurrence.endsWith(eventId)
-  );
-}
-const EVENT_OCCURRENCE = 'event:';
-
 /** Keeps the events of a threshold window for its alert, oldest first; returns the window. */
 function rememberWindowEvent(
   windows: Map<string, WindowEvents>,
@@ -833,6 +892,10 @@ export function ruleEventId(event: AtlasEvent): string {
   if (typeof id === 'number') return String(id);
   return `sha256:${hash('sha256', JSON.stringify(event) ?? '', 'hex').slice(0, 32)}`;
 }
+
+const EVENT_OCCURRENCE = 'event:';
+/** The answer for a repeat: shared, as most answers of a noisy group are this one. */
+const REPEAT = Object.freeze({ alerts: false });
 
 function keyPart(text: string): string {
   return text.length <= MAX_KEY_PART ? text : `sha256:${hash('sha256', text, 'hex')}`;

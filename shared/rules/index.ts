@@ -9,7 +9,13 @@ export {
   buildAccessHistoryEvent,
   MAX_ACCESS_HISTORY_TEXT_LENGTH,
 } from './access-history-events.js';
-export type { CounterIncrement, CounterIncrementOptions, CounterStore } from './counter-store.js';
+export {
+  type CounterIncrement,
+  type CounterIncrementOptions,
+  type CounterStore,
+  ROLL_UP_RETENTION_MS,
+  type SuppressionIncrement,
+} from './counter-store.js';
 export { createRuleEngine, type RuleEngine, type RuleEngineOptions } from './engine.js';
 export {
   FirstSeenStateError,
@@ -107,3 +113,10 @@ export {
 export { collectRuleTests, type RuleTestCase, type RuleTestResult, runRuleTests } from './rule-tests.js';
 export type { RuleSpec, SerializedRulePackSpec } from './schema.js';
 export { describeSchemaIssues, type SchemaProblem } from './schema-issues.js';
+export {
+  applySuppressions,
+  ROLL_UP_IDS,
+  type RollUp,
+  type SuppressionAnswer,
+  type SuppressionStep,
+} from './suppression-roll-up.js';

@@ -38,6 +38,11 @@ export interface CompiledRule {
   readonly groupKey: (event: AtlasEvent) => string;
   readonly threshold: { readonly count: number; readonly windowMs: number } | undefined;
   readonly suppressMs: number | undefined;
+  /**
+   * The key a suppressed rule's occurrences are held back and rolled up by, from `suppress.key`;
+   * `undefined` when the rule names none: `groupKey` is the key then.
+   */
+  readonly suppressKey: ((event: AtlasEvent) => string) | undefined;
   /** Set for a first-seen rule: it alerts when the value is new for its group. */
   readonly firstSeen: CompiledFirstSeen | undefined;
   /** Set for a distinct-count rule: it alerts when a group's window holds `count` distinct values. */
@@ -94,7 +99,24 @@ export function compileRule(spec: RuleSpec, context: CompileContext): CompiledRu
     if (windowMs !== undefined) threshold = { count: spec.threshold.count, windowMs };
   }
   const suppressMs =
-    spec.suppress === undefined ? undefined : durationOf(spec.suppress, ['suppress'], context);
+    spec.suppress === undefined
+      ? undefined
+      : typeof spec.suppress === 'string'
+        ? durationOf(spec.suppress, ['suppress'], context)
+        : durationOf(spec.suppress.for, ['suppress', 'for'], context);
+  const suppressBy =
+    typeof spec.suppress === 'object'
+      ? spec.suppress.key?.flatMap((text, index): PathReader[] => {
+          const parsed = parseFieldPath(text);
+          if (parsed.ok) return [compileFieldPath(parsed.path)];
+          context.problems.push({
+            code: 'INVALID_FIELD_PATH',
+            path: ['suppress', 'key', index],
+            message: parsed.message,
+          });
+          return [];
+        })
+      : undefined;
   const firstSeen =
     spec.first_seen === undefined
       ? undefined
@@ -152,6 +174,7 @@ export function compileRule(spec: RuleSpec, context: CompileContext): CompiledRu
     eventTypes,
     anchor: anchorField(spec.match, typeChecked ? 'eventTypeName' : undefined),
     groupKey: groupBy.length === 0 ? () => '' : (event) => groupKeyOf(groupBy, event),
+    suppressKey: suppressBy === undefined ? undefined : (event) => groupKeyOf(suppressBy, event),
     threshold,
     suppressMs,
     firstSeen,

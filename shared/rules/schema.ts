@@ -102,6 +102,12 @@ export interface SequenceSpec {
   count?: number | undefined;
 }
 
+/**
+ * A rule's suppression: a duration, or the duration and the fields whose values make two occurrences
+ * repeats of each other (the roll-up key; default the rule's `group_by`).
+ */
+export type SuppressSpec = string | { for: string; key?: string[] | undefined };
+
 /** A rule as written in a rule file. */
 export interface RuleSpec {
   id: string;
@@ -113,7 +119,7 @@ export interface RuleSpec {
   match: MatchSpec;
   group_by?: string[] | undefined;
   threshold?: { count: number; window: string } | undefined;
-  suppress?: string | undefined;
+  suppress?: SuppressSpec | undefined;
   first_seen?: FirstSeenSpec | undefined;
   distinct_count?: DistinctCountSpec | undefined;
   sequence?: SequenceSpec | undefined;
@@ -153,7 +159,7 @@ export interface RuleOverrideSpec {
   rule: string;
   enabled?: boolean | undefined;
   severity?: Severity | undefined;
-  suppress?: string | undefined;
+  suppress?: SuppressSpec | undefined;
   threshold?: RuleSpec['threshold'];
   group_by?: string[] | undefined;
   first_seen?: FirstSeenSpec | undefined;
@@ -399,9 +405,21 @@ const ruleShape = {
       description: 'Alert when count matching events of one group fall in one window (windows tumble).',
     }),
   suppress: z
-    .string()
+    .union([
+      z.string(),
+      z.strictObject({
+        for: z.string().meta({ description: 'A duration such as 1h or 1d.' }),
+        key: z.array(z.string()).min(1).optional().meta({
+          description:
+            "The roll-up key: field paths whose values make two occurrences repeats of each other (default group_by), such as [username] to roll up one person's repeats across projects.",
+        }),
+      }),
+    ])
     .optional()
-    .meta({ description: 'A duration: one alert per group per period, the first goes out.' }),
+    .meta({
+      description:
+        'A duration, or {for, key}: one alert per group (or roll-up key) per period, the first goes out; the next alert says how many were held back and between when.',
+    }),
   first_seen: z
     .strictObject({
       field: z.string().meta({

@@ -40,7 +40,7 @@ type StateCommand =
   | ScanCommand
   | TransactWriteItemsCommand
   | UpdateItemCommand;
-type WithoutTable<T> = Omit<T, 'TableName'>;
+export type WithoutTable<T> = Omit<T, 'TableName'>;
 
 /**
  * Sends the state store's requests to one table through a caller's client: counts every HTTP attempt

@@ -3,8 +3,13 @@ import type { AttributeValue, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { mapWithConcurrency } from '../bounded-concurrency.js';
 import { type Clock, systemClock } from '../clock.js';
 import { type Logger, silentLogger } from '../logger.js';
-import type { CounterIncrement, CounterIncrementOptions } from '../rules/counter-store.js';
+import type {
+  CounterIncrement,
+  CounterIncrementOptions,
+  SuppressionIncrement,
+} from '../rules/counter-store.js';
 import type { FirstSeenRecord, FirstSeenWriteFailures } from '../rules/first-seen-store.js';
+import type { SuppressionAnswer } from '../rules/suppression-roll-up.js';
 import { type AlertHour, addAlertHours, formatAlertHours, parseAlertHours } from './alert-hours.js';
 import {
   type AlertBatchContext,
@@ -28,6 +33,7 @@ import { incrementCounterBatch } from './dynamodb-counter-batches.js';
 import { readFirstSeenItems, writeFirstSeenItems } from './dynamodb-first-seen.js';
 import { type ItemKey, stateKeys } from './dynamodb-keys.js';
 import { conditionFailure, DynamoDbRequester, TRANSACTION_ITEMS } from './dynamodb-requester.js';
+import { suppressBatch } from './dynamodb-suppression-batches.js';
 import { LeaseLostError } from './errors.js';
 import { DAY_MS, isExpired, nowSeconds, ttlSeconds } from './expiry.js';
 import { FullCounters } from './full-counters.js';
@@ -591,6 +597,17 @@ export class DynamoDbStateStore implements StateStore {
         fullCounters: this.#fullCounters,
       },
       increments,
+    );
+  }
+
+  /**
+   * A strongly consistent `BatchGetItem` of the keys, then one conditional `UpdateItem` per key whose
+   * period or roll-up changed. See `suppressBatch`.
+   */
+  suppressMany(steps: readonly SuppressionIncrement[]): Promise<SuppressionAnswer[]> {
+    return suppressBatch(
+      { requester: this.#requester, clock: this.#clock, counterGraceMs: this.#retention.counterGraceMs },
+      steps,
     );
   }
 

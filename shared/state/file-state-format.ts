@@ -42,6 +42,8 @@ const counterRecord = z.strictObject({
   members: z.array(z.string()),
   windowExpiresAt: z.number(),
   expiresAt: z.number(),
+  /** A suppression key's roll-ups (see `RollUpStateJson`); read leniently, absent in older files. */
+  rollUp: z.unknown().optional(),
 });
 
 const firstSeenRecord = z.strictObject({

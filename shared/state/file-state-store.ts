@@ -3,12 +3,17 @@ import { mkdir, readFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { type Clock, systemClock } from '../clock.js';
 import { type Logger, silentLogger } from '../logger.js';
-import type { CounterIncrement, CounterIncrementOptions } from '../rules/counter-store.js';
+import type {
+  CounterIncrement,
+  CounterIncrementOptions,
+  SuppressionIncrement,
+} from '../rules/counter-store.js';
 import {
   type FirstSeenRecord,
   type FirstSeenWriteFailures,
   firstSeenRecordProblem,
 } from '../rules/first-seen-store.js';
+import type { SuppressionAnswer } from '../rules/suppression-roll-up.js';
 import { type AlertHour, addAlertHours } from './alert-hours.js';
 import { writeFileAtomic } from './atomic-file.js';
 import { applyCounterIncrements, counterMember, incrementsByKey } from './counter-increments.js';
@@ -59,6 +64,7 @@ import type {
   WriteInventoryOptions,
   WriteNamesOptions,
 } from './state-store.js';
+import { applyStoredSuppressions, suppressionsByKey } from './suppression-records.js';
 
 /** Options of {@link FileStateStore.open}. */
 export interface FileStateStoreOptions extends StateRetention {
@@ -95,6 +101,8 @@ interface CounterRecord {
   windowExpiresAt: number;
   /** Epoch seconds, on the wall clock. */
   expiresAt: number;
+  /** A suppression key's roll-ups as JSON (see `suppressMany`). */
+  rollUp?: unknown;
 }
 
 /** A first-seen record and its TTL (epoch seconds; `undefined` for never). */
@@ -168,9 +176,14 @@ export class FileStateStore implements StateStore {
       document.alerts.map(({ fingerprint, ...record }) => [fingerprint, alertFromDocument(record)]),
     );
     this.#counters = new Map(
-      document.counters.map(({ key, members, windowExpiresAt, expiresAt }) => [
+      document.counters.map(({ key, members, windowExpiresAt, expiresAt, rollUp }) => [
         key,
-        { members: new Set(members), windowExpiresAt, expiresAt },
+        {
+          members: new Set(members),
+          windowExpiresAt,
+          expiresAt,
+          ...(rollUp === undefined ? {} : { rollUp }),
+        },
       ]),
     );
     this.#names = new Map(
@@ -522,6 +535,30 @@ export class FileStateStore implements StateStore {
     return answers;
   }
 
+  /** Applies the occurrences in memory, key by key, then writes the file once if any key changed. */
+  async suppressMany(steps: readonly SuppressionIncrement[]): Promise<SuppressionAnswer[]> {
+    this.#count('suppressMany');
+    this.#assertOpen();
+    const wallNow = this.#clock.now();
+    const answers: SuppressionAnswer[] = new Array(steps.length);
+    let changed = false;
+    for (const [key, entries] of suppressionsByKey(steps)) {
+      const update = applyStoredSuppressions(this.#counters.get(key), entries, {
+        wallNow,
+        graceMs: this.#retention.counterGraceMs,
+      });
+      entries.forEach((entry, at) => {
+        answers[entry.index] = update.answers[at] as SuppressionAnswer;
+      });
+      if (update.write === undefined) continue;
+      const { rollUp, ...record } = update.write;
+      this.#counters.set(key, rollUp === undefined ? record : { ...record, rollUp });
+      changed = true;
+    }
+    if (changed) await this.#persist();
+    return answers;
+  }
+
   async get(key: string, now: number): Promise<number> {
     this.#count('get');
     this.#assertOpen();
@@ -690,6 +727,7 @@ export class FileStateStore implements StateStore {
         members: [...record.members],
         windowExpiresAt: record.windowExpiresAt,
         expiresAt: record.expiresAt,
+        ...(record.rollUp === undefined ? {} : { rollUp: record.rollUp }),
       })),
       inventories: live(this.#inventories).map(([orgId, record]) => ({ orgId, ...record })),
       firstSeen: [...this.#firstSeen]

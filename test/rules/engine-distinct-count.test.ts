@@ -70,6 +70,7 @@ function recordingStore(): { store: CounterStore; calls: CounterIncrement[][]; m
         calls.push([...increments]);
         return memory.incrementMany(increments);
       },
+      suppressMany: (steps) => memory.suppressMany(steps),
       get: (key, now) => memory.get(key, now),
     },
   };
@@ -398,6 +399,7 @@ describe('createRuleEngine distinct-count rules', () => {
     const flaky: CounterStore = {
       increment: (key, member, options) => memory.increment(key, member, options),
       incrementMany: (increments) => (failing ? Promise.reject(failure) : memory.incrementMany(increments)),
+      suppressMany: (steps) => (failing ? Promise.reject(failure) : memory.suppressMany(steps)),
       get: (key, now) => memory.get(key, now),
     };
     const engine = engineOf(['spray'], flaky);

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { MemoryCounterStore } from '../../shared/rules/memory-counter-store.js';
+import { describeSuppressionContract } from '../state/suppression.contract.js';
 import { describeCounterStoreContract } from './counter-store-contract.js';
 
 describeCounterStoreContract('MemoryCounterStore', () => new MemoryCounterStore());
@@ -18,4 +19,9 @@ describe('MemoryCounterStore', () => {
     expect(store.size).toBe(2);
     expect(await store.get('recent', day)).toBe(1);
   });
+});
+
+describeSuppressionContract('MemoryCounterStore', {
+  create: () => Promise.resolve(new MemoryCounterStore()),
+  reopen: (store) => Promise.resolve(store),
 });

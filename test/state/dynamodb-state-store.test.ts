@@ -16,6 +16,7 @@ import { createDynamoDbLocalClient, freePort } from '../support/dynamodb-local.j
 import { dynamoDbLocalEndpoint } from '../support/dynamodb-local-setup.js';
 import { ManualClock } from './manual-clock.js';
 import { atlasId, describeStateStoreContract } from './state-store.contract.js';
+import { describeSuppressionContract } from './suppression.contract.js';
 
 const MINUTE = 60_000;
 
@@ -60,6 +61,54 @@ async function sortKeysOf(source: string): Promise<string[]> {
 describeStateStoreContract('DynamoDbStateStore', async ({ clock }) =>
   newStore({ clock, maxSeenIdsPerItem: 1_000, maxInventoryBytesPerItem: 4_000 }),
 );
+
+describeSuppressionContract('DynamoDbStateStore', {
+  create: ({ clock }) => Promise.resolve(newStore({ clock })),
+  reopen: (_store, { clock }) => Promise.resolve(newStore({ clock })),
+});
+
+describe('DynamoDbStateStore suppressions in batches', () => {
+  const start = Date.UTC(2025, 5, 1, 12, 0, 0);
+  const step = (key: string, member: string, offset: number) => ({
+    key,
+    member,
+    now: start + offset,
+    expiresAt: start + offset + 60 * MINUTE,
+  });
+
+  it('writes 150 keys in two transactions after two batched reads', async () => {
+    const store = newStore({ clock: new ManualClock(start) });
+    const keys = Array.from({ length: 150 }, () => `suppress|rule|${randomUUID()}`);
+    store.resetStats();
+
+    await store.suppressMany(keys.flatMap((key) => [step(key, 'event:a', 0), step(key, 'event:b', MINUTE)]));
+
+    expect(store.stats().requests).toEqual({ BatchGetItem: 2, TransactWriteItems: 2 });
+  });
+
+  it('loses no count when two stores write the same keys at once', async () => {
+    // Prepare: each store sees one first occurrence and one repeat of each key, at the same time.
+    const keys = Array.from({ length: 120 }, () => `suppress|rule|${randomUUID()}`);
+    const left = newStore({ clock: new ManualClock(start) });
+    const right = newStore({ clock: new ManualClock(start) });
+
+    // Act
+    const [fromLeft, fromRight] = await Promise.all([
+      left.suppressMany(keys.flatMap((key) => [step(key, 'event:l1', 0), step(key, 'event:l2', MINUTE)])),
+      right.suppressMany(
+        keys.flatMap((key) => [step(key, 'event:r1', 0), step(key, 'event:r2', 2 * MINUTE)]),
+      ),
+    ]);
+    const next = await left.suppressMany(keys.map((key) => step(key, 'event:n', 61 * MINUTE)));
+
+    // Assess: one first occurrence alerted per key; the next period carries the three others.
+    const alerted = keys.map((_, at) =>
+      [fromLeft[2 * at], fromRight[2 * at]].filter((answer) => answer?.alerts),
+    );
+    expect(alerted.every((answers) => answers.length === 1)).toBe(true);
+    expect(next.map((answer) => answer.rollUp?.suppressed)).toEqual(keys.map(() => 3));
+  });
+});
 
 describe('DynamoDbStateStore requests', () => {
   it('begins and commits a tick in two requests, with 0 or 10,000 new seen ids', async () => {

@@ -13,6 +13,7 @@ import {
 } from '../../shared/state/index.js';
 import { ManualClock } from './manual-clock.js';
 import { atlasId, describeStateStoreContract } from './state-store.contract.js';
+import { describeSuppressionContract } from './suppression.contract.js';
 
 let directory: string;
 let files = 0;
@@ -73,6 +74,25 @@ async function pidOfFinishedProcess(): Promise<number> {
 describeStateStoreContract('FileStateStore', ({ clock }) =>
   FileStateStore.open({ path: statePath(), clock }),
 );
+
+describeSuppressionContract('FileStateStore', {
+  create: async ({ clock }) => {
+    const path = statePath();
+    const store = await FileStateStore.open({ path, clock });
+    reopenable.set(store, path);
+    onTestFinished(() => store.close());
+    return store;
+  },
+  // The file is locked while a store holds it: the same state is read again after closing it.
+  reopen: async (store, { clock }) => {
+    const path = reopenable.get(store) as string;
+    await (store as FileStateStore).close();
+    const again = await FileStateStore.open({ path, clock });
+    onTestFinished(() => again.close());
+    return again;
+  },
+});
+const reopenable = new WeakMap<object, string>();
 
 describe('FileStateStore', () => {
   it('keeps its state across close and open', async () => {

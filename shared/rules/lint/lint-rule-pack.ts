@@ -241,6 +241,20 @@ export function lintRulePack(pack: RulePack, options: LintRulePackOptions): Rule
         ),
       );
     });
+    const suppress = rule.spec.suppress;
+    if (typeof suppress === 'object') {
+      suppress.key?.forEach((field, position) => {
+        checkPath(field, types, (message, hint) =>
+          warn(
+            'UNKNOWN_FIELD',
+            file,
+            [...base, 'suppress', 'key', position],
+            `${message}: every occurrence falls under the same roll-up key`,
+            hint,
+          ),
+        );
+      });
+    }
     const distinctField = rule.spec.distinct_count?.field;
     if (distinctField !== undefined) {
       checkPath(distinctField, types, (message, hint) =>

@@ -1,5 +1,10 @@
-import type { CounterIncrement, CounterIncrementOptions } from '../../../shared/rules/counter-store.js';
+import type {
+  CounterIncrement,
+  CounterIncrementOptions,
+  SuppressionIncrement,
+} from '../../../shared/rules/counter-store.js';
 import type { FirstSeenRecord, FirstSeenWriteFailures } from '../../../shared/rules/first-seen-store.js';
+import type { SuppressionAnswer } from '../../../shared/rules/suppression-roll-up.js';
 import type {
   AcquireLeaseOptions,
   AlertClaimOptions,
@@ -159,6 +164,10 @@ export class ObservedStore implements StateStore {
 
   incrementMany(increments: readonly CounterIncrement[]): Promise<number[]> {
     return this.#call(() => this.#inner.incrementMany(increments));
+  }
+
+  suppressMany(steps: readonly SuppressionIncrement[]): Promise<SuppressionAnswer[]> {
+    return this.#call(() => this.#inner.suppressMany(steps));
   }
 
   get(key: string, now: number): Promise<number> {

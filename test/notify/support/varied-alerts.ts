@@ -169,6 +169,10 @@ function mutate(alert: Alert, random: Random, text: () => string): Alert {
     };
   }
   if (random.next() < 0.1) next.rulePack = { version: text(), layers: ['builtin', text()] };
+  if (random.next() < 0.1) {
+    const first = next.raisedAt - random.int(3 * 86_400_000);
+    next.rollUp = { suppressed: 1 + random.int(5_000), first, last: first + random.int(86_400_000) };
+  }
   return next;
 }
 

@@ -222,6 +222,30 @@ describe('lintRulePack', () => {
     ]);
   });
 
+  it('warns about a field of a roll-up key no matched event carries', () => {
+    const warnings = warningsOf(
+      file(
+        'rules:',
+        rule({
+          match: ['eventTypeName: GROUP_DELETED'],
+          extra: ['    group_by: [groupId]', '    suppress: { for: 1d, key: [usernmae] }'],
+        }),
+      ),
+    );
+
+    expect(warnings.map(summary)).toEqual([
+      {
+        code: 'UNKNOWN_FIELD',
+        file: 'mine.yaml',
+        line: 9,
+        column: 32,
+        message:
+          'no known event of type GROUP_DELETED carries the field "usernmae": every occurrence falls under the same roll-up key',
+        hint: 'did you mean "username"?',
+      },
+    ]);
+  });
+
   it('warns about a list no rule uses, at its name', () => {
     const warnings = warningsOf(
       file(
