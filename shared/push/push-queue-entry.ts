@@ -1,7 +1,14 @@
 import { createHash } from 'node:crypto';
-import { SOURCE_MESSAGE_VERSION } from '../fan-out/source-message.js';
+import type { SOURCE_MESSAGE_VERSION } from '../fan-out/source-message.js';
 import type { QueuedSource } from '../fan-out/source-queue.js';
 import type { TickSource } from '../poll/tick-sources.js';
+
+/**
+ * The source message version, typed against the worker's own: the value is not imported, since the
+ * message module brings the whole poll layer into the receiver's bundle; a new version fails to compile
+ * here.
+ */
+const MESSAGE_VERSION: typeof SOURCE_MESSAGE_VERSION = 1;
 
 /** SQS takes FIFO group and deduplication ids of at most 128 characters. */
 const MAX_FIFO_ID_LENGTH = 128;
@@ -37,7 +44,7 @@ export function pushQueueEntry(options: PushQueueEntryOptions): QueuedSource {
   const scope = source.connection === undefined ? '' : `${source.connection}:`;
   return {
     message: {
-      v: SOURCE_MESSAGE_VERSION,
+      v: MESSAGE_VERSION,
       kind: source.kind,
       id: source.id,
       ...(source.cluster === undefined ? {} : { cluster: source.cluster }),
