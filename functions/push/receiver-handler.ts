@@ -3,14 +3,14 @@ import { type Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { GetSecretValueCommand, type SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { type Clock, systemClock } from '../../shared/clock.js';
-import type { SourceQueue } from '../../shared/fan-out/index.js';
+import type { SourceQueue } from '../../shared/fan-out/source-queue.js';
 import {
   CachedWebhookSecrets,
   PushReceiver,
   type PushRuntimeConfig,
   WebhookSecretError,
 } from '../../shared/push/index.js';
-import { DynamoDbStateStore } from '../../shared/state/index.js';
+import { DynamoDbStateStore } from '../../shared/state/dynamodb-state-store.js';
 import { sharedLogger } from '../poller/shared-logger.js';
 
 /** The part of a Lambda function URL request (payload version 2.0) the receiver reads. */

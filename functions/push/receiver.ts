@@ -3,8 +3,8 @@ import { Metrics } from '@aws-lambda-powertools/metrics';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { SQSClient } from '@aws-sdk/client-sqs';
-import { SqsSourceQueue } from '../../shared/fan-out/index.js';
-import { METRICS_NAMESPACE, METRICS_SERVICE } from '../../shared/poll/index.js';
+import { SqsSourceQueue } from '../../shared/fan-out/sqs-source-queue.js';
+import { METRICS_NAMESPACE, METRICS_SERVICE } from '../../shared/poll/metric-names.js';
 import { readPushConfig } from './push-config.js';
 import { createReceiverHandler, type ReceiverHandler } from './receiver-handler.js';
 
