@@ -1,5 +1,5 @@
-import type { App } from 'aws-cdk-lib';
-import { Match, type Template } from 'aws-cdk-lib/assertions';
+import type { App, Stack } from 'aws-cdk-lib';
+import { Annotations, Match, type Template } from 'aws-cdk-lib/assertions';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseDeployConfig } from '../../infra/config.js';
 import { DeployConfigError } from '../../infra/errors.js';
@@ -42,11 +42,12 @@ describe('AuditAlertsStack with push', () => {
   const workspace = createTestWorkspace();
   let template: Template;
   let app: App;
+  let stack: Stack;
   let receiverId: string;
 
   beforeAll(async () => {
     const rules = workspace.write('rules.yaml', VALID_RULE_FILE);
-    ({ template, app } = await synthesizeDeployment({
+    ({ template, app, stack } = await synthesizeDeployment({
       workspace,
       name: 'push',
       settings: {
@@ -56,8 +57,10 @@ describe('AuditAlertsStack with push', () => {
             name: 'prod',
             sources: { orgIds: [PROD_ORG_ID], allProjectsOfOrgs: true },
             webhookSecret: { secretArn: PROD_SECRET_ARN, kmsKeyArn: PROD_KEY_ARN },
+            timing: { lagSeconds: 20 },
           },
         ],
+        timing: { lagSeconds: 5 },
         alerts: { emails: ['secops@example.com'] },
         operations: { emails: ['platform@example.com'] },
         rules: { directories: [rules] },
@@ -214,6 +217,16 @@ describe('AuditAlertsStack with push', () => {
     });
     template.hasOutput('WebhookSecretArnProd', { Value: PROD_SECRET_ARN });
     template.hasOutput('WebhookSecretArn', Match.anyValue());
+  });
+
+  it('warns of a window lag a poll woken by a push would read behind, naming where it is set', () => {
+    const warnings = Annotations.fromStack(stack).findWarning('*', Match.stringLikeRegexp('push is on'));
+
+    expect(warnings.map((warning) => warning.entry.data)).toEqual([
+      expect.stringMatching(
+        /^push is on, but connections\[0\]\.timing\.lagSeconds is 20: .*Set it to 5 or less/,
+      ),
+    ]);
   });
 
   it('leaves nothing for cdk-nag to flag unacknowledged', () => {
