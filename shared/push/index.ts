@@ -1,5 +1,6 @@
 export { type PushedAlert, parsePushedAlert } from './atlas-alert.js';
 export { PushConfigError, PushError, WebhookSecretError } from './errors.js';
+export { type PushServer, type PushServerOptions, startPushServer } from './push-http-server.js';
 export { type PushQueueEntryOptions, pushQueueEntry } from './push-queue-entry.js';
 export {
   PUSH_STATUS,
