@@ -287,6 +287,7 @@ export class AtlasAuditAlerts extends Construct {
         queue: fanOut.queue.queue,
         key,
         connections: credentials.map(({ connection }) => connection),
+        alarmTopic: operations.topic,
       });
       this.pushUrl = receiver.url.url;
     }
@@ -363,6 +364,7 @@ export class AtlasAuditAlerts extends Construct {
     queue: FanOutQueue['queue'];
     key: Key;
     connections: readonly DeployedConnection[];
+    alarmTopic: OperationsTopic['topic'];
   }): PushReceiverFunction {
     const config = this.#config;
     const connections = options.connections.map((connection) => {
@@ -384,6 +386,7 @@ export class AtlasAuditAlerts extends Construct {
       queue: options.queue,
       key: options.key,
       connections,
+      alarmTopic: options.alarmTopic,
     });
     for (const { name, secret, part } of connections) {
       new CfnOutput(this, `PushWebhookUrl${part}`, {

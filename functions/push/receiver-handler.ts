@@ -4,6 +4,7 @@ import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { GetSecretValueCommand, type SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { type Clock, systemClock } from '../../shared/clock.js';
 import type { SourceQueue } from '../../shared/fan-out/source-queue.js';
+import { MetricName } from '../../shared/poll/metric-names.js';
 import {
   CachedWebhookSecrets,
   PushReceiver,
@@ -33,7 +34,7 @@ export interface FunctionUrlResult {
 export type ReceiverHandler = (event: FunctionUrlEvent) => Promise<FunctionUrlResult>;
 
 /** The metric every request counts in, by `outcome` (see `PushOutcome`). */
-export const PUSH_REQUESTS_METRIC = 'PushRequests';
+export const PUSH_REQUESTS_METRIC = MetricName.pushRequests;
 
 /** What {@link createReceiverHandler} builds from: created once per container by the caller. */
 export interface ReceiverHandlerOptions {

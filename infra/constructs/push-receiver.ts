@@ -1,4 +1,6 @@
 import { Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
+import { Alarm, ComparisonOperator, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
+import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import type { IKey } from 'aws-cdk-lib/aws-kms';
@@ -15,12 +17,15 @@ import {
   SystemLogLevel,
 } from 'aws-cdk-lib/aws-lambda';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
+import type { ITopic } from 'aws-cdk-lib/aws-sns';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
+import { MetricName } from '../../shared/poll/metric-names.js';
 import { PUSH_KEY_PREFIX } from '../../shared/state/dynamodb-keys.js';
 import type { DeployConfig } from '../config.js';
 import type { FunctionRole } from '../lambda-bundles.js';
 import { type PushConnectionReference, pushEnvironment } from '../push-environment.js';
+import { pollerMetric } from './poller-metrics.js';
 import { grantQueueSend } from './queue-send-grant.js';
 import type { WebhookSecret } from './webhook-secret.js';
 
@@ -46,6 +51,8 @@ export interface PushReceiverProps {
   queue: Pick<IQueue, 'queueUrl' | 'queueArn'>;
   key: Pick<IKey, 'keyArn'>;
   connections: readonly PushReceiverConnection[];
+  /** Where its alarms (and their return to OK) go: the operations topic. */
+  alarmTopic: ITopic;
 }
 
 /**
@@ -62,6 +69,8 @@ export class PushReceiverFunction extends Construct {
   readonly url: FunctionUrl;
   readonly logGroup: LogGroup;
   readonly role: Role;
+  /** `PushFailed` (a signed push answered 503) and `PushReceiverErrors` (an invocation failed). */
+  readonly alarms: readonly Alarm[];
 
   constructor(scope: Construct, id: string, props: PushReceiverProps) {
     super(scope, id);
@@ -114,6 +123,38 @@ export class PushReceiverFunction extends Construct {
       }),
     });
     this.url = new FunctionUrl(this, 'Url', { function: receiver, authType: FunctionUrlAuthType.NONE });
+
+    const period = Duration.minutes(5);
+    const action = new SnsAction(props.alarmTopic);
+    this.alarms = [
+      new Alarm(this, 'PushFailed', {
+        metric: pollerMetric({
+          name: MetricName.pushRequests,
+          statistic: 'Sum',
+          period,
+          dimensions: { outcome: 'failed' },
+        }),
+        threshold: 1,
+        comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+        evaluationPeriods: 1,
+        treatMissingData: TreatMissingData.NOT_BREACHING,
+        alarmDescription:
+          "The push receiver answered 503 to a signed push: it could not read the connection's webhook secret, write the push's claim to the state table, or queue its source (its log group names which). The scheduled ticks still read the event.",
+      }),
+      new Alarm(this, 'PushReceiverErrors', {
+        metric: receiver.metricErrors({ period, statistic: 'Sum' }),
+        threshold: 1,
+        comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+        evaluationPeriods: 1,
+        treatMissingData: TreatMissingData.NOT_BREACHING,
+        alarmDescription:
+          'The push receiver failed an invocation: its settings (ATLAS_AUDIT_ALERTS_PUSH) are unusable at start, or it timed out. Its log group says why.',
+      }),
+    ];
+    for (const alarm of this.alarms) {
+      alarm.addAlarmAction(action);
+      alarm.addOkAction(action);
+    }
     this.function = receiver;
     this.logGroup = logGroup;
     this.role = role;

@@ -219,6 +219,26 @@ describe('AuditAlertsStack with push', () => {
     template.hasOutput('WebhookSecretArn', Match.anyValue());
   });
 
+  it('alarms to the operations topic when a signed push could not be taken, and when the receiver fails', () => {
+    const operationsTopicId = singleLogicalId(template, 'AWS::SNS::Topic', {
+      DisplayName: 'Atlas audit alerts: operations',
+    });
+
+    template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+      MetricName: 'PushRequests',
+      Namespace: 'AtlasAuditAlerts',
+      Dimensions: Match.arrayWith([{ Name: 'outcome', Value: 'failed' }]),
+      Statistic: 'Sum',
+      Threshold: 1,
+      AlarmActions: [{ Ref: operationsTopicId }],
+    });
+    template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+      MetricName: 'Errors',
+      Dimensions: [{ Name: 'FunctionName', Value: { Ref: receiverId } }],
+      AlarmActions: [{ Ref: operationsTopicId }],
+    });
+  });
+
   it('warns of a window lag a poll woken by a push would read behind, naming where it is set', () => {
     const warnings = Annotations.fromStack(stack).findWarning('*', Match.stringLikeRegexp('push is on'));
 
