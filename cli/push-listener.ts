@@ -1,10 +1,9 @@
 import { type Clock, systemClock } from '../shared/clock.js';
-import {
-  ConfiguredSources,
-  InMemorySourceQueue,
-  messageSource,
-  parseSourceMessage,
-} from '../shared/fan-out/index.js';
+// The modules themselves, not the fan-out's door: it brings the SQS client, which the package does
+// not depend on.
+import { ConfiguredSources } from '../shared/fan-out/configured-sources.js';
+import { InMemorySourceQueue } from '../shared/fan-out/in-memory-source-queue.js';
+import { messageSource, parseSourceMessage } from '../shared/fan-out/source-message.js';
 import type { Logger } from '../shared/logger.js';
 import type {
   ConnectionClients,

@@ -8,7 +8,7 @@ import { formatDuration } from '../duration-option.js';
 import { CommandFailed, ExitCode, UsageError } from '../errors.js';
 import { LOCAL_LEASE_MS, openLocalPoll } from '../local-dependencies.js';
 import { type PollCommandIo, processCommandIo } from '../poll-command-io.js';
-import { openPushListener, type PushListener } from '../push-listener.js';
+import type { PushListener } from '../push-listener.js';
 import { describeRun } from '../run-description.js';
 import { resolveRunSettings } from '../run-options.js';
 import { createStderrLogger } from '../stderr-logger.js';
@@ -93,6 +93,8 @@ export async function runAction(options: RunOptions, command: Command, io?: Poll
       if (everyMs === undefined) {
         throw new UsageError('--push-listen needs a run that keeps going: give --every');
       }
+      // Loaded only for a run that listens: the receiver's code is no cost to the others.
+      const { openPushListener } = await import('../push-listener.js');
       push = await openPushListener({
         address: options.pushListen,
         connections: settings.connections.map(({ connection }) => connection),
