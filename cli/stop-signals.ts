@@ -116,6 +116,11 @@ export class GracefulStop {
     this.#stopNow(reason);
   }
 
+  /** Ends the current wait early without asking to stop (a push has queued a source). */
+  wakeUp(): void {
+    for (const wake of [...this.#wake]) wake();
+  }
+
   /** Stops listening for signals. */
   dispose(): void {
     clearTimeout(this.#grace);

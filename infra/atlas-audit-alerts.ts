@@ -18,13 +18,15 @@ import { OperationsTopic } from './constructs/operations-topic.js';
 import { PollSchedule } from './constructs/poll-schedule.js';
 import { PollerFunction, type PollerFunctionProps } from './constructs/poller-function.js';
 import { PollerNetwork } from './constructs/poller-network.js';
+import { PushReceiverFunction } from './constructs/push-receiver.js';
 import { grantQueueSend } from './constructs/queue-send-grant.js';
 import { SlackDelivery } from './constructs/slack-delivery.js';
 import { StateTable } from './constructs/state-table.js';
 import { SubscriptionDeadLetters } from './constructs/subscription-dead-letters.js';
+import { WebhookSecret } from './constructs/webhook-secret.js';
 import { DEFAULT_ROUTE, deliveryRoutes } from './delivery-routes.js';
 import { connectionIdPart, type DeployedConnection, deployedConnections } from './deploy-connections.js';
-import { DeployConfigError } from './errors.js';
+import { DeployConfigError, InfraError } from './errors.js';
 import { fanOutEnvironment } from './fan-out-environment.js';
 import type { FunctionRole } from './lambda-bundles.js';
 import { functionCode } from './lambda-code.js';
@@ -91,6 +93,8 @@ export class AtlasAuditAlerts extends Construct {
   readonly pollerFunction: PollerFunction['function'];
   /** The state table (watermarks, claims, snapshots). */
   readonly stateTable: StateTable['table'];
+  /** The push receiver's function URL, with `push.enabled`: Atlas webhooks post to it. */
+  readonly pushUrl: string | undefined;
   readonly #config: DeployConfig;
 
   constructor(scope: Construct, id: string, props: AtlasAuditAlertsProps) {
@@ -270,6 +274,23 @@ export class AtlasAuditAlerts extends Construct {
         value: eventBus.eventBusArn,
       });
     }
+    this.pushUrl = undefined;
+    if (config.push.enabled) {
+      if (fanOut === undefined) {
+        throw new InfraError(
+          'push.enabled needs the fan-out queue: the deploy configuration refuses fanOut.mode off',
+        );
+      }
+      const receiver = this.#push({
+        code,
+        table: state.table,
+        queue: fanOut.queue.queue,
+        key,
+        connections: credentials.map(({ connection }) => connection),
+        alarmTopic: operations.topic,
+      });
+      this.pushUrl = receiver.url.url;
+    }
     new CfnOutput(this, 'PollerFunctionName', { value: poller.function.functionName });
     new CfnOutput(this, 'PollerLogGroupName', {
       description: "The poller's logs, a summary line per tick: aws logs tail <this> --follow",
@@ -330,6 +351,54 @@ export class AtlasAuditAlerts extends Construct {
       });
       return { connection, secret };
     });
+  }
+
+  /**
+   * The push receiver, with one webhook secret per connection (created unless the configuration names
+   * an existing one), and its URLs: the function URL itself for the connection `default`, the URL and
+   * the connection's name as its path for another.
+   */
+  #push(options: {
+    code: (role: FunctionRole) => string;
+    table: StateTable['table'];
+    queue: FanOutQueue['queue'];
+    key: Key;
+    connections: readonly DeployedConnection[];
+    alarmTopic: OperationsTopic['topic'];
+  }): PushReceiverFunction {
+    const config = this.#config;
+    const connections = options.connections.map((connection) => {
+      const top = connection.name === DEFAULT_CONNECTION;
+      const settings = connection.legacy
+        ? config.push.webhookSecret
+        : (config.connections.find((candidate) => candidate.name === connection.name)?.webhookSecret ?? {});
+      const part = top ? '' : connectionIdPart(connection.name);
+      const secret = new WebhookSecret(this, top ? 'WebhookSecret' : `Connection${part}WebhookSecret`, {
+        connection: connection.name,
+        ...settings,
+      });
+      return { name: connection.name, sources: connection.sources, secret, part };
+    });
+    const receiver = new PushReceiverFunction(this, 'PushReceiver', {
+      config,
+      code: options.code,
+      table: options.table,
+      queue: options.queue,
+      key: options.key,
+      connections,
+      alarmTopic: options.alarmTopic,
+    });
+    for (const { name, secret, part } of connections) {
+      new CfnOutput(this, `PushWebhookUrl${part}`, {
+        description: `The URL of the Atlas Webhook integrations of the connection ${name}: each project's integration posts here`,
+        value: part === '' ? receiver.url.url : Fn.join('', [receiver.url.url, name]),
+      });
+      new CfnOutput(this, `WebhookSecretArn${part}`, {
+        description: `The secret the Atlas Webhook integrations of the connection ${name} sign with: aws secretsmanager get-secret-value --secret-id <this>`,
+        value: secret.secretArn,
+      });
+    }
+    return receiver;
   }
 
   /**

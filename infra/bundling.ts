@@ -10,6 +10,9 @@ export const DISPATCHER_ENTRY = 'functions/fan-out/dispatcher.ts';
 /** The fan-out worker's entry point, relative to the project root. */
 export const WORKER_ENTRY = 'functions/fan-out/worker.ts';
 
+/** The push receiver's entry point, relative to the project root. */
+export const RECEIVER_ENTRY = 'functions/push/receiver.ts';
+
 /** The Node.js major version the poller runs on; the bundle targets it. */
 export const POLLER_NODE_MAJOR = 24;
 
@@ -70,7 +73,7 @@ export function lambdaEsbuildOptions({
 
 /**
  * A function's bundle, as options for esbuild's own API: `index.mjs` (with its source map) in `outdir`,
- * built from the function's entry point. `npm run build` builds the three functions with it into
+ * built from the function's entry point. `npm run build` builds every function with it into
  * `dist/lambda/` (see `lambda-bundles.ts`), the package ships them, and the construct deploys them with
  * the rule pack beside them; the bundle test and the cold-start benchmark build with it too, so they
  * measure what is deployed.

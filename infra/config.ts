@@ -21,6 +21,7 @@ import { connectionIdPart, deployedConnections } from './deploy-connections.js';
 import { DeployConfigError, type DeployConfigProblem } from './errors.js';
 import { fanOutSettingsSchema } from './fan-out-settings.js';
 import { NETWORK_CHECKS, networkSettingsSchema } from './network-settings.js';
+import { pushSettingsSchema, webhookSecretSchema } from './push-settings.js';
 import type { SettingLocator } from './setting-positions.js';
 
 /** The `cdk.json` context key that holds the deploy configuration. */
@@ -81,6 +82,8 @@ const deployConnectionSchema = connectionSchema.omit({ secretArn: true }).extend
   // A connection is there to poll something: `allowNone` is the deployment's alone.
   sources: sourcesSchema.omit({ allowNone: true }),
   credentials: credentialsSchema.prefault({}),
+  /** With `push.enabled`: the secret of this connection's Atlas Webhook integrations. */
+  webhookSecret: webhookSecretSchema.prefault({}),
 });
 
 const slackSchema = z.strictObject({
@@ -247,6 +250,11 @@ export const deploySettingsSchema = z.strictObject({
   network: networkSettingsSchema.prefault({}),
   /** One invocation for every source (`off`), or a dispatcher and SQS-driven workers (see docs/fan-out.md). */
   fanOut: fanOutSettingsSchema.prefault({}),
+  /**
+   * Atlas webhooks that wake a poll of one source at once (a Lambda function URL that verifies the
+   * push and queues its source on the fan-out queue); off by default. See docs/push.md.
+   */
+  push: pushSettingsSchema.prefault({}),
 });
 
 type DeploySettings = z.output<typeof deploySettingsSchema>;
@@ -472,6 +480,32 @@ const CROSS_CHECKS: readonly CrossCheck[] = [
     },
   },
   ...NETWORK_CHECKS,
+  {
+    inputs: [['push'], ['fanOut', 'mode'], ['connections']],
+    check(config, fail) {
+      const secrets = [
+        { path: ['push', 'webhookSecret'], secret: config.push.webhookSecret },
+        ...config.connections.map((connection, index) => ({
+          path: ['connections', index, 'webhookSecret'],
+          secret: connection.webhookSecret,
+        })),
+      ];
+      for (const { path, secret } of secrets) {
+        if (secret.kmsKeyArn !== undefined && secret.secretArn === undefined) {
+          fail(
+            [...path, 'kmsKeyArn'],
+            `only applies to an existing secret: set ${formatSettingPath(path)}.secretArn too`,
+          );
+        }
+      }
+      if (config.push.enabled && config.fanOut.mode === 'off') {
+        fail(
+          ['push', 'enabled'],
+          'needs the fan-out queue, which a push puts its source on: set fanOut.mode to automatic (the dispatcher still polls small ticks itself) or on, or turn push off',
+        );
+      }
+    },
+  },
   {
     inputs: [['fanOut'], ['timing', 'deadlineMarginSeconds']],
     check(config, fail) {

@@ -1,13 +1,19 @@
-import { mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join, relative } from 'node:path';
 import type { BuildOptions, BuildResult } from 'esbuild';
-import { DISPATCHER_ENTRY, POLLER_ENTRY, pollerEsbuildOptions, WORKER_ENTRY } from './bundling.js';
+import {
+  DISPATCHER_ENTRY,
+  POLLER_ENTRY,
+  pollerEsbuildOptions,
+  RECEIVER_ENTRY,
+  WORKER_ENTRY,
+} from './bundling.js';
 
 /** The functions of a deployment, each a bundle of its own. */
-export const FUNCTION_ROLES = ['poller', 'dispatcher', 'worker'] as const;
+export const FUNCTION_ROLES = ['poller', 'dispatcher', 'worker', 'receiver'] as const;
 
-/** A function of a deployment: the poller, or the fan-out dispatcher and worker. */
+/** A function of a deployment: the poller, the fan-out dispatcher and worker, or the push receiver. */
 export type FunctionRole = (typeof FUNCTION_ROLES)[number];
 
 /** Each function's entry point, relative to the project root. */
@@ -15,6 +21,7 @@ export const FUNCTION_ENTRIES: Readonly<Record<FunctionRole, string>> = {
   poller: POLLER_ENTRY,
   dispatcher: DISPATCHER_ENTRY,
   worker: WORKER_ENTRY,
+  receiver: RECEIVER_ENTRY,
 };
 
 /** Where the prebuilt bundles are, relative to the package's folder: `<role>/index.mjs` under it. */
@@ -30,7 +37,7 @@ interface LambdaBuildInfo {
 }
 
 /**
- * Builds the three function bundles into `dist/lambda/<role>/` with esbuild's synchronous API
+ * Builds the function bundles into `dist/lambda/<role>/` with esbuild's synchronous API
  * (`index.mjs` and its source map), then records what they were built from. Each file is written beside
  * its place and renamed into it, so a reader, or a second build racing this one, never sees half a file.
  * esbuild is a build tool: it is loaded here only, never by code that deploys prebuilt bundles.
@@ -81,7 +88,7 @@ export function buildLambdaBundles(projectRoot: string): string {
 /**
  * Whether the bundles in `dist/lambda` were built from the files as they are now: `current` when every
  * file esbuild read is older than the build's start, `stale` when one changed or is gone, `missing`
- * when no build was recorded. A file added that some source now imports changed that source too.
+ * when no build was recorded or a function's bundle is not there (a build older than the function). A file added that some source now imports changed that source too.
  *
  * @example
  * ```ts
@@ -98,6 +105,10 @@ export function lambdaBundlesState(projectRoot: string): 'current' | 'stale' | '
     return 'missing';
   }
   if (typeof info?.startedAt !== 'number' || !Array.isArray(info.inputs)) return 'missing';
+  // A build from before a function was added has no bundle for it.
+  for (const role of FUNCTION_ROLES) {
+    if (!existsSync(join(projectRoot, LAMBDA_BUNDLES_PATH, role, 'index.mjs'))) return 'missing';
+  }
   try {
     for (const input of info.inputs) {
       if (statSync(join(projectRoot, input)).mtimeMs > info.startedAt) return 'stale';

@@ -3,7 +3,7 @@
  * the command imports, with its source map and type declarations; the data files those modules read
  * beside them (the event catalog, the simulator's seed) are copied next to their JavaScript; last,
  * dist/build-info.json records when the build started and from which folders, so that cli/bin.mjs can
- * tell a build older than the sources in a checkout. Then esbuild bundles the three functions into
+ * tell a build older than the sources in a checkout. Then esbuild bundles the functions into
  * dist/lambda/<role>/ for the construct to deploy (see infra/lambda-bundles.ts, which records their own
  * inputs). `npm run build`; `npm ci` runs it (prepare).
  */

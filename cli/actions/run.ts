@@ -1,13 +1,14 @@
 import { hostname } from 'node:os';
 import type { Command } from 'commander';
 import { systemClock } from '../../shared/clock.js';
-import { runTick, type TickSummary } from '../../shared/poll/index.js';
+import { DiscoveryCache, type PollSource, runTick, type TickSummary } from '../../shared/poll/index.js';
 import { colorEnabled } from '../color.js';
 import type { RunOptions } from '../commands/run.js';
 import { formatDuration } from '../duration-option.js';
 import { CommandFailed, ExitCode, UsageError } from '../errors.js';
 import { LOCAL_LEASE_MS, openLocalPoll } from '../local-dependencies.js';
 import { type PollCommandIo, processCommandIo } from '../poll-command-io.js';
+import type { PushListener } from '../push-listener.js';
 import { describeRun } from '../run-description.js';
 import { resolveRunSettings } from '../run-options.js';
 import { createStderrLogger } from '../stderr-logger.js';
@@ -56,6 +57,9 @@ export async function runAction(options: RunOptions, command: Command, io?: Poll
   if (options.once && options.every !== undefined) {
     throw new UsageError('--once and --every exclude each other: give one of them');
   }
+  if (options.pushListen !== undefined && options.once) {
+    throw new UsageError('--push-listen needs a run that keeps going: give --every, not --once');
+  }
   const settings = await resolveRunSettings({
     options,
     flavorGiven: command.getOptionValueSource('flavor') === 'cli',
@@ -83,29 +87,66 @@ export async function runAction(options: RunOptions, command: Command, io?: Poll
   });
   const owner = `${hostname()}:${process.pid}`;
   let last: TickSummary | undefined;
+  let push: PushListener | undefined;
   try {
+    if (options.pushListen !== undefined) {
+      if (everyMs === undefined) {
+        throw new UsageError('--push-listen needs a run that keeps going: give --every');
+      }
+      // Loaded only for a run that listens: the receiver's code is no cost to the others.
+      const { openPushListener } = await import('../push-listener.js');
+      push = await openPushListener({
+        address: options.pushListen,
+        connections: settings.connections.map(({ connection }) => connection),
+        env,
+        store: poll.store,
+        atlas: (connection) => {
+          const atlas = poll.deps.atlas;
+          return typeof atlas === 'function' ? atlas(connection) : Promise.resolve(atlas);
+        },
+        discoveryCache: poll.deps.discoveryCache ?? new DiscoveryCache(),
+        onQueued: () => stop.wakeUp(),
+        logger,
+      });
+    }
     stderr.write(
-      `${describeRun(settings, poll.pack)}${everyMs === undefined ? '' : `; a tick every ${formatDuration(everyMs)} until Ctrl+C${longerTick(everyMs, timeoutMs, options.tickTimeout !== undefined)}`}\n`,
+      `${describeRun(settings, poll.pack)}${everyMs === undefined ? '' : `; a tick every ${formatDuration(everyMs)} until Ctrl+C${longerTick(everyMs, timeoutMs, options.tickTimeout !== undefined)}`}${push === undefined ? '' : `; pushes taken at ${push.url}`}\n`,
     );
-    while (true) {
+    const tick = (sources?: PollSource[]) => {
       const startedAt = systemClock.now();
-      last = await stop.during(() =>
+      return stop.during(() =>
         runTick(poll.deps, {
           config: settings.config,
           owner,
           signal: stop.abortSignal,
           leaseMs: LOCAL_LEASE_MS,
           deadline: startedAt + timeoutMs,
+          ...(sources === undefined ? {} : { sources }),
         }),
       );
+    };
+    while (true) {
+      const startedAt = systemClock.now();
+      last = await tick();
       stderr.write(formatTickReport(last));
       if (everyMs === undefined || stop.requested !== undefined) break;
-      await stop.wait(startedAt + everyMs - systemClock.now());
+      const next = startedAt + everyMs;
+      // Between scheduled ticks, each push that queued a source wakes a tick over the sources queued.
+      while (push !== undefined && stop.requested === undefined && systemClock.now() < next) {
+        if (push.pending === 0) await stop.wait(next - systemClock.now());
+        if (stop.requested !== undefined) break;
+        const sources = await push.take();
+        if (sources.length === 0) continue;
+        stderr.write(`push: polling ${sources.map((source) => source.name).join(', ')}\n`);
+        stderr.write(formatTickReport(await tick(sources)));
+      }
+      await stop.wait(next - systemClock.now());
       if (stop.requested !== undefined) break;
     }
   } finally {
     unsubscribePipe?.();
     stop.dispose();
+    await push?.close();
     await poll.close();
   }
   // Nobody reads any more: end quietly, as a command whose reader went away does.

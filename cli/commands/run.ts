@@ -11,6 +11,8 @@ export interface RunOptions extends PollCommandOptions {
   every?: number;
   /** Milliseconds one tick may take. */
   tickTimeout?: number;
+  /** `HOST:PORT` to take Atlas webhook pushes on, with `--every`. */
+  pushListen?: string;
 }
 
 /**
@@ -42,6 +44,10 @@ export function registerRunCommand(program: Command, io?: PollCommandIo): void {
       '--tick-timeout <duration>',
       'stop starting sources, and cut calls short, so that a tick ends within DURATION (default: the --every interval but at least twice timing.deadlineMarginSeconds, 40s by default; 10m for a single tick)',
       durationArgument({ minMs: 1_000 }),
+    )
+    .option(
+      '--push-listen <address>',
+      'with --every: take signed Atlas webhook pushes on HOST:PORT (127.0.0.1:8787) and poll the pushed source at once; the secret is read from ATLAS_AUDIT_ALERTS_WEBHOOK_SECRET',
     )
     .addHelpText(
       'after',

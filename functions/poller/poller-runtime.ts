@@ -31,6 +31,9 @@ import { ConnectionClients } from './connection-clients.js';
 import { PollerConfigError } from './errors.js';
 import type { LambdaPollerConfig } from './lambda-config.js';
 import { powertoolsMetricsSink } from './powertools-metrics-sink.js';
+import { sharedLogger } from './shared-logger.js';
+
+export { sharedLogger };
 
 /** What {@link createPollerRuntime} builds from: the clients are created once per container. */
 export interface PollerRuntimeOptions {
@@ -183,22 +186,6 @@ function accountDestinations(
     );
   }
   return { destinations, publishHealth };
-}
-
-/** Powertools' Logger behind the logger interface `shared/` writes to. */
-export function sharedLogger(logger: PowertoolsLogger): Logger {
-  const forward =
-    (write: (message: string, ...attributes: LogAttributes[]) => void) =>
-    (message: string, attributes?: LogAttributes): void => {
-      if (attributes === undefined) write(message);
-      else write(message, attributes);
-    };
-  return {
-    debug: forward(logger.debug.bind(logger)),
-    info: forward(logger.info.bind(logger)),
-    warn: forward(logger.warn.bind(logger)),
-    error: forward(logger.error.bind(logger)),
-  };
 }
 
 /** An error as log attributes: name, stable code when it has one, message. */

@@ -43,7 +43,7 @@ export interface PollerFunctionProps {
    * Which function this is (default `poller`): the fan-out `dispatcher` and `worker` are built the
    * same way from their own entry points.
    */
-  role?: FunctionRole;
+  role?: PollingRole;
   /**
    * Whether it polls (reads and writes the state table, publishes alerts). Default true; a fan-out
    * dispatcher that only queues sources does not: it only reads the sources' poll times.
@@ -67,7 +67,10 @@ export interface ConnectionSecret {
   secret: CredentialsSecret;
 }
 
-const DESCRIPTIONS: Record<FunctionRole, string> = {
+/** The roles built by {@link PollerFunction}: all but the push receiver, which has a construct of its own. */
+export type PollingRole = Exclude<FunctionRole, 'receiver'>;
+
+const DESCRIPTIONS: Record<PollingRole, string> = {
   poller: 'Polls the MongoDB Atlas activity feed and publishes alerts',
   dispatcher: 'Queues one message per MongoDB Atlas source for the fan-out workers',
   worker: 'Polls the MongoDB Atlas sources its queue messages name and publishes alerts',

@@ -56,6 +56,8 @@ export const MetricName = {
   tickDurationMs: 'TickDurationMs',
   /** 1 on every tick that completed: the heartbeat the stack alarms on when it goes missing. */
   tickCompleted: 'TickCompleted',
+  /** Requests to the push receiver, by `outcome` (`accepted`, `signature`, `replay`, `failed`...). */
+  pushRequests: 'PushRequests',
 } as const;
 
 export type MetricNameValue = (typeof MetricName)[keyof typeof MetricName];

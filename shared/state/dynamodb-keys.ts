@@ -12,6 +12,9 @@ function keyName(name: string): string {
   return `sha256:${createHash('sha256').update(name).digest('base64url')}`;
 }
 
+/** The partition key prefix of delivery claims: the only items the push receiver may write. */
+export const PUSH_KEY_PREFIX = 'PUSH#';
+
 /** The primary key of an item, as plain strings. */
 export interface ItemKey {
   pk: string;
@@ -25,6 +28,11 @@ export const stateKeys = {
   /** Sort-key prefix of one generation of a source's extra seen-id chunks. */
   seenChunkPrefix: (generation: string): string => `CURSOR#SEEN#${generation}#`,
   alert: (fingerprint: string): ItemKey => ({ pk: `ALERT#${keyName(fingerprint)}`, sk: 'ALERT' }),
+  /**
+   * A claim on a webhook delivery. The push receiver's role may write only items whose partition key
+   * starts with {@link PUSH_KEY_PREFIX} (an IAM condition on `dynamodb:LeadingKeys`).
+   */
+  delivery: (key: string): ItemKey => ({ pk: `${PUSH_KEY_PREFIX}${keyName(key)}`, sk: 'PUSH' }),
   counter: (key: string): ItemKey => ({ pk: `COUNTER#${keyName(key)}`, sk: 'COUNTER' }),
   /** A first-seen rule's values for one group, or its learning start. */
   firstSeen: (key: string): ItemKey => ({ pk: `FIRSTSEEN#${keyName(key)}`, sk: 'FIRSTSEEN' }),

@@ -11,6 +11,7 @@ import type {
 import type { FirstSeenRecord, FirstSeenWriteFailures } from '../rules/first-seen-store.js';
 import type { SuppressionAnswer } from '../rules/suppression-roll-up.js';
 import { type AlertHour, addAlertHours, formatAlertHours, parseAlertHours } from './alert-hours.js';
+import type { ClaimDeliveryOptions, DeliveryClaim, DeliveryClaimStore } from './delivery-claims.js';
 import {
   type AlertBatchContext,
   claimAlertBatch,
@@ -134,7 +135,7 @@ interface SeenSpill {
  * const acquisition = await store.acquireLease({ source: 'org:5f4e…', owner: context.awsRequestId, durationMs });
  * ```
  */
-export class DynamoDbStateStore implements StateStore {
+export class DynamoDbStateStore implements StateStore, DeliveryClaimStore {
   readonly #requester: DynamoDbRequester;
   readonly #clock: Clock;
   readonly #logger: Logger;
@@ -570,6 +571,46 @@ export class DynamoDbStateStore implements StateStore {
           ':inProgress': stringValue('IN_PROGRESS'),
           ':token': stringValue(options.claim.token),
         },
+      });
+    } catch (error) {
+      if (conditionFailure(error) === undefined) throw error;
+    }
+  }
+
+  /**
+   * One conditional `PutItem` of the claim's item, holding until its TTL: it succeeds when there is
+   * no item or the one there has expired.
+   */
+  async claimDelivery(options: ClaimDeliveryOptions): Promise<DeliveryClaim | undefined> {
+    const now = this.#clock.now();
+    const expiresAtSeconds = ttlSeconds(now + options.holdMs);
+    const claim = { key: options.key, token: randomUUID(), expiresAt: expiresAtSeconds * 1000 };
+    try {
+      await this.#requester.putItem({
+        Item: {
+          ...keyOf(stateKeys.delivery(options.key)),
+          claimToken: stringValue(claim.token),
+          expiresAt: numberValue(expiresAtSeconds),
+        },
+        ConditionExpression: 'attribute_not_exists(pk) OR #expiresAt <= :nowSeconds',
+        ExpressionAttributeNames: { '#expiresAt': 'expiresAt' },
+        ExpressionAttributeValues: { ':nowSeconds': numberValue(nowSeconds(now)) },
+      });
+      return claim;
+    } catch (error) {
+      if (conditionFailure(error) === undefined) throw error;
+      return undefined;
+    }
+  }
+
+  /** One `DeleteItem` conditioned on the claim's token. */
+  async releaseDelivery(claim: DeliveryClaim): Promise<void> {
+    try {
+      await this.#requester.deleteItem({
+        Key: keyOf(stateKeys.delivery(claim.key)),
+        ConditionExpression: '#claimToken = :token',
+        ExpressionAttributeNames: { '#claimToken': 'claimToken' },
+        ExpressionAttributeValues: { ':token': stringValue(claim.token) },
       });
     } catch (error) {
       if (conditionFailure(error) === undefined) throw error;

@@ -74,6 +74,13 @@ const nameRecord = z.strictObject({
   nameExpiresAt: z.number(),
 });
 
+const deliveryRecord = z.strictObject({
+  /** The delivery's key (see `DeliveryClaimStore`). */
+  key: z.string(),
+  claimToken: z.string(),
+  expiresAt: z.number(),
+});
+
 export const fileStateSchema = z.strictObject({
   version: z.literal(FILE_STATE_VERSION),
   sources: z.array(sourceRecord),
@@ -84,6 +91,8 @@ export const fileStateSchema = z.strictObject({
   firstSeen: z.array(firstSeenRecord).optional(),
   /** Organization and project names kept for alerts; absent in files written before they were kept. */
   names: z.array(nameRecord).optional(),
+  /** Claims on webhook deliveries (`run --push-listen`); absent when none is live. */
+  deliveries: z.array(deliveryRecord).optional(),
 });
 
 export type FileStateDocument = z.infer<typeof fileStateSchema>;

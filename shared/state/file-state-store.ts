@@ -17,13 +17,14 @@ import type { SuppressionAnswer } from '../rules/suppression-roll-up.js';
 import { type AlertHour, addAlertHours } from './alert-hours.js';
 import { writeFileAtomic } from './atomic-file.js';
 import { applyCounterIncrements, counterMember, incrementsByKey } from './counter-increments.js';
+import type { ClaimDeliveryOptions, DeliveryClaim, DeliveryClaimStore } from './delivery-claims.js';
 import {
   LeaseLostError,
   StateFileCorruptError,
   StateItemRefusedError,
   StateStoreClosedError,
 } from './errors.js';
-import { firstSeenTtlSeconds, isExpired, ttlSeconds } from './expiry.js';
+import { firstSeenTtlSeconds, isExpired, nowSeconds, ttlSeconds } from './expiry.js';
 import { acquireFileLock, type FileLock } from './file-lock.js';
 import { FILE_STATE_VERSION, type FileStateDocument, fileStateSchema } from './file-state-format.js';
 import {
@@ -138,7 +139,7 @@ interface InventoryRecord {
  * }
  * ```
  */
-export class FileStateStore implements StateStore {
+export class FileStateStore implements StateStore, DeliveryClaimStore {
   /** The state file, as an absolute path. */
   readonly path: string;
   readonly #clock: Clock;
@@ -150,6 +151,8 @@ export class FileStateStore implements StateStore {
   readonly #inventories: Map<string, InventoryRecord>;
   readonly #firstSeen: Map<string, FileFirstSeenEntry>;
   readonly #names: Map<string, CachedName>;
+  /** Delivery claims by key: the claim's token and its expiry in epoch seconds. */
+  readonly #deliveries: Map<string, { claimToken: string; expiresAt: number }>;
   readonly #requests = new Map<string, number>();
   #version = 0;
   #writtenVersion = 0;
@@ -191,6 +194,9 @@ export class FileStateStore implements StateStore {
         key,
         { key, name, resolvedAt, expiresAt: nameExpiresAt },
       ]),
+    );
+    this.#deliveries = new Map(
+      (document.deliveries ?? []).map(({ key, claimToken, expiresAt }) => [key, { claimToken, expiresAt }]),
     );
     this.#inventories = new Map(
       document.inventories.map(({ orgId, snapshot, expiresAt }) => [orgId, { snapshot, expiresAt }]),
@@ -437,6 +443,27 @@ export class FileStateStore implements StateStore {
     const existing = this.#alerts.get(options.claim.fingerprint);
     if (existing?.status !== 'IN_PROGRESS' || existing.claimToken !== options.claim.token) return;
     this.#alerts.delete(options.claim.fingerprint);
+    await this.#persist();
+  }
+
+  async claimDelivery(options: ClaimDeliveryOptions): Promise<DeliveryClaim | undefined> {
+    this.#count('claimDelivery');
+    this.#assertOpen();
+    const now = this.#clock.now();
+    const existing = this.#deliveries.get(options.key);
+    if (existing !== undefined && existing.expiresAt > nowSeconds(now)) return undefined;
+    const expiresAt = ttlSeconds(now + options.holdMs);
+    const claim = { key: options.key, token: randomUUID(), expiresAt: expiresAt * 1000 };
+    this.#deliveries.set(options.key, { claimToken: claim.token, expiresAt });
+    await this.#persist();
+    return claim;
+  }
+
+  async releaseDelivery(claim: DeliveryClaim): Promise<void> {
+    this.#count('releaseDelivery');
+    this.#assertOpen();
+    if (this.#deliveries.get(claim.key)?.claimToken !== claim.token) return;
+    this.#deliveries.delete(claim.key);
     await this.#persist();
   }
 
@@ -698,6 +725,7 @@ export class FileStateStore implements StateStore {
   #document(now: number): FileStateDocument {
     const live = <T extends { expiresAt: number }>(entries: Map<string, T>): Array<[string, T]> =>
       [...entries].filter(([, record]) => !isExpired(record.expiresAt, now));
+    const deliveries = live(this.#deliveries).map(([key, record]) => ({ key, ...record }));
     return {
       version: FILE_STATE_VERSION,
       sources: [...this.#sources].map(([source, record]) => ({
@@ -747,6 +775,7 @@ export class FileStateStore implements StateStore {
       names: [...this.#names.values()]
         .filter((record) => record.expiresAt > now)
         .map(({ key, name, resolvedAt, expiresAt }) => ({ key, name, resolvedAt, nameExpiresAt: expiresAt })),
+      ...(deliveries.length === 0 ? {} : { deliveries }),
     };
   }
 }

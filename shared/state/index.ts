@@ -1,4 +1,6 @@
 export { type CreateStateTableOptions, createStateTable } from './create-state-table.js';
+export type { ClaimDeliveryOptions, DeliveryClaim, DeliveryClaimStore } from './delivery-claims.js';
+export { PUSH_KEY_PREFIX } from './dynamodb-keys.js';
 export {
   DynamoDbStateStore,
   type DynamoDbStateStoreOptions,

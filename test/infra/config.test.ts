@@ -52,6 +52,14 @@ describe('parseDeployConfig', () => {
         reservedConcurrency: true,
       },
       network: { mode: 'public' },
+      push: {
+        enabled: false,
+        reservedConcurrency: 2,
+        webhookSecret: {},
+        maxAgeSeconds: 3_600,
+        coalesceSeconds: 10,
+        secretTtlSeconds: 300,
+      },
     });
   });
 

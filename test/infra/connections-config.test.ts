@@ -44,6 +44,7 @@ describe('parseDeployConfig connections', () => {
         baseUrl: 'https://cloud.mongodb.com',
         sources: { orgIds: [PROD_ORG], projectIds: [], allProjectsOfOrgs: false },
         credentials: {},
+        webhookSecret: {},
       },
       {
         name: 'datacenter',
@@ -51,6 +52,7 @@ describe('parseDeployConfig connections', () => {
         baseUrl: 'https://opsmanager.example.com:8443',
         sources: { orgIds: [OPS_ORG], projectIds: [], allProjectsOfOrgs: true },
         credentials: { secretArn: SECRET_ARN, kmsKeyArn: KEY_ARN },
+        webhookSecret: {},
         timing: { lagSeconds: 120 },
       },
     ]);

@@ -10,7 +10,12 @@ import {
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { LAMBDA_BUILD_INFO, LAMBDA_BUNDLES_PATH, lambdaBundlesState } from '../../infra/lambda-bundles.js';
+import {
+  FUNCTION_ROLES,
+  LAMBDA_BUILD_INFO,
+  LAMBDA_BUNDLES_PATH,
+  lambdaBundlesState,
+} from '../../infra/lambda-bundles.js';
 import { functionCode, prebuiltBundle } from '../../infra/lambda-code.js';
 
 describe('lambdaBundlesState', () => {
@@ -20,7 +25,10 @@ describe('lambdaBundlesState', () => {
   beforeEach(() => {
     root = mkdtempSync(join(tmpdir(), 'atlas-audit-alerts-bundles-'));
     mkdirSync(join(root, 'shared'), { recursive: true });
-    mkdirSync(join(root, LAMBDA_BUNDLES_PATH), { recursive: true });
+    for (const role of FUNCTION_ROLES) {
+      mkdirSync(join(root, LAMBDA_BUNDLES_PATH, role), { recursive: true });
+      writeFileSync(join(root, LAMBDA_BUNDLES_PATH, role, 'index.mjs'), 'export {};\n');
+    }
     for (const file of ['shared/a.ts', 'shared/b.ts']) {
       writeFileSync(join(root, file), 'export {};\n');
       utimesSync(join(root, file), new Date(startedAt - 60_000), new Date(startedAt - 60_000));
@@ -41,6 +49,13 @@ describe('lambdaBundlesState', () => {
     record(['shared/a.ts', 'shared/b.ts']);
 
     expect(lambdaBundlesState(root)).toBe('current');
+  });
+
+  it('is missing when a function has no bundle, as after a build older than the function', () => {
+    record(['shared/a.ts', 'shared/b.ts']);
+    rmSync(join(root, LAMBDA_BUNDLES_PATH, 'receiver'), { recursive: true });
+
+    expect(lambdaBundlesState(root)).toBe('missing');
   });
 
   it('is stale once a file the build read changed, or is gone', () => {

@@ -10,11 +10,13 @@ import {
   DISPATCHER_ENTRY,
   ESM_REQUIRE_BANNER,
   pollerEsbuildOptions,
+  RECEIVER_ENTRY,
   WORKER_ENTRY,
 } from '../../infra/bundling.js';
 import { prebuiltBundle } from '../../infra/lambda-code.js';
 import { FAN_OUT_CONFIG_ENV } from '../../shared/fan-out/fan-out-settings.js';
 import { POLLER_CONFIG_ENV } from '../../shared/poll/poller-config.js';
+import { PUSH_CONFIG_ENV } from '../../shared/push/push-settings.js';
 import { synthesizeDeployment } from './support/deployment.js';
 import { resolveReferences, resourceOf } from './support/template.js';
 import { createTestWorkspace, PROJECT_ROOT, VALID_RULE_FILE } from './support/workspace.js';
@@ -155,6 +157,44 @@ describe('the poller bundle', () => {
 
     expect(run.stderr).toBe('');
     expect(run.stdout).toBe('function');
+  });
+
+  it('builds the push receiver the same way, without Atlas or the rules, and it imports in a fresh Node process', async () => {
+    const outdir = join(workspace.directory, 'push-receiver');
+    await build(pollerEsbuildOptions({ projectRoot: PROJECT_ROOT, outdir, entry: RECEIVER_ENTRY }));
+    const push = JSON.stringify({
+      tableName: 'AtlasAuditAlerts-StateTable-1A2B3C',
+      queueUrl: 'https://sqs.eu-west-1.amazonaws.com/123456789012/AtlasAuditAlerts-Sources.fifo',
+      connections: [
+        {
+          name: 'default',
+          secretArn: 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:AtlasWebhookSecret-AbCdEf',
+          sources: { orgIds: ['5f4e3d2c1b0a998877665544'] },
+        },
+      ],
+    });
+
+    const run = runFreshNode(
+      `const fn = await import(${JSON.stringify(pathToFileURL(join(outdir, 'index.mjs')).href)});
+       process.stdout.write(typeof fn.handler);`,
+      {
+        [PUSH_CONFIG_ENV]: push,
+        AWS_REGION: 'eu-west-1',
+        AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+      },
+    );
+    const map = JSON.parse(readFileSync(join(outdir, 'index.mjs.map'), 'utf8')) as { sources: string[] };
+
+    expect(run.stderr).toBe('');
+    expect(run.stdout).toBe('function');
+    // What reaches Atlas or judges events is not in it: a fault here can never reach either.
+    expect(
+      map.sources.filter((source) =>
+        /node_modules\/undici\/|shared\/(rules\/(engine|rule-compiler|conditions)|atlas\/atlas-client|notify\/)/.test(
+          source,
+        ),
+      ),
+    ).toEqual([]);
   });
 
   it('is deployed as the prebuilt bundle with its map and the rule pack validated at synth beside it', async () => {

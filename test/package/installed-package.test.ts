@@ -118,7 +118,7 @@ describe('the tarball npm pack makes', () => {
         !ruleFiles.includes(path) &&
         !schemaFiles.includes(path) &&
         !/^dist\/.+\.(js|js\.map|d\.ts)$/.test(path) &&
-        !/^dist\/lambda\/(poller|dispatcher|worker)\/index\.mjs(\.map)?$/.test(path) &&
+        !/^dist\/lambda\/(poller|dispatcher|worker|receiver)\/index\.mjs(\.map)?$/.test(path) &&
         !dataCopies.includes(path),
     );
     expect(unexpected).toEqual([]);
@@ -140,7 +140,7 @@ describe('the tarball npm pack makes', () => {
         'dist/infra/index.js',
         'dist/infra/index.d.ts',
         // The functions' prebuilt bundles, which the construct deploys.
-        ...['poller', 'dispatcher', 'worker'].flatMap((role) => [
+        ...['poller', 'dispatcher', 'worker', 'receiver'].flatMap((role) => [
           `dist/lambda/${role}/index.mjs`,
           `dist/lambda/${role}/index.mjs.map`,
         ]),
