@@ -95,7 +95,6 @@ export class AtlasAuditAlerts extends Construct {
   readonly stateTable: StateTable['table'];
   /** The push receiver's function URL, with `push.enabled`: Atlas webhooks post to it. */
   readonly pushUrl: string | undefined;
-  readonly #config: DeployConfig;
 
   constructor(scope: Construct, id: string, props: AtlasAuditAlertsProps) {
     super(scope, id);
@@ -103,7 +102,6 @@ export class AtlasAuditAlerts extends Construct {
     const stack = Stack.of(this);
     const config = validateSettings(settings, namePrefix ?? stack.stackName, this.node.path);
     this.config = config;
-    this.#config = config;
     refuseNothingToPoll(config);
     const outdir = join(Stage.of(this)?.outdir ?? process.cwd(), 'atlas-audit-alerts', this.node.addr);
     const rulePack = buildRulePackFile({
@@ -322,9 +320,9 @@ export class AtlasAuditAlerts extends Construct {
    * account and by ARN on another account's.
    */
   #eventBus(): { eventBusName: string; eventBusArn: string } {
-    const bus = this.#config.eventBridge?.bus ?? 'default';
+    const bus = this.config.eventBridge?.bus ?? 'default';
     if (bus === CREATED_BUS) {
-      const created = new EventBus(this, 'AlertBus', { eventBusName: `${this.#config.stackName}-alerts` });
+      const created = new EventBus(this, 'AlertBus', { eventBusName: `${this.config.stackName}-alerts` });
       return { eventBusName: created.eventBusName, eventBusArn: created.eventBusArn };
     }
     if (bus.startsWith('arn:')) return { eventBusName: bus, eventBusArn: bus };
@@ -340,7 +338,7 @@ export class AtlasAuditAlerts extends Construct {
    * into `connections`), keep the construct id the secret has always had, so neither is replaced.
    */
   #credentials(): { connection: DeployedConnection; secret: AtlasCredentials }[] {
-    return deployedConnections(this.#config).map((connection) => {
+    return deployedConnections(this.config).map((connection) => {
       const id =
         connection.name === DEFAULT_CONNECTION
           ? 'AtlasCredentials'
@@ -366,7 +364,7 @@ export class AtlasAuditAlerts extends Construct {
     connections: readonly DeployedConnection[];
     alarmTopic: OperationsTopic['topic'];
   }): PushReceiverFunction {
-    const config = this.#config;
+    const config = this.config;
     const connections = options.connections.map((connection) => {
       const top = connection.name === DEFAULT_CONNECTION;
       const settings = connection.legacy
@@ -411,12 +409,12 @@ export class AtlasAuditAlerts extends Construct {
     key: Key,
     mode: 'on' | 'automatic',
   ): { queue: FanOutQueue; dispatcher: PollerFunction; worker: PollerFunction } {
-    const settings = this.#config.fanOut;
+    const settings = this.config.fanOut;
     const queue = new FanOutQueue(this, 'FanOut', { settings, key });
     const environment = fanOutEnvironment({
       settings: { ...settings, mode },
       queueUrl: queue.queue.queueUrl,
-      schedulePeriodSeconds: this.#config.timing.scheduleMinutes * 60,
+      schedulePeriodSeconds: this.config.timing.scheduleMinutes * 60,
       toJsonString: (value) => Stack.of(this).toJsonString(value),
     });
     // The name stays "Poller": the dispatcher takes the poller's place in the schedule and alarms.

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { TickSource } from '../poll/index.js';
-import { SOURCE_MESSAGE_VERSION } from './source-message.js';
+import { queueEntry } from './queue-entry.js';
 import type { QueuedSource } from './source-queue.js';
 
 /** Options of {@link queuedSources}. */
@@ -37,31 +37,13 @@ export function queuedSources(options: QueuedSourcesOptions): QueuedSource[] {
     const slot = slotOf(source.name, options.maxConcurrencyPerOrg);
     // The connection default keeps the ids of a deployment without connections.
     const scope = source.connection === undefined ? '' : `${source.connection}:`;
-    return {
-      message: {
-        v: SOURCE_MESSAGE_VERSION,
-        kind: source.kind,
-        id: source.id,
-        ...(source.cluster === undefined ? {} : { cluster: source.cluster }),
-        ...(source.orgId === undefined ? {} : { orgId: source.orgId }),
-        ...(source.connection === undefined ? {} : { connection: source.connection }),
-        tick,
-      },
-      groupId: fifoId(`${scope}${source.orgId === undefined ? source.name : `${source.orgId}#${slot}`}`),
-      deduplicationId: fifoId(`${tick}#${scope}${source.name}`),
-    };
+    return queueEntry({
+      source,
+      tick,
+      group: `${scope}${source.orgId === undefined ? source.name : `${source.orgId}#${slot}`}`,
+      deduplication: `${tick}#${scope}${source.name}`,
+    });
   });
-}
-
-/** SQS takes FIFO group and deduplication ids of at most 128 characters. */
-const MAX_FIFO_ID_LENGTH = 128;
-
-/**
- * A FIFO group or deduplication id: the text itself when SQS takes it, else its SHA-256 in hex (a
- * cluster's source name under a long connection name can pass 128 characters).
- */
-function fifoId(text: string): string {
-  return text.length <= MAX_FIFO_ID_LENGTH ? text : createHash('sha256').update(text).digest('hex');
 }
 
 function slotOf(name: string, slots: number): number {

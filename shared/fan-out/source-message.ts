@@ -11,9 +11,10 @@ import {
   projectSource,
 } from '../poll/index.js';
 import { SourceMessageError } from './errors.js';
+import { SOURCE_MESSAGE_VERSION } from './queue-entry.js';
 
 /** The version of the message body; a worker refuses any other. */
-export const SOURCE_MESSAGE_VERSION = 1;
+export { SOURCE_MESSAGE_VERSION };
 
 /**
  * What one queue message says: poll this source for the tick that started at `tick`. Ids and a time

@@ -1,17 +1,6 @@
-import { createHash } from 'node:crypto';
-import type { SOURCE_MESSAGE_VERSION } from '../fan-out/source-message.js';
+import { queueEntry, scopedSourceName } from '../fan-out/queue-entry.js';
 import type { QueuedSource } from '../fan-out/source-queue.js';
 import type { TickSource } from '../poll/tick-sources.js';
-
-/**
- * The source message version, typed against the worker's own: the value is not imported, since the
- * message module brings the whole poll layer into the receiver's bundle; a new version fails to compile
- * here.
- */
-const MESSAGE_VERSION: typeof SOURCE_MESSAGE_VERSION = 1;
-
-/** SQS takes FIFO group and deduplication ids of at most 128 characters. */
-const MAX_FIFO_ID_LENGTH = 128;
 
 /** Options of {@link pushQueueEntry}. */
 export interface PushQueueEntryOptions {
@@ -38,25 +27,13 @@ export interface PushQueueEntryOptions {
  * ```
  */
 export function pushQueueEntry(options: PushQueueEntryOptions): QueuedSource {
-  const { source } = options;
   const windowMs = Math.max(1, Math.round(options.coalesceMs));
   const tick = new Date(Math.floor(options.now / windowMs) * windowMs).toISOString();
-  const scope = source.connection === undefined ? '' : `${source.connection}:`;
-  return {
-    message: {
-      v: MESSAGE_VERSION,
-      kind: source.kind,
-      id: source.id,
-      ...(source.cluster === undefined ? {} : { cluster: source.cluster }),
-      ...(source.orgId === undefined ? {} : { orgId: source.orgId }),
-      ...(source.connection === undefined ? {} : { connection: source.connection }),
-      tick,
-    },
-    groupId: fifoId(`push:${scope}${source.name}`),
-    deduplicationId: fifoId(`push#${tick}#${scope}${source.name}`),
-  };
-}
-
-function fifoId(text: string): string {
-  return text.length <= MAX_FIFO_ID_LENGTH ? text : createHash('sha256').update(text).digest('hex');
+  const name = scopedSourceName(options.source);
+  return queueEntry({
+    source: options.source,
+    tick,
+    group: `push:${name}`,
+    deduplication: `push#${tick}#${name}`,
+  });
 }

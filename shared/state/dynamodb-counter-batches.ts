@@ -113,7 +113,7 @@ export async function incrementCounterBatch(
   }));
 
   for (let attempt = 1; pending.length > 0; attempt += 1) {
-    if (attempt > COUNTER_ATTEMPTS) throw keptChanging(pending);
+    if (attempt > COUNTER_ATTEMPTS) throw keptChanging('counter', pending, COUNTER_ATTEMPTS);
     const lost = await mapWithConcurrency(pending, WRITE_CONCURRENCY, async (entry) => {
       const update = applyCounterIncrements(entry.read.counter, entry.entries, {
         wallNow,
@@ -209,16 +209,25 @@ function readCounter(item: Item | undefined): ReadCounter {
   };
 }
 
-function itemKeyOf(key: string): Item {
+/** The key of the item a counter (or suppression key) is kept in. */
+export function itemKeyOf(key: string): Item {
   const { pk, sk } = stateKeys.counter(key);
   return { pk: { S: pk }, sk: { S: sk } };
 }
 
-function keptChanging(pending: readonly PendingKey[]): StateConflictError {
+/**
+ * Keys another writer kept changing through every attempt: the events are evaluated again next tick.
+ * `noun` names what they are (`counter`, `suppression key`).
+ */
+export function keptChanging(
+  noun: string,
+  pending: readonly { key: string }[],
+  attempts: number,
+): StateConflictError {
   const keys = pending.map((entry) => entry.key);
   const named = keys.slice(0, 3).join(', ') + (keys.length > 3 ? ` and ${keys.length - 3} more` : '');
   return new StateConflictError(
-    `counter${keys.length === 1 ? '' : 's'} ${named} kept changing under concurrent writers after ` +
-      `${COUNTER_ATTEMPTS} attempts: the events are evaluated again on the next tick`,
+    `${noun}${keys.length === 1 ? '' : 's'} ${named} kept changing under concurrent writers after ` +
+      `${attempts} attempts: the events are evaluated again on the next tick`,
   );
 }

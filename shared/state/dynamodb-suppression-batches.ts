@@ -5,6 +5,7 @@ import type { SuppressionIncrement } from '../rules/counter-store.js';
 import type { SuppressionAnswer } from '../rules/suppression-roll-up.js';
 import { type Item, numberValue, readNumber, readString, readStringSet } from './dynamodb-attributes.js';
 import { batchGetAll } from './dynamodb-batch-reads.js';
+import { itemKeyOf, keptChanging } from './dynamodb-counter-batches.js';
 import { stateKeys } from './dynamodb-keys.js';
 import {
   conditionFailure,
@@ -12,7 +13,6 @@ import {
   TRANSACTION_ITEMS,
   type WithoutTable,
 } from './dynamodb-requester.js';
-import { StateConflictError } from './errors.js';
 import {
   applyStoredSuppressions,
   type IndexedSuppressionStep,
@@ -86,7 +86,7 @@ export async function suppressBatch(
     read: readSuppression(found.get(stateKeys.counter(key).pk)),
   }));
   for (let attempt = 1; pending.length > 0; attempt += 1) {
-    if (attempt > SUPPRESSION_ATTEMPTS) throw keptChanging(pending);
+    if (attempt > SUPPRESSION_ATTEMPTS) throw keptChanging('suppression key', pending, SUPPRESSION_ATTEMPTS);
     const writing: Array<{ entry: PendingKey; update: StoredSuppressionUpdate }> = [];
     for (const entry of pending) {
       const update = applyStoredSuppressions(entry.read.stored, entry.entries, {
@@ -248,18 +248,4 @@ function readSuppression(item: Item | undefined): ReadSuppression {
     stored: { members: new Set(members), windowExpiresAt, expiresAt: readNumber(item, 'expiresAt'), rollUp },
     revision,
   };
-}
-
-function itemKeyOf(key: string): Item {
-  const { pk, sk } = stateKeys.counter(key);
-  return { pk: { S: pk }, sk: { S: sk } };
-}
-
-function keptChanging(pending: readonly PendingKey[]): StateConflictError {
-  const keys = pending.map((entry) => entry.key);
-  const named = keys.slice(0, 3).join(', ') + (keys.length > 3 ? ` and ${keys.length - 3} more` : '');
-  return new StateConflictError(
-    `suppression key${keys.length === 1 ? '' : 's'} ${named} kept changing under concurrent writers after ` +
-      `${SUPPRESSION_ATTEMPTS} attempts: the events are evaluated again on the next tick`,
-  );
 }
