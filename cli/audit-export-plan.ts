@@ -168,7 +168,7 @@ export function auditExportPlan(input: AuditExportPlanInput): AuditExportPlan {
         {
           id: 'check',
           title: 'Check that the bucket receives the objects',
-          command: 'atlas-audit-alerts check --config <your settings file>',
+          command: `atlas-audit-alerts check --config <your settings file> --audit-bucket ${input.bucket}`,
           note: `Lists s3://${input.bucket}/${prefixPath}/ for an object Atlas wrote, and warns until one is there.`,
         },
       ],
