@@ -1,6 +1,7 @@
 import { Command, CommanderError } from 'commander';
 import { AtlasInsecureUrlError } from '../shared/atlas/errors.js';
 import { PACKAGE_VERSION } from '../shared/package-files.js';
+import { registerAuditExportCommand } from './commands/audit-export.js';
 import { registerBackfillCommand } from './commands/backfill.js';
 import { registerCheckCommand } from './commands/check.js';
 import { registerDemoCommand } from './commands/demo.js';
@@ -37,6 +38,7 @@ export function buildProgram(): Command {
   registerCheckCommand(program);
   registerStatusCommand(program);
   registerSendTestAlertCommand(program);
+  registerAuditExportCommand(program);
   return program;
 }
 

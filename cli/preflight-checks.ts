@@ -26,8 +26,8 @@ export type CheckStatus = 'ok' | 'warn' | 'fail' | 'skip';
 
 /** One line of the preflight. */
 export interface CheckResult {
-  /** `atlas`, `credentials`, `egress`, `access`, `privilege`, `clock`. */
-  readonly check: 'atlas' | 'credentials' | 'egress' | 'access' | 'privilege' | 'clock';
+  /** `atlas`, `credentials`, `egress`, `access`, `privilege`, `clock`; `audit-log` for an export's bucket. */
+  readonly check: 'atlas' | 'credentials' | 'egress' | 'access' | 'privilege' | 'clock' | 'audit-log';
   readonly status: CheckStatus;
   /** What was checked: `atlas-v2 API`, `org 5f4e… events`... */
   readonly subject: string;

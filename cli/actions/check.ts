@@ -1,6 +1,10 @@
+import { readFile } from 'node:fs/promises';
+import { resolve } from 'node:path';
 import type { Command } from 'commander';
+import { parse } from 'yaml';
 import { AtlasClient } from '../../shared/atlas/index.js';
 import { DEFAULT_CONNECTION } from '../../shared/poll/index.js';
+import { type AuditExportTarget, auditExportTargets, checkAuditExports } from '../audit-bucket-check.js';
 import { formatCheckJson, formatCheckReport } from '../check-report.js';
 import type { CheckOptions } from '../commands/check.js';
 import { formatDuration } from '../duration-option.js';
@@ -56,10 +60,27 @@ export async function checkAction(
         await client.close();
       }
     }
+    const targets = await auditTargets(options, cwd);
+    if (targets.length > 0) {
+      const { createS3BucketLister } = await import('../s3-bucket-lister.js');
+      const { lister, problem } = await createS3BucketLister(env);
+      try {
+        results.push(
+          ...(await checkAuditExports({
+            targets,
+            lister,
+            ...(problem === undefined ? {} : { listerProblem: problem }),
+            signal: deadline.signal,
+          })),
+        );
+      } finally {
+        lister?.close();
+      }
+    }
   } catch (error) {
     if (!deadline.signal.aborted) throw error;
     throw new CommandFailed(
-      `gave up after ${formatDuration(options.timeout)} (--timeout): Atlas answered too slowly; run again with a longer --timeout`,
+      `gave up after ${formatDuration(options.timeout)} (--timeout): Atlas or S3 answered too slowly; run again with a longer --timeout`,
       ExitCode.network,
     );
   } finally {
@@ -69,4 +90,35 @@ export async function checkAction(
   const failures = results.filter((result) => result.status === 'fail');
   // As run and fetch exit: 3 when Atlas refused the credentials, their permissions or this address.
   if (failures.length > 0) throw new CommandFailed('', exitCodeForFailures(failures));
+}
+
+/**
+ * The audit log exports to check: those the config file turns on (read tolerantly, so a file the
+ * settings accepted is never refused here), the bucket of `--audit-bucket` filling in any they do not
+ * name; or, with no export in the file, the one `--audit-bucket` and `--audit-prefix` describe, for
+ * the projects of `--project`.
+ */
+async function auditTargets(options: CheckOptions, cwd: string): Promise<AuditExportTarget[]> {
+  let fromFile: AuditExportTarget[] = [];
+  if (options.config !== undefined) {
+    try {
+      fromFile = auditExportTargets(parse(await readFile(resolve(cwd, options.config), 'utf8')));
+    } catch {
+      // The settings were read already: a file they accepted and this cannot read holds no export.
+    }
+  }
+  const bucket = options.auditBucket;
+  if (fromFile.length > 0) {
+    return fromFile.map((target) =>
+      target.bucket === undefined && bucket !== undefined ? { ...target, bucket } : target,
+    );
+  }
+  if (bucket === undefined) return [];
+  return [
+    {
+      bucket,
+      prefix: (options.auditPrefix ?? '').replace(/^\/+|\/+$/g, ''),
+      projectIds: options.project ?? [],
+    },
+  ];
 }

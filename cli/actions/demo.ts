@@ -13,6 +13,7 @@ import { learningEndingAt } from '../../shared/rules/index.js';
 import { type AtlasSimulator, startSimulator } from '../../simulator/index.js';
 import { colorEnabled } from '../color.js';
 import type { DemoOptions } from '../commands/demo.js';
+import { showDemoAuditLog } from '../demo-audit-log.js';
 import { AdvancingClock } from '../demo-clock.js';
 import { DemoNotifier } from '../demo-notifier.js';
 import { makeInventoryChanges, secondTickEvents } from '../demo-scenario.js';
@@ -123,6 +124,29 @@ async function runDemo({ stdout, stderr, full, color }: RunDemoOptions): Promise
       ])}`,
     );
     stdout.write(closing(first, second, added.length, changes.length));
+
+    stdout.write(
+      heading('Database audit logs: one object of a cluster exported to S3, read through the same rules'),
+    );
+    stdout.write(
+      '  Atlas exports each host audit log to a bucket of yours; here the simulator writes a minute of one\n  host into a folder that stands for the bucket, and the object source reads it.\n\n',
+    );
+    const audit = await showDemoAuditLog({
+      sim,
+      folder: directory,
+      atlas: poll.atlas,
+      store: poll.store,
+      engine: poll.deps.engine,
+      notifier: new DemoNotifier({ stream: stdout, clock, color, printInFull: () => true }),
+      clock,
+      logger: createStderrLogger({ stream: stderr }),
+    });
+    stdout.write(
+      `\n  ${audit.key}: ${audit.lines} lines, ${audit.events} events, ${audit.alerts} ${audit.alerts === 1 ? 'alert' : 'alerts'} (${audit.status}). See docs/audit-logs.md.\n`,
+    );
+    if (audit.status !== 'settled') {
+      throw new CommandFailed('the demo could not read its audit log object: see above', ExitCode.failed);
+    }
     const worst = [exitCodeForTick(first), exitCodeForTick(second)].find((code) => code !== ExitCode.ok);
     if (worst !== undefined) {
       throw new CommandFailed('the demo ran into a problem: see the tick reports above', worst);

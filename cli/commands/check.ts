@@ -9,6 +9,10 @@ export interface CheckOptions extends PollCommandOptions {
   json?: boolean;
   /** Milliseconds. */
   timeout: number;
+  /** The bucket the stack made for audit logs, to look in for Atlas's objects. */
+  auditBucket?: string;
+  /** The audit log export's key prefix, when no settings give it. */
+  auditPrefix?: string;
 }
 
 /** How long the whole check may take, unless `--timeout` says otherwise. */
@@ -43,6 +47,14 @@ export function registerCheckCommand(program: Command, io?: PollCommandIo): void
       .option('--project <ids...>', 'project ids to check (project events)', collectIds('--project'))
       .option('--all-projects', 'also check every project of each --org')
       .option('--json', 'print one JSON document instead of lines')
+      .option(
+        '--audit-bucket <name>',
+        "the bucket the stack made for audit logs: check that Atlas's export wrote to it (with AWS credentials that may list it)",
+      )
+      .option(
+        '--audit-prefix <path>',
+        'the audit log export key prefix, when the config file has no connections[].auditLogs (default: the bucket root)',
+      )
       .addOption(
         new Option('--timeout <duration>', 'give up when the whole check took DURATION')
           .argParser(durationArgument({ minMs: 1_000 }))
@@ -55,9 +67,14 @@ export function registerCheckCommand(program: Command, io?: PollCommandIo): void
 Credentials come from the environment, as for run: ${ATLAS_CREDENTIAL_ENV.publicKey} and
 ${ATLAS_CREDENTIAL_ENV.privateKey} (an API key), or ${ATLAS_CREDENTIAL_ENV.clientId} and ${ATLAS_CREDENTIAL_ENV.clientSecret}.
 
+When the config file turns audit logs on (connections[].auditLogs.enabled) or --audit-bucket is given,
+check also lists the bucket under the export's prefix for an object Atlas wrote, with the AWS
+credentials and region of the environment.
+
 Examples:
   atlas-audit-alerts check --org 5f4e3d2c1b0a998877665544 --all-projects
-  atlas-audit-alerts check --config poller.yaml --json`,
+  atlas-audit-alerts check --config poller.yaml --json
+  atlas-audit-alerts check --config deploy/prod.yaml --audit-bucket my-atlas-audit-logs`,
     )
     .action(async (options: CheckOptions, command: Command) => {
       const { checkAction } = await import('../actions/check.js');

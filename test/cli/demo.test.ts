@@ -150,6 +150,19 @@ describe('atlas-audit-alerts demo, as npm start runs it', () => {
     expect(summary).toContain(`none of tick 1's ${alertCount(first)} again.`);
   });
 
+  it('ends with one database audit log object read through the same rules: the critical role grant', () => {
+    const audit = result.stdout.split(/^▶ /m)[5] ?? '';
+
+    expect(audit).toMatch(/^Database audit logs: one object of a cluster exported to S3/);
+    expect(audit).toContain(
+      'Subject: [CRITICAL] mallory gave mallory a privileged role on payments-main (payments-prod)',
+    );
+    expect(audit).toMatch(/^Event: +DB_AUDIT_GRANT_ROLES_TO_USER, id dbaudit-[0-9a-f]{32}$/m);
+    expect(audit).toMatch(
+      /^ {2}s3:\/\/my-atlas-audit-logs\/atlas-audit-logs\/64b5ca17f1a3d40012ab3d11\/payments-main\/[^/]+\/mongodb-audit-log\/\d+-\d+\.log\.gz: 5 lines, 5 events, 1 alert \(settled\)\./m,
+    );
+  });
+
   it('prints no credential of the simulator', async () => {
     const seed = JSON.parse(await readFile(DEFAULT_SEED_PATH, 'utf8')) as {
       apiKeys: Array<{ privateKey: string }>;

@@ -1,0 +1,201 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
+import { registerAuditExportCommand } from '../../cli/commands/audit-export.js';
+import { PROJECT_ROOT } from '../infra/support/workspace.js';
+import { runPollCommand } from './poll-command-harness.js';
+
+const PROJECT = '5f4e3d2c1b0a998877665544';
+const OTHER = '6a5b4c3d2e1f0099887766aa';
+const ROLE = 'arn:aws:iam::123456789012:role/atlas-audit-logs';
+
+function plan(args: readonly string[]) {
+  return runPollCommand(['audit-export', 'plan', ...args], {
+    register: registerAuditExportCommand,
+    env: {},
+    cwd: PROJECT_ROOT,
+  });
+}
+
+interface PlannedRequest {
+  operationId: string;
+  method: string;
+  url: string;
+  body: Record<string, unknown>;
+}
+
+interface Plan {
+  kind: string;
+  bucket: string;
+  roleArnKnown: boolean;
+  projects: Array<{
+    groupId: string;
+    prefixPath: string;
+    steps: Array<{ id: string; command: string; request?: PlannedRequest }>;
+  }>;
+}
+
+/** The Atlas Admin API document, beside the repository as the event catalog's generator reads it. */
+const OPENAPI = fileURLToPath(new URL('../../../shared/atlas/openapi-v2.yaml', import.meta.url));
+
+type OperationsByPath = Record<string, Record<string, { operationId?: string }>>;
+let documentPaths: OperationsByPath | undefined;
+
+/** The document's operation of that id: its path and method. */
+function operation(id: string): { path: string; method: string } | undefined {
+  documentPaths ??= (
+    parse(readFileSync(OPENAPI, 'utf8'), { maxAliasCount: -1 }) as { paths: OperationsByPath }
+  ).paths;
+  for (const [path, methods] of Object.entries(documentPaths)) {
+    for (const [method, spec] of Object.entries(methods)) {
+      if (spec?.operationId === id) return { path, method: method.toUpperCase() };
+    }
+  }
+  return undefined;
+}
+
+describe('audit-export plan', () => {
+  it.skipIf(!existsSync(OPENAPI))(
+    'prints the Atlas requests of each project in order, with the paths and methods the Admin API document gives (skipped when it is absent)',
+    async () => {
+      // Prepare
+      const args = [
+        '--project',
+        `${PROJECT},${OTHER}`,
+        '--bucket',
+        'my-atlas-audit-logs',
+        '--role-arn',
+        ROLE,
+      ];
+
+      // Act
+      const run = await plan([...args, '--json']);
+
+      // Assess
+      expect(run.code).toBe(0);
+      const printed = JSON.parse(run.stdout) as Plan;
+      expect(printed.projects.map((project) => project.groupId)).toEqual([PROJECT, OTHER]);
+      for (const project of printed.projects) {
+        expect(project.steps.map((step) => step.id)).toEqual([
+          'register-role',
+          'settings',
+          'authorize-role',
+          'export',
+          'check',
+        ]);
+        for (const step of project.steps) {
+          if (step.request === undefined) continue;
+          const documented = operation(step.request.operationId);
+          expect(documented, step.request.operationId).toBeDefined();
+          const path = (documented?.path ?? '')
+            .replace('{groupId}', project.groupId)
+            .replace('{roleId}', '<roleId>');
+          expect(step.request.url).toBe(`https://cloud.mongodb.com${path}`);
+          expect(step.request.method).toBe(documented?.method);
+        }
+      }
+    },
+    // Parsing the 4 MB document takes seconds, more on a busy machine.
+    180_000,
+  );
+
+  it('gives each project its own prefix, and the log integration the bucket, the role and the audit log types', async () => {
+    // Act
+    const run = await plan([
+      '--project',
+      PROJECT,
+      '--bucket',
+      'my-atlas-audit-logs',
+      '--prefix',
+      '/exports/atlas/',
+      '--role-arn',
+      ROLE,
+      '--json',
+    ]);
+
+    // Assess
+    const printed = JSON.parse(run.stdout) as Plan;
+    const project = printed.projects[0];
+    expect(project?.prefixPath).toBe(`exports/atlas/${PROJECT}`);
+    const steps = new Map(project?.steps.map((step) => [step.id, step]));
+    expect(steps.get('register-role')?.request?.body).toEqual({ providerName: 'AWS' });
+    expect(steps.get('authorize-role')?.request?.body).toEqual({
+      providerName: 'AWS',
+      iamAssumedRoleArn: ROLE,
+    });
+    expect(steps.get('export')?.request?.body).toEqual({
+      type: 'S3_LOG_EXPORT',
+      bucketName: 'my-atlas-audit-logs',
+      iamRoleId: '<roleId>',
+      prefixPath: `exports/atlas/${PROJECT}`,
+      logTypes: ['MONGOD_AUDIT', 'MONGOS_AUDIT'],
+    });
+    expect(steps.get('settings')?.command).toContain('connections[default].auditLogs:');
+    expect(steps.get('settings')?.command).toContain('prefix: "exports/atlas"');
+  });
+
+  it('asks for the push-based log export with the body its create operation requires', async () => {
+    // Act
+    const run = await plan([
+      '--project',
+      PROJECT,
+      '--bucket',
+      'my-atlas-audit-logs',
+      '--export',
+      'push-based',
+      '--json',
+    ]);
+
+    // Assess
+    const printed = JSON.parse(run.stdout) as Plan;
+    const exported = printed.projects[0]?.steps.find((step) => step.id === 'export');
+    expect(exported?.request?.operationId).toBe('createGroupPushBasedLogExport');
+    expect(exported?.request?.body).toEqual({
+      bucketName: 'my-atlas-audit-logs',
+      iamRoleId: '<roleId>',
+      prefixPath: `atlas-audit-logs/${PROJECT}`,
+    });
+    expect(printed.roleArnKnown).toBe(false);
+    const authorize = printed.projects[0]?.steps.find((step) => step.id === 'authorize-role');
+    expect(authorize?.request?.body).toEqual({ providerName: 'AWS', iamAssumedRoleArn: '<auditLogRoleArn>' });
+  });
+
+  it('prints numbered steps for people, with the trust values to keep and what to replace', async () => {
+    // Act
+    const run = await plan(['--project', PROJECT, '--bucket', 'my-atlas-audit-logs']);
+
+    // Assess
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain(`Project ${PROJECT}, objects under atlas-audit-logs/${PROJECT}/`);
+    expect(run.stdout).toContain(`1. Register a Cloud Provider Access role for AWS`);
+    expect(run.stdout).toContain(`atlas cloudProviders accessRoles aws create --projectId ${PROJECT}`);
+    expect(run.stdout).toContain('atlasAWSAccountArn and atlasAssumedRoleExternalId');
+    expect(run.stdout).toContain(
+      `POST https://cloud.mongodb.com/api/atlas/v2/groups/${PROJECT}/logIntegrations`,
+    );
+    expect(run.stdout).toContain('Replace <roleId>');
+    expect(run.stdout).toContain('<auditLogRoleArn> with the ARN');
+  });
+
+  it.each([
+    [['--bucket', 'b-bucket'], /needs --project/],
+    [['--project', PROJECT], /needs --bucket/],
+    [['--project', PROJECT, '--bucket', 'Not_A_Bucket'], /is not an S3 bucket name/],
+    [['--project', PROJECT, '--bucket', 'my-bucket', '--prefix', 'a//b'], /is not a key prefix/],
+    [['--project', 'nope', '--bucket', 'my-bucket'], /is not an Atlas id/],
+    [
+      ['--project', PROJECT, '--bucket', 'my-bucket', '--role-arn', 'arn:aws:s3:::bucket'],
+      /ARN of an IAM role/,
+    ],
+    [['--project', PROJECT, '--bucket', 'my-bucket', '--export', 'ftp'], /Allowed choices/],
+  ])('refuses %j with a usage error that says what to give', async (args, message) => {
+    // Act
+    const run = await plan(args);
+
+    // Assess
+    expect(run.code).toBe(2);
+    expect(run.stderr).toMatch(message);
+    expect(run.stdout).toBe('');
+  });
+});
