@@ -93,6 +93,12 @@ export interface TickOptions {
    */
   sources?: readonly PollSource[];
   /**
+   * Sources a push woke (by connection and name): their walks read up to now rather than
+   * `now − lag`, so the pushed event, seconds old, is read at once, while their cursors still stop
+   * at `now − lag` and the next walks read the rest again (see `SourcePollOptions.readToNow`).
+   */
+  woken?: readonly PollSource[];
+  /**
    * The heap the tick may use, in bytes, that sizes its event budget when `config.maxEventsInMemory`
    * is not set. Default: this process's V8 heap limit.
    */
