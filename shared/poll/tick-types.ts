@@ -111,7 +111,7 @@ export interface TickProgress {
   source: string;
   /** The window being read, in milliseconds since the epoch (both ends inclusive). */
   window: { from: number; to: number };
-  /** Where the walk of this source ends this tick (`now − lag`). */
+  /** Where the walk of this source ends this tick: `now − lag`, or now for a source a push woke. */
   walkEnd: number;
   /** Pages read in this window so far. */
   pagesRead: number;
