@@ -9,6 +9,7 @@ import { backlogMemoryTable } from './backlog-memory.js';
 import { digestTable } from './digest-clients.js';
 import { fanOutTable } from './fan-out.js';
 import { pagedBacklogTable } from './paged-backlog.js';
+import { PUSH_LATENCY_DEFAULTS, pushLatencyTable } from './push-latency.js';
 import { costsTable } from './rules.js';
 import {
   type BenchSizes,
@@ -46,6 +47,7 @@ export const FULL_SIZES: BenchSizes = {
   rules: { events: 200_000, runs: 5, extraRules: 200 },
   coldStart: { runs: 20 },
   fanOut: { sources: 10_000, workers: 8 },
+  pushLatency: PUSH_LATENCY_DEFAULTS,
 };
 
 /**
@@ -64,6 +66,8 @@ export const QUICK_SIZES: BenchSizes = {
   rules: { events: 200_000, runs: 3, extraRules: 200 },
   coldStart: { runs: 3 },
   fanOut: { sources: 200, workers: 8 },
+  // Already small: 200 events are what the target names, and they take seconds.
+  pushLatency: PUSH_LATENCY_DEFAULTS,
 };
 
 const MINUTE_MS = 60_000;
@@ -82,6 +86,7 @@ export const FULL_TIME_LIMITS: Readonly<Record<ScenarioName, number>> = {
   rules: 10 * MINUTE_MS,
   'cold-start': 10 * MINUTE_MS,
   'fan-out': 60 * MINUTE_MS,
+  'push-latency': 10 * MINUTE_MS,
 };
 
 /** The time limits of the quick sizes (and of sizes of a caller's own). */
@@ -94,6 +99,7 @@ export const QUICK_TIME_LIMITS: Readonly<Record<ScenarioName, number>> = {
   rules: 5 * MINUTE_MS,
   'cold-start': 5 * MINUTE_MS,
   'fan-out': 10 * MINUTE_MS,
+  'push-latency': 5 * MINUTE_MS,
 };
 
 export interface BenchRunOptions {
@@ -272,7 +278,8 @@ function machineInfo(loadAtStart: number): MachineInfo {
 /** Every target of the scenarios that ran, with the figure it is judged on. */
 export function targetChecks(results: BenchReport['results']): TargetCheck[] {
   const checks: TargetCheck[] = [];
-  const { digest, backlog, pagedBacklog, backlogMemory, steadyState, rules, coldStart, fanOut } = results;
+  const { digest, backlog, pagedBacklog, backlogMemory, steadyState, rules, coldStart, fanOut, pushLatency } =
+    results;
   if (digest !== undefined) {
     const { versusUrllib, versusCeiling } = digest.targets;
     checks.push(
@@ -412,6 +419,15 @@ export function targetChecks(results: BenchReport['results']): TargetCheck[] {
         fanOut.fanOut.deadLetters === 0,
     });
   }
+  if (pushLatency !== undefined) {
+    const { push, scheduled } = pushLatency;
+    checks.push({
+      scenario: 'push-latency',
+      target: `every event alerted on both paths; push p95 < ${pushLatency.target.pushP95Ms / 1_000} s with a ${pushLatency.scheduleMinutes}-minute schedule (sender delay and waits simulated)`,
+      figure: `push p95 ${(push.p95Ms / 1_000).toFixed(1)} s (${push.alerted} of ${pushLatency.events}), schedule p95 ${(scheduled.p95Ms / 1_000).toFixed(1)} s (${scheduled.alerted})`,
+      met: pushLatency.target.met,
+    });
+  }
   return checks;
 }
 
@@ -501,6 +517,14 @@ export function renderReport(report: BenchReport): string {
       `6. Fan-out: ${fanOut.sources.toLocaleString('en-US')} idle sources, Atlas answering after ${fanOut.latencyMs.min} to ${fanOut.latencyMs.max} ms; ` +
         `the single tick against a dispatch and ${fanOut.workers} workers (batches of ${fanOut.batchSize}), all in this process; ` +
         `${fanOut.speedup} x faster\n${fanOutTable(fanOut)}`,
+    );
+  }
+  if (results.pushLatency !== undefined) {
+    const latency = results.pushLatency;
+    parts.push(
+      `7. Push latency: ${latency.events} events of ${latency.eventTypes.join(', ')} over ${latency.spanMinutes} simulated minutes and ${latency.projects} projects, ` +
+        `event created to the notifier's publish; the same events through a push (sender delay ${latency.senderDelayMs.min / 1_000} to ${latency.senderDelayMs.max / 1_000} s, simulated) ` +
+        `and through the ${latency.scheduleMinutes}-minute schedule alone; code runs on the wall clock, idle waits are skipped\n${pushLatencyTable(latency)}`,
     );
   }
   for (const [name, message] of Object.entries(report.errors)) {

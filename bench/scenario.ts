@@ -16,6 +16,11 @@ import {
   type PagedBacklogBenchResult,
   runPagedBacklogBenchmark,
 } from './paged-backlog.js';
+import {
+  type PushLatencyBenchOptions,
+  type PushLatencyBenchResult,
+  runPushLatencyBenchmark,
+} from './push-latency.js';
 import { type RulesBenchOptions, type RulesBenchResult, runRulesBenchmark } from './rules.js';
 import {
   runSteadyStateBenchmark,
@@ -34,6 +39,7 @@ export const SCENARIOS = [
   'rules',
   'cold-start',
   'fan-out',
+  'push-latency',
 ] as const;
 
 export type ScenarioName = (typeof SCENARIOS)[number];
@@ -45,6 +51,7 @@ export const DYNAMODB_SCENARIOS: ReadonlySet<ScenarioName> = new Set([
   'backlog-memory',
   'steady-state',
   'fan-out',
+  'push-latency',
 ]);
 
 /** The size of each scenario. */
@@ -57,6 +64,7 @@ export interface BenchSizes {
   rules: RulesBenchOptions;
   coldStart: ColdStartBenchOptions;
   fanOut: Omit<FanOutBenchOptions, 'dynamoDbEndpoint' | 'onStage'>;
+  pushLatency: Omit<PushLatencyBenchOptions, 'dynamoDbEndpoint'>;
 }
 
 /** What each scenario reports. */
@@ -69,6 +77,7 @@ export interface ScenarioResults {
   rules?: RulesBenchResult[];
   coldStart?: ColdStartBenchResult;
   fanOut?: FanOutBenchResult;
+  pushLatency?: PushLatencyBenchResult;
 }
 
 /** What one scenario needs to run: plain data, so that it can cross to the child process it runs in. */
@@ -116,5 +125,7 @@ export async function runScenario(input: ScenarioInput): Promise<ScenarioResults
       };
     case 'fan-out':
       return { fanOut: await runFanOutBenchmark({ ...sizes.fanOut, ...endpoint }) };
+    case 'push-latency':
+      return { pushLatency: await runPushLatencyBenchmark({ ...sizes.pushLatency, ...endpoint }) };
   }
 }

@@ -49,9 +49,6 @@ export function warnAboutRules(scope: IConstruct, rulePack: RulePackFile): void 
   }
 }
 
-/** The longest window lag that lets a poll woken by a push read the pushed event (see docs/push.md). */
-export const PUSH_LAG_SECONDS = 5;
-
 export function warnAboutGaps(scope: IConstruct, config: DeployConfig): void {
   const annotations = Annotations.of(scope);
   // Without sources.allowNone a stack with no source fails synth (see the deploy configuration's checks).
@@ -76,21 +73,6 @@ export function warnAboutGaps(scope: IConstruct, config: DeployConfig): void {
       'atlas-audit-alerts:noOperationsEmail',
       'No operations email address is configured: the alarms (failed ticks, Atlas refusing the credentials) notify nobody. Set operations.emails.',
     );
-  }
-  if (config.push.enabled) {
-    const lagging = [
-      { path: 'timing.lagSeconds', lag: config.timing.lagSeconds },
-      ...config.connections.map((connection, index) => ({
-        path: `connections[${index}].timing.lagSeconds`,
-        lag: connection.timing?.lagSeconds ?? config.timing.lagSeconds,
-      })),
-    ].filter(({ lag }) => lag > PUSH_LAG_SECONDS);
-    if (lagging.length > 0) {
-      annotations.addWarningV2(
-        'atlas-audit-alerts:pushBehindLag',
-        `push is on, but ${lagging.map(({ path, lag }) => `${path} is ${lag}`).join(', ')}: a poll a push wakes reads up to that many seconds before now, so the pushed event is usually not in it and waits for a later tick. Set it to ${PUSH_LAG_SECONDS} or less (the overlap still reads events Atlas lists late); see docs/push.md.`,
-      );
-    }
   }
   const networkPlan = resolveNetworkPlan({
     network: config.network,

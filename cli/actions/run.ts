@@ -121,7 +121,8 @@ export async function runAction(options: RunOptions, command: Command, io?: Poll
           signal: stop.abortSignal,
           leaseMs: LOCAL_LEASE_MS,
           deadline: startedAt + timeoutMs,
-          ...(sources === undefined ? {} : { sources }),
+          // The sources pushes queued: each walk reads up to now, where the pushed event is.
+          ...(sources === undefined ? {} : { sources, woken: sources }),
         }),
       );
     };

@@ -71,7 +71,7 @@ export function createWorkerHandler(options: WorkerHandlerOptions): WorkerHandle
         queue,
         logger,
         standing: (message) => configured.standing(message, { signal }),
-        poll: (sources) =>
+        poll: (sources, woken) =>
           runTick(
             {
               atlas: (connection) => runtime.connections.clientFor(connection),
@@ -84,7 +84,7 @@ export function createWorkerHandler(options: WorkerHandlerOptions): WorkerHandle
               names: runtime.names,
               metrics: runtime.sink,
             },
-            { config, owner: context.awsRequestId, deadline, sources },
+            { config, owner: context.awsRequestId, deadline, sources, woken },
           ),
       });
       if (result.badMessages > 0) metrics.addMetric('BadSourceMessages', 'Count', result.badMessages);

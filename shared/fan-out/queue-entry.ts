@@ -29,6 +29,8 @@ export function queueEntry(options: {
   tick: string;
   group: string;
   deduplication: string;
+  /** A push queues it: the worker reads the source up to now (see `SourceMessage.push`). */
+  push?: boolean;
 }): QueuedSource {
   const { source, tick } = options;
   const message: SourceMessage = {
@@ -39,6 +41,7 @@ export function queueEntry(options: {
     ...(source.orgId === undefined ? {} : { orgId: source.orgId }),
     ...(source.connection === undefined ? {} : { connection: source.connection }),
     tick,
+    ...(options.push === true ? { push: true } : {}),
   };
   return { message, groupId: fifoId(options.group), deduplicationId: fifoId(options.deduplication) };
 }

@@ -14,8 +14,11 @@ export interface PollSourceBatchOptions {
   event: SqsEvent;
   /** Delays the message of a source Atlas rate-limited. */
   queue: SourceQueue;
-  /** Polls the given sources with the tick's code path (`runTick` with `sources`). */
-  poll: (sources: PollSource[]) => Promise<TickSummary>;
+  /**
+   * Polls the given sources with the tick's code path (`runTick` with `sources`); `woken` are those a
+   * push queued (`runTick`'s `woken`: read up to now).
+   */
+  poll: (sources: PollSource[], woken: PollSource[]) => Promise<TickSummary>;
   /** Whether a message names a source of the deployment (`ConfiguredSources.standing`). */
   standing: (message: SourceMessage) => Promise<SourceStanding>;
   logger: Logger;
@@ -37,7 +40,8 @@ export interface SourceBatchResult {
 
 /**
  * Polls the sources a batch of queue messages names, each once, in one tick (so the tick's
- * concurrency, deadline and leases apply), and decides each record's fate from its source's outcome:
+ * concurrency, deadline and leases apply; a source a push queued reads up to now), and decides each
+ * record's fate from its source's outcome:
  *
  * - read to the end, cut short (the next tick's message goes on from the cursor), or skipped because
  *   another worker holds its lease: acknowledged, so a leased source is never retried in a loop;
@@ -64,7 +68,7 @@ export interface SourceBatchResult {
 export async function pollSourceBatch(options: PollSourceBatchOptions): Promise<SourceBatchResult> {
   const { event, logger } = options;
   const failures: SqsRecord[] = [];
-  const named: Array<{ record: SqsRecord; source: PollSource }> = [];
+  const named: Array<{ record: SqsRecord; source: PollSource; push: boolean }> = [];
   let badMessages = 0;
   let unconfigured = 0;
   for (const record of event.Records) {
@@ -85,7 +89,7 @@ export async function pollSourceBatch(options: PollSourceBatchOptions): Promise<
     const source = messageSource(message);
     const standing = await options.standing(message);
     if (standing.status === 'configured') {
-      named.push({ record, source });
+      named.push({ record, source, push: message.push === true });
       continue;
     }
     const attributes = {
@@ -109,7 +113,10 @@ export async function pollSourceBatch(options: PollSourceBatchOptions): Promise<
   if (named.length === 0) {
     return { response: answer(failures), summary: undefined, badMessages, unconfigured, delayed: 0 };
   }
-  const summary = await options.poll(named.map(({ source }) => source));
+  const summary = await options.poll(
+    named.map(({ source }) => source),
+    named.filter(({ push }) => push).map(({ source }) => source),
+  );
   const outcomes = new Map(summary.sources.map((outcome) => [outcome.source, outcome]));
   let delayed = 0;
   for (const { record, source } of named) {

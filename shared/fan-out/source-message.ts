@@ -33,6 +33,11 @@ export interface SourceMessage {
   connection?: string;
   /** The tick that queued it, ISO-8601 UTC: its scheduled time rounded down to the period (see `tickIdentity`). */
   tick: string;
+  /**
+   * A push queued it: the worker's walk reads the source up to now, not `now − lag`, so the pushed
+   * event, seconds old, is read (its cursor still stops at `now − lag`). Absent on the dispatcher's.
+   */
+  push?: true;
 }
 
 const sourceMessageSchema = z
@@ -48,6 +53,7 @@ const sourceMessageSchema = z
       .refine((name) => name !== DEFAULT_CONNECTION, 'the connection default is named by leaving it out')
       .optional(),
     tick: z.iso.datetime(),
+    push: z.literal(true).optional(),
   })
   .refine((message) => (message.kind === 'cluster') === (message.cluster !== undefined), {
     path: ['cluster'],
@@ -91,9 +97,10 @@ export function parseSourceMessage(body: string): SourceMessage {
       `source message is not a version ${SOURCE_MESSAGE_VERSION} source message (${problems}); it goes to the dead-letter queue`,
     );
   }
-  const { orgId, connection, cluster, ...rest } = parsed.data;
+  const { orgId, connection, cluster, push, ...rest } = parsed.data;
   return {
     ...rest,
+    ...(push === undefined ? {} : { push }),
     ...(cluster === undefined ? {} : { cluster }),
     ...(orgId === undefined ? {} : { orgId }),
     ...(connection === undefined ? {} : { connection }),

@@ -39,9 +39,9 @@ export const DEFAULT_MAX_EVENTS_PER_WINDOW = 20_000;
  * discovered through `discoveryCache`), those that waited longest first (see `orderSources`), at
  * most `config.concurrency` at once: take the lease (skip
  * the source when another worker holds a live one), read the cursor, compare the org's API keys and
- * access lists with the stored snapshot when due, then read `[watermark − overlap, now − lag]` window
- * by window, page by page (500 a page, `maxDate` fixed), drop the events already processed, sort the
- * rest by (`created`, `id`), evaluate the rules, claim, publish and mark each alert, and commit the
+ * access lists with the stored snapshot when due, then read `[watermark − overlap, now − lag]` (to
+ * `now` for a source a push woke, see `TickOptions.woken`) window by window, page by page (500 a
+ * page, `maxDate` fixed), drop the events already processed, sort the rest by (`created`, `id`), evaluate the rules, claim, publish and mark each alert, and commit the
  * cursor after each window whose alerts were all delivered (or can never be). The lease is freed by
  * the last commit, or released when the walk stops early.
  *
@@ -140,11 +140,12 @@ export async function runTick(deps: TickDependencies, options: TickOptions): Pro
           : connection.sources.map((source) => [source.name, connection.failure] as const),
       ),
     );
+    const woken = new Set((options.woken ?? []).map(sourceKey));
     const outcomes = await mapWithConcurrency(order.sources, config.concurrency, async (source) => {
       const context = contexts.get(source.connection ?? DEFAULT_CONNECTION);
       return context === undefined
         ? unpolledOutcome(source, failures.get(source.name) ?? unknownConnection(source))
-        : pollSource(context, source);
+        : pollSource(context, source, { readToNow: woken.has(sourceKey(source)) });
     });
     outcomes.push(...wanted.unknown.map((source) => unpolledOutcome(source, unknownConnection(source))));
     const storedWatermarks = new Map<string, number>();
@@ -185,6 +186,11 @@ export async function runTick(deps: TickDependencies, options: TickOptions): Pro
   } finally {
     budget.dispose();
   }
+}
+
+/** A source's connection and name: what tells two sources apart across connections. */
+function sourceKey(source: PollSource): string {
+  return `${source.connection ?? DEFAULT_CONNECTION}|${source.name}`;
 }
 
 function sumStats(all: readonly AtlasClientStats[]): AtlasClientStats {

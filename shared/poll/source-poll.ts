@@ -117,6 +117,16 @@ class WalkStopped {
   constructor(readonly reason: CutShortReason) {}
 }
 
+/** How one source is polled, beyond what every source of the tick shares. */
+export interface SourcePollOptions {
+  /**
+   * Read up to now, not `now − lag`, while every commit stops at `now − lag`: a poll a push woke, whose
+   * event is seconds old. What it reads past the commit point is read again by a later walk, which
+   * drops what this one processed (the committed seen ids, the alert claims). Default false.
+   */
+  readToNow?: boolean;
+}
+
 /**
  * Polls one source for one tick: lease, cursor, inventory when due, then the walk
  * window by window, each committed once its alerts are settled, and the lease freed in the last
@@ -127,7 +137,11 @@ class WalkStopped {
  * const outcome = await pollSource(context, orgSource('5f4e3d2c1b0a998877665544'));
  * ```
  */
-export async function pollSource(context: SourcePollContext, source: PollSource): Promise<SourceOutcome> {
+export async function pollSource(
+  context: SourcePollContext,
+  source: PollSource,
+  options: SourcePollOptions = {},
+): Promise<SourceOutcome> {
   const startedAt = context.clock.now();
   const outcome = newOutcome(source);
   const finish = (): SourceOutcome => {
@@ -169,7 +183,14 @@ export async function pollSource(context: SourcePollContext, source: PollSource)
     });
     return finish();
   }
-  await new SourceRun(context, source, acquisition.lease, acquisition.cursor, outcome).execute();
+  await new SourceRun(
+    context,
+    source,
+    acquisition.lease,
+    acquisition.cursor,
+    outcome,
+    options.readToNow === true,
+  ).execute();
   const health = healthChange(acquisition.lastError, outcome);
   if (health !== undefined) outcome.health = health;
   return finish();
@@ -212,6 +233,8 @@ class SourceRun {
   readonly #firstRunStart: number | undefined;
   /** How long the next window is: shorter after a window had to be cut, sized from the last one's density. */
   #spanMs: number;
+  /** The walk reads to now; its commits stop at `now − lag` (see `SourcePollOptions.readToNow`). */
+  readonly #readToNow: boolean;
 
   constructor(
     context: SourcePollContext,
@@ -219,8 +242,10 @@ class SourceRun {
     lease: SourceLease,
     cursor: SourceCursor | undefined,
     outcome: SourceOutcome,
+    readToNow: boolean,
   ) {
     this.#context = context;
+    this.#readToNow = readToNow;
     this.#source = source;
     this.#lease = lease;
     this.#cursor = cursor;
@@ -345,6 +370,7 @@ class SourceRun {
       initialLookbackMs: context.initialLookbackMs,
       since: context.since,
       startedAt: context.startedAt,
+      readToNow: this.#readToNow,
     });
   }
 
@@ -475,11 +501,13 @@ class SourceRun {
     this.#throwIfUnsettled(delivery);
 
     this.#recent.addAll(read.listed);
-    this.#recent.forgetBefore(window.to - context.overlapMs);
     const watermark = commitPoint({
       windowEnd: this.#settledEnd(window, read),
       previousWatermark: plan.previousWatermark,
+      commitEnd: plan.commitEnd,
     });
+    // The seen ids keep the overlap before the commit point, and what the walk read past it.
+    this.#recent.forgetBefore((watermark ?? window.to) - context.overlapMs);
     if (watermark === undefined) return;
     await this.#commit(watermark, this.#recent.idsFrom(watermark - context.overlapMs), window.to >= plan.end);
     outcome.windowsCommitted += 1;

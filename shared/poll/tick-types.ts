@@ -93,6 +93,12 @@ export interface TickOptions {
    */
   sources?: readonly PollSource[];
   /**
+   * Sources a push woke (by connection and name): their walks read up to now rather than
+   * `now − lag`, so the pushed event, seconds old, is read at once, while their cursors still stop
+   * at `now − lag` and the next walks read the rest again (see `SourcePollOptions.readToNow`).
+   */
+  woken?: readonly PollSource[];
+  /**
    * The heap the tick may use, in bytes, that sizes its event budget when `config.maxEventsInMemory`
    * is not set. Default: this process's V8 heap limit.
    */
@@ -105,7 +111,7 @@ export interface TickProgress {
   source: string;
   /** The window being read, in milliseconds since the epoch (both ends inclusive). */
   window: { from: number; to: number };
-  /** Where the walk of this source ends this tick (`now − lag`). */
+  /** Where the walk of this source ends this tick: `now − lag`, or now for a source a push woke. */
   walkEnd: number;
   /** Pages read in this window so far. */
   pagesRead: number;

@@ -21,8 +21,17 @@ export interface EventWindow {
 export interface WalkPlan {
   /** Start of the first window (inclusive). */
   from: number;
-  /** End of the last window (inclusive): `now − lag`, fixed for the whole tick. */
+  /**
+   * End of the last window (inclusive), fixed for the whole tick: `now − lag`, or `now` for a walk
+   * that reads to now (a poll a push woke).
+   */
   end: number;
+  /**
+   * The latest instant a commit may put the watermark at: `now − lag`. Below `end` when the walk reads
+   * to now: what it read past this is read again by a later walk, which drops what it processed
+   * (the cursor's seen ids, the alert claims) and reads what Atlas listed late.
+   */
+  commitEnd: number;
   /**
    * Events created before this are recorded as seen but not evaluated: on a first run, the part of
    * the overlap that lies before the initial lookback.
@@ -50,6 +59,11 @@ export interface PlanWalkOptions {
    * it, however long the tick ran before this source's turn came.
    */
   startedAt?: number | undefined;
+  /**
+   * Read up to `now` instead of `now − lag` (a poll a push woke: the pushed event is seconds old),
+   * while commits still stop at `now − lag` (see {@link WalkPlan.commitEnd}). Default false.
+   */
+  readToNow?: boolean | undefined;
 }
 
 /**
@@ -57,6 +71,7 @@ export interface PlanWalkOptions {
  * source, from `now − initialLookback` (or `since`), reaching back to `end − overlap` so that the
  * events the next tick reads again are recorded as seen even when they are older than the lookback
  * (they are then not evaluated). A backfill (`since`) starts the walk at `since` if that is earlier.
+ * With `readToNow` the walk ends at `now`, and its commits stop at `now − lag`.
  *
  * @throws RangeError when a duration is negative or a time is not finite.
  *
@@ -64,11 +79,12 @@ export interface PlanWalkOptions {
  * ```ts
  * planWalk({ watermark: Date.parse('2025-06-01T12:00:00Z'), now: Date.parse('2025-06-01T12:05:00Z'),
  *   overlapMs: 900_000, lagMs: 30_000, initialLookbackMs: 3_600_000 });
- * // { from: 11:45:00, end: 12:04:30, evaluateFrom: 11:45:00, previousWatermark: 12:00:00, upToDate: false }
+ * // { from: 11:45:00, end: 12:04:30, commitEnd: 12:04:30, evaluateFrom: 11:45:00, previousWatermark: 12:00:00,
+ * //   upToDate: false }
  * ```
  */
 export function planWalk(options: PlanWalkOptions): WalkPlan {
-  const { watermark, now, overlapMs, lagMs, initialLookbackMs, since, startedAt } = options;
+  const { watermark, now, overlapMs, lagMs, initialLookbackMs, since, startedAt, readToNow } = options;
   for (const [name, value] of Object.entries({ overlapMs, lagMs, initialLookbackMs })) {
     if (!Number.isFinite(value) || value < 0) throw new RangeError(`${name} must be >= 0, got ${value}`);
   }
@@ -76,16 +92,19 @@ export function planWalk(options: PlanWalkOptions): WalkPlan {
     if (value !== undefined && !Number.isFinite(value))
       throw new RangeError(`${name} is not a time: ${value}`);
   }
-  const end = secondFloor(now - lagMs);
+  const commitEnd = secondFloor(now - lagMs);
+  const end = readToNow === true ? secondFloor(now) : commitEnd;
   if (watermark === undefined) {
     const start = since ?? Math.min(startedAt ?? now, now) - initialLookbackMs;
-    const from = secondFloor(Math.min(start, end - overlapMs));
-    return { from, end, evaluateFrom: start, previousWatermark: undefined, upToDate: false };
+    // The next walk reads again from the first commit's overlap: what lies there is recorded as seen.
+    const from = secondFloor(Math.min(start, commitEnd - overlapMs));
+    return { from, end, commitEnd, evaluateFrom: start, previousWatermark: undefined, upToDate: false };
   }
   const from = secondFloor(Math.min(watermark - overlapMs, since ?? Number.POSITIVE_INFINITY));
   return {
     from,
     end,
+    commitEnd,
     evaluateFrom: from,
     previousWatermark: watermark,
     upToDate: end <= watermark && (since === undefined || since >= watermark),
@@ -106,7 +125,7 @@ export function planWalk(options: PlanWalkOptions): WalkPlan {
  */
 export function firstWalkStart(options: Omit<PlanWalkOptions, 'watermark'>): number {
   const plan = planWalk({ ...options, watermark: undefined });
-  return Math.min(plan.evaluateFrom, plan.end);
+  return Math.min(plan.evaluateFrom, plan.commitEnd);
 }
 
 /** Options of {@link nextWindow}. */
@@ -208,22 +227,28 @@ export function spanAfterRead(options: SpanAfterReadOptions): number {
 }
 
 /**
- * The instant a cursor may be committed at after a window: its end, unless a backfill's window
- * still lies before the previous watermark, in which case there is nothing to commit (a cursor
- * never moves back).
+ * The instant a cursor may be committed at after a window: its end, but never past `commitEnd` (a
+ * walk that reads to now commits no further than `now − lag`) and never back: a backfill's window
+ * that still lies before the previous watermark has nothing to commit, and a window that reaches the
+ * previous watermark while `commitEnd` lies before it commits there, where the cursor already is.
  *
  * @example
  * ```ts
  * commitPoint({ windowEnd: 2_000, previousWatermark: 5_000 }); // undefined
  * commitPoint({ windowEnd: 9_000, previousWatermark: 5_000 }); // 9000
+ * commitPoint({ windowEnd: 9_000, previousWatermark: 5_000, commitEnd: 7_000 }); // 7000
  * ```
  */
 export function commitPoint(options: {
   windowEnd: number;
   previousWatermark: number | undefined;
+  /** The latest instant a commit may reach (`WalkPlan.commitEnd`). Default: no limit. */
+  commitEnd?: number | undefined;
 }): number | undefined {
-  const { windowEnd, previousWatermark } = options;
-  return previousWatermark !== undefined && windowEnd < previousWatermark ? undefined : windowEnd;
+  const { windowEnd, previousWatermark, commitEnd } = options;
+  if (previousWatermark !== undefined && windowEnd < previousWatermark) return undefined;
+  const point = commitEnd === undefined ? windowEnd : Math.min(windowEnd, commitEnd);
+  return previousWatermark === undefined ? point : Math.max(point, previousWatermark);
 }
 
 /**

@@ -18,7 +18,8 @@ export interface PushQueueEntryOptions {
  * polled one at a time. Its deduplication id is the source and the start of the `coalesceMs` window
  * the push fell in (also the message's `tick`): the queue drops every other push for the source in
  * that window, so a burst of pushes is one poll. What it carries is what the dispatcher's messages
- * carry: ids and a time, never anything from the alert's text.
+ * carry, ids and a time, never anything from the alert's text, and `push: true`: the worker reads the
+ * source up to now, where the pushed event is.
  *
  * @example
  * ```ts
@@ -35,5 +36,6 @@ export function pushQueueEntry(options: PushQueueEntryOptions): QueuedSource {
     tick,
     group: `push:${name}`,
     deduplication: `push#${tick}#${name}`,
+    push: true,
   });
 }

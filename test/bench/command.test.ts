@@ -71,7 +71,7 @@ describe('parseBenchArgs', () => {
     const act = (): unknown => parseBenchArgs(['--only', 'digest,speed']);
 
     expect(act).toThrow(
-      '--only "digest,speed" names unknown scenarios (speed): choose from digest, backlog, paged-backlog, backlog-memory, steady-state, rules, cold-start, fan-out',
+      '--only "digest,speed" names unknown scenarios (speed): choose from digest, backlog, paged-backlog, backlog-memory, steady-state, rules, cold-start, fan-out, push-latency',
     );
   });
 

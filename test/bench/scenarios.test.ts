@@ -25,6 +25,7 @@ const TINY: BenchSizes = {
   rules: { events: 1_000, runs: 1, extraRules: 10, warmupEvents: 0 },
   coldStart: { runs: 1 },
   fanOut: { sources: 6, workers: 2, batchSize: 2, latencyMs: { min: 1, max: 3 } },
+  pushLatency: { events: 12, projects: 3, spanMinutes: 12 },
 };
 
 let report: BenchReport;
@@ -266,6 +267,18 @@ describe('the benchmark run at a tiny size', () => {
     expect(report.targets.find((check) => check.scenario === 'fan-out')?.met).toBe(true);
   });
 
+  it('alerts on every event through a push and through the schedule alone, each push waking a poll', () => {
+    const latency = results('pushLatency');
+
+    expect(latency).toMatchObject({ events: 12, projects: 3, scheduleMinutes: 5, lagSeconds: 30 });
+    expect(latency.push).toMatchObject({ alerted: 12, pushesAccepted: 12, alertedByPush: 12 });
+    expect(latency.push.wokenPolls).toBeGreaterThan(0);
+    expect(latency.scheduled.alerted).toBe(12);
+    // Simulated time: a scheduled tick reads an event no sooner than the lag after it.
+    expect(latency.scheduled.p50Ms).toBeGreaterThanOrEqual(30_000);
+    expect(report.targets.find((check) => check.scenario === 'push-latency')).toBeDefined();
+  });
+
   it('lists every target with its figure, and prints a section per scenario and the machine', () => {
     const text = renderReport(report);
 
@@ -291,6 +304,7 @@ describe('the benchmark run at a tiny size', () => {
       'cold-start',
       'cold-start',
       'fan-out',
+      'push-latency',
     ]);
     for (const heading of [
       '1. Digest client',
@@ -301,12 +315,13 @@ describe('the benchmark run at a tiny size', () => {
       '4. Rules',
       '5. Cold start',
       '6. Fan-out',
+      '7. Push latency',
     ]) {
       expect(text).toContain(heading);
     }
     expect(text).toContain(`${report.machine.cores} cores`);
     expect(text).toContain(`Node ${process.version}`);
-    expect(text).toMatch(/Targets: \d+ of 21 met/);
+    expect(text).toMatch(/Targets: \d+ of 22 met/);
   });
 
   it('describes the machine and the run in JSON-safe values', () => {

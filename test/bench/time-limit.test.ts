@@ -17,6 +17,7 @@ const STALLING: BenchSizes = {
   rules: { events: 500, runs: 1, extraRules: 1 },
   coldStart: {},
   fanOut: {},
+  pushLatency: {},
 };
 
 describe('runBenchmarks with a scenario that stalls', () => {

@@ -285,3 +285,55 @@ describe('atlas-audit-alerts demo --full', () => {
     }
   });
 });
+
+describe('atlas-audit-alerts demo --push, as npm start -- --push runs it', () => {
+  let result: CliResult;
+  let temporary: string;
+
+  beforeAll(async () => {
+    temporary = await mkdtemp(join(tmpdir(), 'demo-push-test-'));
+    result = await runCli(['demo', '--push'], { TMPDIR: temporary });
+  }, 60_000);
+
+  afterAll(async () => {
+    await rm(temporary, { recursive: true, force: true });
+  });
+
+  it('exits 0 with nothing on stderr, after the two ticks and the push', () => {
+    const parts = result.stdout.split(/^▶ /m);
+
+    expect(result.stderr).toBe('');
+    expect(result.status).toBe(0);
+    expect(parts.map((part) => part.split('\n')[0])).toEqual([
+      expect.stringMatching(/^atlas-audit-alerts demo: /),
+      expect.stringMatching(/^Tick 1: /),
+      expect.stringMatching(/^Five minutes later, /),
+      expect.stringMatching(/^Tick 2: /),
+      'Push: Atlas posts a signed webhook for a new event, and the poll it wakes reads up to now',
+      'Summary',
+    ]);
+  });
+
+  it('refuses the forged post, takes the signed one, and alerts once on the pushed event from the poll it wakes', () => {
+    const push = result.stdout.split(/^▶ /m)[4] ?? '';
+
+    expect(push).toMatch(/^ {2}a post with a forged signature: +401 \(refused, nothing queued\)$/m);
+    expect(push).toMatch(
+      /^ {2}Atlas's signed post, 1\.5 s after the event: +202 \(the project queued for a poll\)$/m,
+    );
+    expect(push).toMatch(/^ {2}push: polling project:[0-9a-f]{24}, up to now$/m);
+    expect(push.match(ALERT_LINE)).toEqual([
+      '  MEDIUM    SSH session started on payments-prod-shard-00-01.mongodb.net (Acme Corp, by support@mongodb.example)',
+    ]);
+    expect(alertCount(push)).toBe(1);
+    expect(push).toMatch(/^ {2}The alert was printed \d+\.\d s after Atlas recorded its event; /m);
+  });
+
+  it('adds the push to the summary table, beside the two ticks', () => {
+    const summary = result.stdout.split(/^▶ /m)[5] ?? '';
+
+    expect(summary).toMatch(/^Summary\n +tick 1 +tick 2 +push +total\n─+\n/);
+    expect(summary).toMatch(/^sources polled +12 +12 +1\n/m);
+    expect(summary).toMatch(/^alerts medium +\d+ +\d+ +1 +\d+\n/m);
+  });
+});

@@ -70,9 +70,7 @@ describe('atlas-audit-alerts run --push-listen', () => {
         `file:${join(folder, 'state.json')}`,
         '--notify',
         `outbox:${outbox}`,
-        // The window ends at now: the poll a push wakes reads the pushed event (docs/push.md).
-        '--lag',
-        '0s',
+        // The default lag (30 s): the poll a push wakes reads up to now all the same (docs/push.md).
         '--every',
         '1h',
         '--push-listen',

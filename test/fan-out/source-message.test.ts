@@ -6,6 +6,7 @@ import {
   SourceMessageError,
 } from '../../shared/fan-out/index.js';
 import { clusterSource, orgSource, projectSource, type TickSource } from '../../shared/poll/index.js';
+import { pushQueueEntry } from '../../shared/push/index.js';
 
 const ORG = '5f4e3d2c1b0a998877665544';
 const PROJECT = '5f4e3d2c1b0a998877665501';
@@ -106,5 +107,22 @@ describe('source messages of connections', () => {
     );
     expect(read({ kind: 'project', cluster: 'payments-main' })).toThrow(SourceMessageError);
     expect(read({ kind: 'cluster', cluster: '../orgs' })).toThrow(/cluster: must be an Atlas cluster name/);
+  });
+
+  it("marks a push's message, so the worker reads its source up to now, and refuses any other mark", () => {
+    const pushed = pushQueueEntry({
+      source: projectSource(PROJECT),
+      now: TICK_AT + 4_000,
+      coalesceMs: 10_000,
+    });
+    const read = (push: unknown) => () =>
+      parseSourceMessage(JSON.stringify({ v: 1, kind: 'org', id: ORG, tick: TICK, push }));
+
+    const message = parseSourceMessage(JSON.stringify(pushed.message));
+
+    expect(message).toEqual({ v: 1, kind: 'project', id: PROJECT, tick: TICK, push: true });
+    expect(messageSource(message)).toEqual(projectSource(PROJECT));
+    expect(read(false)).toThrow(/push: /);
+    expect(read('yes')).toThrow(SourceMessageError);
   });
 });

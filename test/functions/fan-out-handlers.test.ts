@@ -19,13 +19,22 @@ import { type Clock, systemClock } from '../../shared/clock.js';
 import {
   type FanOutRuntimeConfig,
   InMemorySourceQueue,
+  type QueuedSource,
+  queuedSources,
   type SourceMessage,
   type SqsEvent,
 } from '../../shared/fan-out/index.js';
-import { METRICS_NAMESPACE, METRICS_SERVICE, POLLER_CONFIG_ENV } from '../../shared/poll/index.js';
+import {
+  METRICS_NAMESPACE,
+  METRICS_SERVICE,
+  POLLER_CONFIG_ENV,
+  projectSource,
+} from '../../shared/poll/index.js';
+import { pushQueueEntry } from '../../shared/push/index.js';
 import { loadRulePack, type RulePack } from '../../shared/rules/index.js';
 import { createStateTable, DynamoDbStateStore } from '../../shared/state/index.js';
 import { type AtlasSimulator, startSimulator } from '../../simulator/index.js';
+import { alertingEvent } from '../poll/support/poll-fixture.js';
 import { createDynamoDbLocalClient } from '../support/dynamodb-local.js';
 import { dynamoDbLocalEndpoint } from '../support/dynamodb-local-setup.js';
 import { acceptAll, invocation, publishedEntries } from './support/lambda-fixtures.js';
@@ -367,6 +376,45 @@ describe('the fan-out dispatcher and worker', () => {
     expect(order.length).toBeGreaterThan(3);
     expect(order.slice(-3).sort()).toEqual(sourcesOf(reached).sort());
     expect(order.slice(0, 3)).not.toEqual(sourcesOf(reached));
+  });
+
+  it('reads a source a push queued up to now: an event a second old alerts at once, where a scheduled message reads past it', async () => {
+    // Prepare: a project polled once already, and an event of it a second old.
+    const project = sim.projects[0] as { id: string; orgId: string };
+    const queue = new InMemorySourceQueue({ clock: queueClock() });
+    const options = await runtimeOptions(1, {
+      orgIds: [],
+      projectIds: [project.id],
+      allProjectsOfOrgs: false,
+    });
+    const worker = createWorkerHandler({ ...options, queue });
+    const source = projectSource(project.id);
+    const poll = async (entry: QueuedSource | undefined): Promise<string[]> => {
+      sns.resetHistory();
+      await queue.send(entry === undefined ? [] : [entry]);
+      const event = queue.receive(1);
+      queue.complete(
+        event,
+        await worker(event, invocation({ functionName: 'AtlasAuditAlerts-Worker', remainingMs: 120_000 })),
+      );
+      return fingerprints(publishedEntries(sns));
+    };
+    const scheduled = (tickAt: number) =>
+      queuedSources({ sources: [source], tickAt, maxConcurrencyPerOrg: 1 })[0];
+    await poll(scheduled(Date.now() - 60_000));
+    const event = sim.addEvent(
+      { groupId: project.id },
+      alertingEvent(Math.floor(Date.now() / 1_000) * 1_000 - 1_000),
+    );
+
+    // Act
+    const byTick = await poll(scheduled(Date.now()));
+    const byPush = await poll(pushQueueEntry({ source, now: Date.now(), coalesceMs: 10_000 }));
+
+    // Assess
+    expect(byTick.filter((fingerprint) => fingerprint.includes(event.id as string))).toEqual([]);
+    expect(byPush.filter((fingerprint) => fingerprint.includes(event.id as string))).toHaveLength(1);
+    expect(queue.deadLetters).toEqual([]);
   });
 
   it('acknowledges a source whose lease another worker holds, without polling it', async () => {

@@ -1,5 +1,8 @@
-import { spawnSync } from 'node:child_process';
+import { execFile, spawnSync } from 'node:child_process';
+import { createHash, randomUUID } from 'node:crypto';
 import { copyFileSync, existsSync, readdirSync, readFileSync } from 'node:fs';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { build } from 'esbuild';
@@ -17,6 +20,11 @@ import { prebuiltBundle } from '../../infra/lambda-code.js';
 import { FAN_OUT_CONFIG_ENV } from '../../shared/fan-out/fan-out-settings.js';
 import { POLLER_CONFIG_ENV } from '../../shared/poll/poller-config.js';
 import { PUSH_CONFIG_ENV } from '../../shared/push/push-settings.js';
+import { webhookSignature } from '../../shared/push/webhook-signature.js';
+import { createStateTable } from '../../shared/state/index.js';
+import { alertBody, ORG_ID, PROJECT_ID, WEBHOOK_SECRET } from '../push/support/webhook.js';
+import { createDynamoDbLocalClient } from '../support/dynamodb-local.js';
+import { dynamoDbLocalEndpoint } from '../support/dynamodb-local-setup.js';
 import { synthesizeDeployment } from './support/deployment.js';
 import { resolveReferences, resourceOf } from './support/template.js';
 import { createTestWorkspace, PROJECT_ROOT, VALID_RULE_FILE } from './support/workspace.js';
@@ -37,6 +45,77 @@ function runFreshNode(code: string, environment: Record<string, string> = {}): N
     maxBuffer: 64 * 1024 * 1024,
   });
   return { status: result.status, stdout: result.stdout, stderr: result.stderr };
+}
+
+/**
+ * {@link runFreshNode} without blocking this process, so that servers of the test answer the child's
+ * requests meanwhile.
+ */
+function runFreshNodeAsync(code: string, environment: Record<string, string> = {}): Promise<NodeRun> {
+  return new Promise((resolve) => {
+    execFile(
+      process.execPath,
+      ['--input-type=module', '--enable-source-maps', '-e', code],
+      {
+        env: { PATH: process.env.PATH ?? '', ...environment },
+        encoding: 'utf8',
+        timeout: 60_000,
+        maxBuffer: 64 * 1024 * 1024,
+      },
+      (error, stdout, stderr) => {
+        const status = error === null ? 0 : typeof error.code === 'number' ? error.code : null;
+        resolve({ status, stdout, stderr });
+      },
+    );
+  });
+}
+
+/** A request the stand-in for Secrets Manager and SQS took: its `X-Amz-Target` and JSON body. */
+interface AwsCall {
+  target: string;
+  body: Record<string, unknown>;
+}
+
+/**
+ * Secrets Manager and SQS for a bundle run in a fresh process, which no client mock reaches: a
+ * server on 127.0.0.1 answering the two JSON-protocol calls the receiver makes, `GetSecretValue`
+ * with `secret` and `SendMessageBatch` with each entry taken (and the MD5 of its body, which the SQS
+ * client checks), and recording both.
+ */
+async function startAwsStandIn(secret: string) {
+  const calls: AwsCall[] = [];
+  const server = createServer((request: IncomingMessage, response: ServerResponse) => {
+    const chunks: Buffer[] = [];
+    request.on('data', (chunk: Buffer) => chunks.push(chunk));
+    request.on('end', () => {
+      const target = String(request.headers['x-amz-target'] ?? '');
+      const body = JSON.parse(Buffer.concat(chunks).toString('utf8') || '{}') as Record<string, unknown>;
+      calls.push({ target, body });
+      let answer: unknown;
+      if (target === 'secretsmanager.GetSecretValue') {
+        answer = { ARN: body.SecretId, Name: 'AtlasWebhookSecret', SecretString: secret, VersionId: 'v1' };
+      } else if (target === 'AmazonSQS.SendMessageBatch') {
+        const entries = body.Entries as Array<{ Id: string; MessageBody: string }>;
+        answer = {
+          Successful: entries.map((entry) => ({
+            Id: entry.Id,
+            MessageId: randomUUID(),
+            MD5OfMessageBody: createHash('md5').update(entry.MessageBody).digest('hex'),
+          })),
+          Failed: [],
+        };
+      } else {
+        response.writeHead(400, { 'content-type': 'application/x-amz-json-1.0' });
+        response.end(JSON.stringify({ __type: 'UnknownOperationException', message: target }));
+        return;
+      }
+      response.writeHead(200, { 'content-type': 'application/x-amz-json-1.1' });
+      response.end(JSON.stringify(answer));
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return { url, calls, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
 }
 
 describe('the poller bundle', () => {
@@ -195,6 +274,85 @@ describe('the poller bundle', () => {
         ),
       ),
     ).toEqual([]);
+  });
+
+  it('runs the push receiver bundle on this Node: a signed push queues its project once, a forged one is refused', async () => {
+    // Prepare: the bundle, its state table in DynamoDB Local, Secrets Manager and SQS stood in for.
+    const outdir = join(workspace.directory, 'push-receiver-run');
+    await build(pollerEsbuildOptions({ projectRoot: PROJECT_ROOT, outdir, entry: RECEIVER_ENTRY }));
+    const dynamoDbEndpoint = await dynamoDbLocalEndpoint();
+    const tableName = `push-bundle-${randomUUID()}`;
+    const dynamoDb = createDynamoDbLocalClient(dynamoDbEndpoint);
+    await createStateTable({ client: dynamoDb, tableName, timeToLive: false });
+    dynamoDb.destroy();
+    const aws = await startAwsStandIn(WEBHOOK_SECRET);
+    const now = new Date().toISOString();
+    const body = JSON.stringify(
+      alertBody({ id: randomUUID().replaceAll('-', '').slice(0, 24), created: now, updated: now }),
+    );
+    const request = (signature: string) => ({
+      rawPath: '/',
+      requestContext: { http: { method: 'POST' } },
+      headers: {
+        'content-type': 'application/json',
+        'x-mms-event': 'alert.inform',
+        'x-mms-signature': signature,
+      },
+      body,
+      isBase64Encoded: false,
+    });
+    const signed = request(webhookSignature(Buffer.from(body), WEBHOOK_SECRET));
+    const forged = request(webhookSignature(Buffer.from(body), 'not-the-webhook-secret-0123456789'));
+    const push = JSON.stringify({
+      tableName,
+      queueUrl: `${aws.url}/123456789012/AtlasAuditAlerts-Sources.fifo`,
+      connections: [
+        {
+          name: 'default',
+          secretArn: 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:AtlasWebhookSecret-AbCdEf',
+          sources: { orgIds: [ORG_ID], projectIds: [PROJECT_ID] },
+        },
+      ],
+    });
+
+    // Act
+    let run: NodeRun;
+    try {
+      run = await runFreshNodeAsync(
+        `const fn = await import(${JSON.stringify(pathToFileURL(join(outdir, 'index.mjs')).href)});
+         const answers = [];
+         for (const request of JSON.parse(process.env.REQUESTS)) answers.push((await fn.handler(request)).statusCode);
+         console.log('statuses ' + JSON.stringify(answers));`,
+        {
+          [PUSH_CONFIG_ENV]: push,
+          REQUESTS: JSON.stringify([signed, forged]),
+          AWS_REGION: 'eu-west-1',
+          AWS_ACCESS_KEY_ID: 'AKIAFAKEFORTESTS0000',
+          AWS_SECRET_ACCESS_KEY: 'fake-secret-access-key-for-tests',
+          AWS_ENDPOINT_URL_DYNAMODB: dynamoDbEndpoint,
+          AWS_ENDPOINT_URL_SECRETS_MANAGER: aws.url,
+          AWS_ENDPOINT_URL_SQS: aws.url,
+          AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+        },
+      );
+    } finally {
+      await aws.close();
+    }
+
+    // Assess
+    expect(run.stderr).toBe('');
+    expect(run.stdout).toMatch(/^statuses \[202,401\]$/m);
+    expect(aws.calls.map((call) => call.target)).toEqual([
+      'secretsmanager.GetSecretValue',
+      'AmazonSQS.SendMessageBatch',
+    ]);
+    const entries = aws.calls[1]?.body.Entries as Array<{ MessageBody: string; MessageGroupId: string }>;
+    expect(entries.map((entry) => JSON.parse(entry.MessageBody))).toEqual([
+      expect.objectContaining({ kind: 'project', id: PROJECT_ID, push: true }),
+    ]);
+    expect(entries[0]?.MessageGroupId).toBe(`push:project:${PROJECT_ID}`);
+    expect(run.stdout).not.toContain(WEBHOOK_SECRET);
+    expect(run.stdout).not.toContain(signed.headers['x-mms-signature']);
   });
 
   it('is deployed as the prebuilt bundle with its map and the rule pack validated at synth beside it', async () => {

@@ -40,6 +40,7 @@ describe('planWalk checks', () => {
     expect(plan).toEqual({
       from: secondFloor(NOW),
       end: secondFloor(NOW),
+      commitEnd: secondFloor(NOW),
       evaluateFrom: NOW,
       previousWatermark: undefined,
       upToDate: false,

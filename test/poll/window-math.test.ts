@@ -28,9 +28,47 @@ describe('planWalk', () => {
     expect(plan).toEqual({
       from: at('2025-06-01T11:45:00Z'),
       end: at('2025-06-01T12:04:30Z'),
+      commitEnd: at('2025-06-01T12:04:30Z'),
       evaluateFrom: at('2025-06-01T11:45:00Z'),
       previousWatermark: watermark,
       upToDate: false,
+    });
+  });
+
+  it('reads to now for a walk a push woke, its commits still ending at now minus the lag', () => {
+    // Prepare
+    const watermark = at('2025-06-01T12:00:00Z');
+
+    // Act
+    const plan = planWalk({ ...timing, watermark, now: at('2025-06-01T12:05:00.750Z'), readToNow: true });
+
+    // Assess
+    expect(plan).toEqual({
+      from: at('2025-06-01T11:45:00Z'),
+      end: at('2025-06-01T12:05:00Z'),
+      commitEnd: at('2025-06-01T12:04:30Z'),
+      evaluateFrom: at('2025-06-01T11:45:00Z'),
+      previousWatermark: watermark,
+      upToDate: false,
+    });
+  });
+
+  it("records as seen the overlap before a new source's first commit when a push woke it", () => {
+    // Act
+    const plan = planWalk({
+      ...timing,
+      watermark: undefined,
+      now: at('2025-06-01T12:05:00Z'),
+      initialLookbackMs: 0,
+      readToNow: true,
+    });
+
+    // Assess
+    expect(plan).toMatchObject({
+      from: at('2025-06-01T11:49:30Z'),
+      end: at('2025-06-01T12:05:00Z'),
+      commitEnd: at('2025-06-01T12:04:30Z'),
+      evaluateFrom: at('2025-06-01T12:05:00Z'),
     });
   });
 
@@ -355,6 +393,32 @@ describe('commitPoint', () => {
 
     // Assess
     expect(point).toBe(2 * SECOND);
+  });
+
+  it('commits no further than the commit end of a walk that reads to now', () => {
+    // Act
+    const capped = commitPoint({
+      windowEnd: 9 * SECOND,
+      previousWatermark: 5 * SECOND,
+      commitEnd: 7 * SECOND,
+    });
+    const first = commitPoint({ windowEnd: 9 * SECOND, previousWatermark: undefined, commitEnd: 7 * SECOND });
+
+    // Assess
+    expect(capped).toBe(7 * SECOND);
+    expect(first).toBe(7 * SECOND);
+  });
+
+  it('keeps the previous watermark when the commit end lies before it', () => {
+    // Act
+    const point = commitPoint({
+      windowEnd: 9 * SECOND,
+      previousWatermark: 5 * SECOND,
+      commitEnd: 3 * SECOND,
+    });
+
+    // Assess
+    expect(point).toBe(5 * SECOND);
   });
 });
 

@@ -100,6 +100,8 @@ describe('PushReceiver', () => {
       id: PROJECT_ID,
       // As the dispatcher's message for a project of sources.projectIds: no organization.
       tick: '2026-11-28T01:00:00.000Z',
+      // The worker reads the source up to now, where the pushed event is.
+      push: true,
     });
     expect(event.Records[0]?.attributes.MessageGroupId).toBe(`push:project:${PROJECT_ID}`);
     expect(queued()).toEqual([]);
