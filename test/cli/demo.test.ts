@@ -311,6 +311,7 @@ describe('atlas-audit-alerts demo --push, as npm start -- --push runs it', () =>
       expect.stringMatching(/^Tick 2: /),
       'Push: Atlas posts a signed webhook for a new event, and the poll it wakes reads up to now',
       'Summary',
+      'Database audit logs: one object of a cluster exported to S3, read through the same rules',
     ]);
   });
 
