@@ -140,7 +140,7 @@ describe('the tarball npm pack makes', () => {
         'dist/infra/index.js',
         'dist/infra/index.d.ts',
         // The functions' prebuilt bundles, which the construct deploys.
-        ...['poller', 'dispatcher', 'worker', 'receiver'].flatMap((role) => [
+        ...['poller', 'dispatcher', 'worker', 'receiver', 'audit-log'].flatMap((role) => [
           `dist/lambda/${role}/index.mjs`,
           `dist/lambda/${role}/index.mjs.map`,
         ]),
