@@ -143,7 +143,7 @@ export class AuditLogReceiver extends Construct {
     const action = new SnsAction(props.alarmTopic);
     const specs = [
       {
-        id: 'DeadLettersAlarm',
+        id: 'AuditLogDeadLetters',
         metric: this.deadLetterQueue.metricApproximateNumberOfMessagesVisible({
           period,
           statistic: 'Maximum',
@@ -153,14 +153,14 @@ export class AuditLogReceiver extends Construct {
           'An audit log notification failed every delivery and is in the audit log dead-letter queue: read the audit log function’s log group for its object and error. Once fixed, redrive the dead-letter queue; the claims keep alerts already sent from going out again.',
       },
       {
-        id: 'ReaderErrorsAlarm',
+        id: 'AuditLogReaderErrors',
         metric: this.function.function.metricErrors({ period, statistic: 'Sum' }),
         threshold: 1,
         description:
           'The audit log function failed an invocation (its settings unusable at start, a timeout, out of memory): its whole batch comes back after the visibility timeout. Read its log group.',
       },
       {
-        id: 'BacklogAlarm',
+        id: 'AuditLogBacklog',
         metric: this.queue.metricApproximateAgeOfOldestMessage({ period, statistic: 'Maximum' }),
         threshold: 15 * 60,
         description:
@@ -172,7 +172,7 @@ export class AuditLogReceiver extends Construct {
         metric: spec.metric,
         threshold: spec.threshold,
         comparisonOperator:
-          spec.id === 'BacklogAlarm'
+          spec.id === 'AuditLogBacklog'
             ? ComparisonOperator.GREATER_THAN_THRESHOLD
             : ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
         evaluationPeriods: 1,
