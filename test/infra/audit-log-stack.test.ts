@@ -421,3 +421,45 @@ describe('AuditAlertsStack with audit logs', () => {
     expect(unacknowledgedFindings(app)).toEqual([]);
   });
 });
+
+describe('AuditAlertsStack with audit logs turned off', () => {
+  const workspace = createTestWorkspace();
+  let template: Template;
+
+  beforeAll(async () => {
+    const rules = workspace.write('rules.yaml', VALID_RULE_FILE);
+    ({ template } = await synthesizeDeployment({
+      workspace,
+      name: 'audit-logs-off',
+      settings: {
+        sources: { orgIds: [ORG_ID] },
+        auditLogs: {
+          enabled: false,
+          projects: [
+            {
+              projectId: PROJECT_ID,
+              prefix: 'atlas-logs/payments',
+              atlasAWSAccountArn: ATLAS_ARN,
+              atlasAssumedRoleExternalId: EXTERNAL_ID,
+            },
+          ],
+        },
+        rules: { directories: [rules] },
+      },
+    }));
+  }, 600_000);
+  afterAll(() => workspace.remove());
+
+  it('builds no bucket, role, notification, queue or function for them', () => {
+    expect(bucketIds(template)).toEqual([]);
+    expect(atlasRoles(template)).toEqual([]);
+    template.resourceCountIs('Custom::S3BucketNotifications', 0);
+    template.resourceCountIs('AWS::Lambda::EventSourceMapping', 0);
+    expect(
+      Object.values(template.findResources('AWS::Lambda::Function')).filter((fn) =>
+        READER.test(JSON.stringify(fn)),
+      ),
+    ).toEqual([]);
+    expect(Object.keys(template.findOutputs('*')).filter((id) => id.startsWith('AuditLog'))).toEqual([]);
+  });
+});
