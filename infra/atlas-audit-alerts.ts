@@ -61,7 +61,9 @@ export interface AtlasAuditAlertsProps extends AtlasAuditAlertsSettings {
 /**
  * atlas-audit-alerts in your own CDK app: the scheduled poller of the MongoDB Atlas (or Ops Manager)
  * activity feed with its secrets and state table, the alert topic with its email, Slack, EventBridge and
- * Security Hub deliveries, and the operations topic, alarms and dashboard.
+ * Security Hub deliveries, and the operations topic, alarms and dashboard; with `auditLogs`, the
+ * buckets Atlas exports database audit logs to, the role it assumes, and the queue and function that
+ * read them through the rules.
  *
  * The props are validated as the configuration file is, the rule layers are loaded, validated and
  * compiled at synth, and the functions' code is the package's prebuilt bundles with the rule pack
@@ -175,6 +177,10 @@ export class AtlasAuditAlerts extends Construct {
             plan: networkPlan,
             flowLogRetentionDays: config.poller.logRetentionDays,
             sqsEndpoint: config.fanOut.mode !== 'off',
+            s3Endpoint: [
+              config.auditLogs,
+              ...config.connections.map((connection) => connection.auditLogs),
+            ].some((settings) => settings?.enabled === true),
           });
 
     const destinations = accountDestinationPolicies(config);

@@ -463,3 +463,46 @@ describe('AuditAlertsStack with audit logs turned off', () => {
     expect(Object.keys(template.findOutputs('*')).filter((id) => id.startsWith('AuditLog'))).toEqual([]);
   });
 });
+
+describe('AuditAlertsStack with audit logs in a VPC it creates', () => {
+  const workspace = createTestWorkspace();
+  let template: Template;
+  let app: App;
+
+  beforeAll(async () => {
+    const rules = workspace.write('rules.yaml', VALID_RULE_FILE);
+    ({ template, app } = await synthesizeDeployment({
+      workspace,
+      name: 'audit-logs-vpc',
+      settings: {
+        sources: { orgIds: [ORG_ID] },
+        network: { mode: 'create-vpc' },
+        auditLogs: {
+          projects: [
+            {
+              projectId: PROJECT_ID,
+              prefix: 'atlas-logs/payments',
+              atlasAWSAccountArn: ATLAS_ARN,
+              atlasAssumedRoleExternalId: EXTERNAL_ID,
+            },
+          ],
+        },
+        rules: { directories: [rules] },
+      },
+    }));
+  }, 600_000);
+  afterAll(() => workspace.remove());
+
+  it('reads the objects through an S3 gateway endpoint, off the NAT gateway, from the reader in the VPC', () => {
+    const reader = resourceOf(template, 'AWS::Lambda::Function', {
+      Description: Match.stringLikeRegexp(READER.source),
+    });
+
+    template.hasResourceProperties('AWS::EC2::VPCEndpoint', {
+      VpcEndpointType: 'Gateway',
+      ServiceName: { 'Fn::Join': ['', ['com.amazonaws.', { Ref: 'AWS::Region' }, '.s3']] },
+    });
+    expect(reader.Properties).toHaveProperty('VpcConfig');
+    expect(unacknowledgedFindings(app)).toEqual([]);
+  });
+});
