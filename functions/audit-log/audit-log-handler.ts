@@ -14,6 +14,7 @@ import {
   type EffectiveConnection,
   effectiveConnections,
 } from '../../shared/poll/index.js';
+import { PollerConfigError } from '../poller/errors.js';
 import type { PollerInvocationContext } from '../poller/poller-handler.js';
 import { createPollerRuntime, describeError, type PollerRuntimeOptions } from '../poller/poller-runtime.js';
 
@@ -111,7 +112,9 @@ export function createAuditLogHandler(options: AuditLogHandlerOptions): AuditLog
       name: string,
     ): Promise<AlertDescriber> => {
       if (connection === undefined) {
-        throw new Error(`connection "${name}" is not in the poller's settings: deploy the stack again`);
+        throw new PollerConfigError(
+          `connection "${name}" of an audit log bucket is not in the poller's settings: deploy the stack again`,
+        );
       }
       const atlas = await runtime.connections.clientFor(connection);
       return new AlertDescriber({ atlas, store: runtime.store, names: runtime.names, clock, logger, signal });
