@@ -7,9 +7,12 @@ import { Construct } from 'constructs';
 import { DEFAULT_CONNECTION } from '../shared/poll/connections.js';
 import { planRoutes } from '../shared/routes/route-plan.js';
 import { accountDestinationPolicies, CREATED_BUS } from './account-destinations.js';
+import type { AuditLogSettings } from './audit-log-settings.js';
 import { type DeployConfig, type DeployConfigInput, parseDeployConfig } from './config.js';
 import { AlertTopic } from './constructs/alert-topic.js';
 import { AtlasCredentials } from './constructs/atlas-credentials.js';
+import { AuditLogBucket } from './constructs/audit-log-bucket.js';
+import { AuditLogReceiver } from './constructs/audit-log-receiver.js';
 import { FanOutMonitoring } from './constructs/fan-out-monitoring.js';
 import { FanOutQueue } from './constructs/fan-out-queue.js';
 import { OperationsAlarms } from './constructs/operations-alarms.js';
@@ -58,7 +61,9 @@ export interface AtlasAuditAlertsProps extends AtlasAuditAlertsSettings {
 /**
  * atlas-audit-alerts in your own CDK app: the scheduled poller of the MongoDB Atlas (or Ops Manager)
  * activity feed with its secrets and state table, the alert topic with its email, Slack, EventBridge and
- * Security Hub deliveries, and the operations topic, alarms and dashboard.
+ * Security Hub deliveries, and the operations topic, alarms and dashboard; with `auditLogs`, the
+ * buckets Atlas exports database audit logs to, the role it assumes, and the queue and function that
+ * read them through the rules.
  *
  * The props are validated as the configuration file is, the rule layers are loaded, validated and
  * compiled at synth, and the functions' code is the package's prebuilt bundles with the rule pack
@@ -172,6 +177,10 @@ export class AtlasAuditAlerts extends Construct {
             plan: networkPlan,
             flowLogRetentionDays: config.poller.logRetentionDays,
             sqsEndpoint: config.fanOut.mode !== 'off',
+            s3Endpoint: [
+              config.auditLogs,
+              ...config.connections.map((connection) => connection.auditLogs),
+            ].some((settings) => settings?.enabled === true),
           });
 
     const destinations = accountDestinationPolicies(config);
@@ -289,6 +298,11 @@ export class AtlasAuditAlerts extends Construct {
       });
       this.pushUrl = receiver.url.url;
     }
+    this.#auditLogs({
+      functionProps,
+      connections: credentials.map(({ connection }) => connection),
+      alarmTopic: operations.topic,
+    });
     new CfnOutput(this, 'PollerFunctionName', { value: poller.function.functionName });
     new CfnOutput(this, 'PollerLogGroupName', {
       description: "The poller's logs, a summary line per tick: aws logs tail <this> --follow",
@@ -397,6 +411,46 @@ export class AtlasAuditAlerts extends Construct {
       });
     }
     return receiver;
+  }
+
+  /**
+   * The audit log exports of the connections whose `auditLogs` are enabled: a bucket and the role
+   * Atlas assumes for each (outputs `AuditLogBucketName` and `AuditLogRoleArn`, with the connection's
+   * name part for one of `connections`), and one queue and function that read every bucket's new
+   * objects. Nothing when no connection enables them.
+   */
+  #auditLogs(options: {
+    functionProps: PollerFunctionProps;
+    connections: readonly DeployedConnection[];
+    alarmTopic: OperationsTopic['topic'];
+  }): AuditLogReceiver | undefined {
+    const config = this.config;
+    const buckets = options.connections.flatMap((connection) => {
+      const settings: AuditLogSettings | undefined = connection.legacy
+        ? config.auditLogs
+        : config.connections.find((candidate) => candidate.name === connection.name)?.auditLogs;
+      if (settings === undefined || !settings.enabled) return [];
+      const part = connection.name === DEFAULT_CONNECTION ? '' : connectionIdPart(connection.name);
+      const bucket = new AuditLogBucket(this, part === '' ? 'AuditLogs' : `Connection${part}AuditLogs`, {
+        connection: connection.name,
+        settings,
+      });
+      new CfnOutput(this, `AuditLogBucketName${part}`, {
+        description: `The bucket the connection ${connection.name}'s projects export their audit logs to: the bucketName of each project's log integration`,
+        value: bucket.bucket.bucketName,
+      });
+      new CfnOutput(this, `AuditLogRoleArn${part}`, {
+        description: `The role Atlas assumes to write them: authorize it as each project's cloud provider access role (atlas cloudProviders accessRoles aws authorize <roleId> --iamAssumedRoleArn <this>)`,
+        value: bucket.atlasRole.roleArn,
+      });
+      return [{ connection: connection.name, bucket, projects: settings.projects }];
+    });
+    if (buckets.length === 0) return undefined;
+    return new AuditLogReceiver(this, 'AuditLogReceiver', {
+      functionProps: options.functionProps,
+      buckets,
+      alarmTopic: options.alarmTopic,
+    });
   }
 
   /**

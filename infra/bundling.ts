@@ -13,6 +13,9 @@ export const WORKER_ENTRY = 'functions/fan-out/worker.ts';
 /** The push receiver's entry point, relative to the project root. */
 export const RECEIVER_ENTRY = 'functions/push/receiver.ts';
 
+/** The audit log function's entry point, relative to the project root. */
+export const AUDIT_LOG_ENTRY = 'functions/audit-log/handler.ts';
+
 /** The Node.js major version the poller runs on; the bundle targets it. */
 export const POLLER_NODE_MAJOR = 24;
 

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { SEVERITIES } from '../shared/notify/alert.js';
-import { connectionProblems, connectionSchema } from '../shared/poll/connections.js';
+import { connectionProblems, connectionSchema, DEFAULT_CONNECTION } from '../shared/poll/connections.js';
 import {
   atlasFlavorSchema,
   DEFAULT_ACCESS_HISTORY_SETTLE_SECONDS,
@@ -16,8 +16,9 @@ import {
   routesSchema,
   slackChannelShape,
 } from '../shared/routes/route-settings.js';
+import { auditLogSettingsSchema, normalizedAuditPrefix } from './audit-log-settings.js';
 import { DEFAULT_ROUTE, deliveryRoutePath, deliveryRoutes, hasDefaultRoute } from './delivery-routes.js';
-import { connectionIdPart, deployedConnections } from './deploy-connections.js';
+import { connectionIdPart, deployedConnections, pollsTopLevelSources } from './deploy-connections.js';
 import { DeployConfigError, type DeployConfigProblem } from './errors.js';
 import { fanOutSettingsSchema } from './fan-out-settings.js';
 import { NETWORK_CHECKS, networkSettingsSchema } from './network-settings.js';
@@ -84,6 +85,8 @@ const deployConnectionSchema = connectionSchema.omit({ secretArn: true }).extend
   credentials: credentialsSchema.prefault({}),
   /** With `push.enabled`: the secret of this connection's Atlas Webhook integrations. */
   webhookSecret: webhookSecretSchema.prefault({}),
+  /** Atlas database audit logs exported to a bucket of this connection's own (see docs/audit-logs.md). */
+  auditLogs: auditLogSettingsSchema.optional(),
 });
 
 const slackSchema = z.strictObject({
@@ -255,6 +258,12 @@ export const deploySettingsSchema = z.strictObject({
    * push and queues its source on the fan-out queue); off by default. See docs/push.md.
    */
   push: pushSettingsSchema.prefault({}),
+  /**
+   * The connection `default`'s Atlas database audit logs, exported by the projects listed to a bucket
+   * the stack creates, read by a function through the rules; absent by default. A connection of
+   * `connections` has its own. See docs/audit-logs.md.
+   */
+  auditLogs: auditLogSettingsSchema.optional(),
 });
 
 type DeploySettings = z.output<typeof deploySettingsSchema>;
@@ -503,6 +512,50 @@ const CROSS_CHECKS: readonly CrossCheck[] = [
           ['push', 'enabled'],
           'needs the fan-out queue, which a push puts its source on: set fanOut.mode to automatic (the dispatcher still polls small ticks itself) or on, or turn push off',
         );
+      }
+    },
+  },
+  {
+    inputs: [['auditLogs'], ['connections'], ['sources']],
+    check(config, fail) {
+      const sections = [
+        { path: ['auditLogs'], name: DEFAULT_CONNECTION, settings: config.auditLogs },
+        ...config.connections.map((connection, index) => ({
+          path: ['connections', index, 'auditLogs'],
+          name: connection.name,
+          settings: connection.auditLogs,
+        })),
+      ];
+      if (config.auditLogs !== undefined && !pollsTopLevelSources(config)) {
+        fail(
+          ['auditLogs'],
+          'belongs to the connection default (the top-level sources), which this deployment does not poll: move it into the connection whose credentials read these projects',
+        );
+      }
+      // A project's lines are told apart by project: its audit logs come in through one connection.
+      const owners = new Map<string, string>();
+      for (const { path, name, settings } of sections) {
+        if (settings === undefined) continue;
+        const prefixes = new Map<string, number>();
+        settings.projects.forEach((project, index) => {
+          const owner = owners.get(project.projectId);
+          if (owner !== undefined) {
+            fail(
+              [...path, 'projects', index, 'projectId'],
+              `project ${project.projectId} exports its audit logs to ${owner === name ? 'this bucket' : `the bucket of connection "${owner}"`} already: list each project once`,
+            );
+          }
+          owners.set(project.projectId, name);
+          const prefix = normalizedAuditPrefix(project.prefix);
+          const other = prefixes.get(prefix);
+          if (other !== undefined) {
+            fail(
+              [...path, 'projects', index, 'prefix'],
+              `is the prefix of projects[${other}] too: objects under it could not be told apart by project; give each project's log integration its own prefixPath`,
+            );
+          }
+          prefixes.set(prefix, index);
+        });
       }
     },
   },

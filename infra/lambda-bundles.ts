@@ -3,6 +3,7 @@ import { createRequire } from 'node:module';
 import { join, relative } from 'node:path';
 import type { BuildOptions, BuildResult } from 'esbuild';
 import {
+  AUDIT_LOG_ENTRY,
   DISPATCHER_ENTRY,
   POLLER_ENTRY,
   pollerEsbuildOptions,
@@ -11,9 +12,12 @@ import {
 } from './bundling.js';
 
 /** The functions of a deployment, each a bundle of its own. */
-export const FUNCTION_ROLES = ['poller', 'dispatcher', 'worker', 'receiver'] as const;
+export const FUNCTION_ROLES = ['poller', 'dispatcher', 'worker', 'receiver', 'audit-log'] as const;
 
-/** A function of a deployment: the poller, the fan-out dispatcher and worker, or the push receiver. */
+/**
+ * A function of a deployment: the poller, the fan-out dispatcher and worker, the push receiver, or the
+ * audit log reader.
+ */
 export type FunctionRole = (typeof FUNCTION_ROLES)[number];
 
 /** Each function's entry point, relative to the project root. */
@@ -22,6 +26,7 @@ export const FUNCTION_ENTRIES: Readonly<Record<FunctionRole, string>> = {
   dispatcher: DISPATCHER_ENTRY,
   worker: WORKER_ENTRY,
   receiver: RECEIVER_ENTRY,
+  'audit-log': AUDIT_LOG_ENTRY,
 };
 
 /** Where the prebuilt bundles are, relative to the package's folder: `<role>/index.mjs` under it. */

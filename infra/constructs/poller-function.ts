@@ -49,6 +49,8 @@ export interface PollerFunctionProps {
    * dispatcher that only queues sources does not: it only reads the sources' poll times.
    */
   polls?: boolean;
+  /** The memory and timeout of a function with settings of its own (the audit log reader). */
+  sizing?: { memoryMiB: number; timeoutSeconds: number } | undefined;
   /** More environment variables (the fan-out settings), counted in the 4 KB check. */
   environment?: ExtraEnvironment;
   /**
@@ -74,6 +76,8 @@ const DESCRIPTIONS: Record<PollingRole, string> = {
   poller: 'Polls the MongoDB Atlas activity feed and publishes alerts',
   dispatcher: 'Queues one message per MongoDB Atlas source for the fan-out workers',
   worker: 'Polls the MongoDB Atlas sources its queue messages name and publishes alerts',
+  'audit-log':
+    'Reads the MongoDB Atlas database audit logs exported to S3 through the rules and publishes alerts',
 };
 
 /**
@@ -136,6 +140,8 @@ export class PollerFunction extends Construct {
     const { config } = props;
     const functionRole = props.role ?? 'poller';
     const polls = props.polls ?? true;
+    // Driven by a queue: it scales with it, and failed messages are delivered again, not the invocation.
+    const queueDriven = functionRole === 'worker' || functionRole === 'audit-log';
     const isWorker = functionRole === 'worker';
     const logGroup = new LogGroup(this, 'Logs', {
       retention: config.poller.logRetentionDays as RetentionDays,
@@ -180,11 +186,17 @@ export class PollerFunction extends Construct {
       handler: 'index.handler',
       runtime: Runtime.NODEJS_24_X,
       architecture: Architecture.ARM_64,
-      memorySize: isWorker ? config.fanOut.workerMemoryMiB : config.poller.memoryMiB,
-      timeout: Duration.seconds(isWorker ? config.fanOut.workerTimeoutSeconds : config.poller.timeoutSeconds),
-      // Workers scale with the queue (the event source mapping's maximum concurrency bounds them).
-      ...(config.poller.reservedConcurrency && !isWorker ? { reservedConcurrentExecutions: 1 } : {}),
-      ...(isWorker ? {} : { retryAttempts: 0, maxEventAge: maxEventAgeFor(config.timing.scheduleMinutes) }),
+      memorySize:
+        props.sizing?.memoryMiB ?? (isWorker ? config.fanOut.workerMemoryMiB : config.poller.memoryMiB),
+      timeout: Duration.seconds(
+        props.sizing?.timeoutSeconds ??
+          (isWorker ? config.fanOut.workerTimeoutSeconds : config.poller.timeoutSeconds),
+      ),
+      // Queue-driven functions scale with the queue (the event source mapping's maximum concurrency bounds them).
+      ...(config.poller.reservedConcurrency && !queueDriven ? { reservedConcurrentExecutions: 1 } : {}),
+      ...(queueDriven
+        ? {}
+        : { retryAttempts: 0, maxEventAge: maxEventAgeFor(config.timing.scheduleMinutes) }),
       role,
       logGroup,
       loggingFormat: LoggingFormat.JSON,

@@ -40,6 +40,11 @@ export interface PollerNetworkProps {
    * and the workers delay messages. Default false.
    */
   sqsEndpoint?: boolean;
+  /**
+   * In a created VPC, an S3 gateway endpoint too: the audit log function reads exported objects (up
+   * to gigabytes) without paying NAT data charges. Default false.
+   */
+  s3Endpoint?: boolean;
 }
 
 /** The address range of a created VPC: four /26 subnets, two public (NAT) and two private (the poller). */
@@ -76,6 +81,13 @@ export class PollerNetwork extends Construct {
       new GatewayVpcEndpoint(this, 'DynamoDbEndpoint', {
         vpc,
         service: GatewayVpcEndpointAwsService.DYNAMODB,
+        subnets: [{ subnets }],
+      });
+    }
+    if (plan.mode === 'create-vpc' && props.s3Endpoint === true) {
+      new GatewayVpcEndpoint(this, 'S3Endpoint', {
+        vpc,
+        service: GatewayVpcEndpointAwsService.S3,
         subnets: [{ subnets }],
       });
     }

@@ -21,6 +21,11 @@ export interface AuditLogExport {
   groupId: string;
   /** The key prefix of the project's log integration (Atlas writes `{prefix}/{cluster}/{host}/...`). */
   prefix: string;
+  /**
+   * The connection the project is read through, which its alerts name (as a poll's do); absent for
+   * the connection `default`.
+   */
+  connection?: string | undefined;
 }
 
 /** What one object needs: the rules, the state, the delivery. */
@@ -92,7 +97,8 @@ export async function processAuditObject(
   };
   const place = locate(object.key, context.exports);
   if (place === undefined) return { ...outcome, status: 'skipped' };
-  const source = clusterSource(place.groupId, place.clusterName);
+  const cluster = clusterSource(place.groupId, place.clusterName);
+  const source = place.connection === undefined ? cluster : { ...cluster, connection: place.connection };
   const name = `audit:${place.groupId}:${place.clusterName}`;
   try {
     const body = await object.open();
@@ -146,12 +152,17 @@ export async function processAuditObject(
 function locate(
   key: string,
   exports: readonly AuditLogExport[],
-): { groupId: string; clusterName: string; hostname: string } | undefined {
+): { groupId: string; clusterName: string; hostname: string; connection?: string | undefined } | undefined {
   const candidates = [...exports].sort((a, b) => b.prefix.length - a.prefix.length);
   for (const candidate of candidates) {
     const parsed = parseAuditObjectKey(key, candidate.prefix);
     if (parsed !== undefined) {
-      return { groupId: candidate.groupId, clusterName: parsed.clusterName, hostname: parsed.hostname };
+      return {
+        groupId: candidate.groupId,
+        clusterName: parsed.clusterName,
+        hostname: parsed.hostname,
+        connection: candidate.connection,
+      };
     }
   }
   return undefined;

@@ -180,6 +180,15 @@ describe.each(storeKinds())('an exported audit log object read from S3 ($name)',
     ]);
   });
 
+  it('names the connection of the export in its alerts, as a poll of that connection does', async () => {
+    await put(KEY, LINES);
+    context = { ...context, exports: [{ groupId: ids.project, prefix: PREFIX, connection: 'prod' }] };
+
+    await read(KEY);
+
+    expect(notifier.delivered.map((alert) => alert.context?.connection)).toEqual(['prod', 'prod']);
+  });
+
   it('skips objects under no export of the deployment, and diagnostic logs', async () => {
     const diagnostic = KEY.replace('mongodb-audit-log', 'mongodb');
     await put(diagnostic, LINES);

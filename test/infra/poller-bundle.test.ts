@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadBundledRulePack, RULE_PACK_FILE } from '../../functions/poller/bundled-rule-pack.js';
 import { BundledRulePackMissingError } from '../../functions/poller/errors.js';
 import {
+  AUDIT_LOG_ENTRY,
   DISPATCHER_ENTRY,
   ESM_REQUIRE_BANNER,
   pollerEsbuildOptions,
@@ -17,6 +18,7 @@ import {
   WORKER_ENTRY,
 } from '../../infra/bundling.js';
 import { prebuiltBundle } from '../../infra/lambda-code.js';
+import { AUDIT_LOG_CONFIG_ENV } from '../../shared/audit-log/audit-log-runtime.js';
 import { FAN_OUT_CONFIG_ENV } from '../../shared/fan-out/fan-out-settings.js';
 import { POLLER_CONFIG_ENV } from '../../shared/poll/poller-config.js';
 import { PUSH_CONFIG_ENV } from '../../shared/push/push-settings.js';
@@ -236,6 +238,37 @@ describe('the poller bundle', () => {
 
     expect(run.stderr).toBe('');
     expect(run.stdout).toBe('function');
+  });
+
+  it('builds the audit log reader the same way, with the S3 client, and it imports in a fresh Node process', async () => {
+    const outdir = join(workspace.directory, 'audit-log');
+    await build(pollerEsbuildOptions({ projectRoot: PROJECT_ROOT, outdir, entry: AUDIT_LOG_ENTRY }));
+    copyFileSync(rulePackFile, join(outdir, RULE_PACK_FILE));
+    const auditLog = JSON.stringify({
+      buckets: [
+        {
+          bucket: 'atlasauditalerts-auditlogsbucket-1a2b3c4d5e6f',
+          connection: 'default',
+          exports: [{ groupId: '6a1b2c3d4e5f60718293a4b5', prefix: 'atlas-logs/payments' }],
+        },
+      ],
+    });
+
+    const run = runFreshNode(
+      `const fn = await import(${JSON.stringify(pathToFileURL(join(outdir, 'index.mjs')).href)});
+       process.stdout.write(typeof fn.handler);`,
+      {
+        ...pollerEnvironment,
+        [AUDIT_LOG_CONFIG_ENV]: auditLog,
+        AWS_REGION: 'eu-west-1',
+        AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+      },
+    );
+    const map = JSON.parse(readFileSync(join(outdir, 'index.mjs.map'), 'utf8')) as { sources: string[] };
+
+    expect(run.stderr).toBe('');
+    expect(run.stdout).toBe('function');
+    expect(map.sources.some((source) => source.includes('node_modules/@aws-sdk/client-s3/'))).toBe(true);
   });
 
   it('builds the push receiver the same way, without Atlas or the rules, and it imports in a fresh Node process', async () => {

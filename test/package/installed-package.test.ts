@@ -14,13 +14,14 @@ import { cdkJsonContext } from '../infra/support/workspace.js';
 import { npmEnvironment, type PackedInstall, packAndInstall, REPO_ROOT } from '../support/packed-install.js';
 
 /**
- * The budget of the tarball, about a quarter above what it measured when set: 4,198,538 bytes packed,
- * 16,459,791 unpacked, 1,035 files. Most of it is the three functions' prebuilt bundles with their source
- * maps (10.5 MB unpacked; the construct deploys them, so a CDK app needs no bundling step); the rest is
- * 336 modules, each with its declarations and source map. Code that needs more raises it deliberately,
- * with the figures `npm pack --dry-run` prints.
+ * The budget of the tarball, about a quarter above what it measured when last raised (for the audit log
+ * function's bundle): 5,853,558 bytes packed, 22,912,653 unpacked, 1,145 files. Most of it is the five
+ * functions' prebuilt bundles with their source maps (the audit log function's alone 1.9 MB and 2.6 MB
+ * unpacked; the construct deploys them, so a CDK app needs no bundling step); the rest is 371 modules,
+ * each with its declarations and source map. Code that needs more raises it deliberately, with the
+ * figures `npm pack --dry-run` prints.
  */
-const BUDGET = { packedBytes: 5_250_000, unpackedBytes: 20_500_000, files: 1_300 };
+const BUDGET = { packedBytes: 7_300_000, unpackedBytes: 28_600_000, files: 1_400 };
 
 /** In the simulator's default seed: Acme Corp, and a key that is Organization Owner there (throwaway values). */
 const ORG = '64b5c9e2f1a3d40012ab3c01';
@@ -118,7 +119,7 @@ describe('the tarball npm pack makes', () => {
         !ruleFiles.includes(path) &&
         !schemaFiles.includes(path) &&
         !/^dist\/.+\.(js|js\.map|d\.ts)$/.test(path) &&
-        !/^dist\/lambda\/(poller|dispatcher|worker|receiver)\/index\.mjs(\.map)?$/.test(path) &&
+        !/^dist\/lambda\/(poller|dispatcher|worker|receiver|audit-log)\/index\.mjs(\.map)?$/.test(path) &&
         !dataCopies.includes(path),
     );
     expect(unexpected).toEqual([]);
@@ -140,7 +141,7 @@ describe('the tarball npm pack makes', () => {
         'dist/infra/index.js',
         'dist/infra/index.d.ts',
         // The functions' prebuilt bundles, which the construct deploys.
-        ...['poller', 'dispatcher', 'worker', 'receiver'].flatMap((role) => [
+        ...['poller', 'dispatcher', 'worker', 'receiver', 'audit-log'].flatMap((role) => [
           `dist/lambda/${role}/index.mjs`,
           `dist/lambda/${role}/index.mjs.map`,
         ]),
