@@ -6,10 +6,12 @@ export interface AuditExportTarget {
   connection?: string;
   /** The bucket; unknown when neither the settings nor `--audit-bucket` name it. */
   bucket?: string;
-  /** The export's key prefix (`auditLogs.prefix`), without slashes at either end. */
+  /** The export's key prefix (a project's `auditLogs.projects[].prefix`, or `--audit-prefix`), without slashes at either end. */
   prefix: string;
   /** The projects whose folders `{prefix}/{groupId}/` to look in; none: anywhere under the prefix. */
   projectIds: readonly string[];
+  /** The one project whose own prefix `prefix` is (the settings' `auditLogs.projects[]`). */
+  project?: string;
 }
 
 /** Lists a bucket: the first keys under a prefix. */
@@ -30,35 +32,41 @@ export interface BucketLister {
 }
 
 /**
- * The audit log exports a configuration file turns on, read tolerantly: every `connections[]` entry
- * whose `auditLogs.enabled` is true, with its `auditLogs.prefix` (default `''`), its bucket
- * (`auditLogs.bucket` or `auditLogs.bucketName` when the settings hold one) and the project ids of its
- * `sources.projectIds`. Anything else in the file is left to the settings' own checks.
+ * The audit log exports a configuration file turns on, read tolerantly: one per project of the
+ * top-level `auditLogs.projects` (the connection `default`) and of every `connections[].auditLogs.projects`
+ * whose `enabled` is not `false`, each looked for under the project's own `prefix`. The bucket is the
+ * stack's (its `AuditLogBucketName` output), so it comes from `--audit-bucket`. Anything else in the
+ * file is left to the settings' own checks.
  *
  * @example
  * ```ts
- * auditExportTargets({ connections: [{ name: 'prod', auditLogs: { enabled: true, prefix: 'atlas' } }] });
- * // [{ connection: 'prod', prefix: 'atlas', projectIds: [] }]
+ * auditExportTargets({ auditLogs: { projects: [{ projectId: '64b5…', prefix: 'atlas/payments' }] } });
+ * // [{ connection: 'default', prefix: 'atlas/payments', projectIds: [], project: '64b5…' }]
  * ```
  */
 export function auditExportTargets(settings: unknown): AuditExportTarget[] {
   const connections = field(settings, 'connections');
-  if (!Array.isArray(connections)) return [];
-  return connections.flatMap((connection: unknown, index): AuditExportTarget[] => {
-    const auditLogs = field(connection, 'auditLogs');
-    if (field(auditLogs, 'enabled') !== true) return [];
-    const name = field(connection, 'name');
-    const prefix = field(auditLogs, 'prefix');
-    const bucket = field(auditLogs, 'bucket') ?? field(auditLogs, 'bucketName');
-    const projects = field(field(connection, 'sources'), 'projectIds');
-    return [
-      {
-        connection: typeof name === 'string' ? name : `connections[${index}]`,
-        ...(typeof bucket === 'string' && bucket !== '' ? { bucket } : {}),
-        prefix: typeof prefix === 'string' ? trimSlashes(prefix) : '',
-        projectIds: Array.isArray(projects) ? projects.filter((id) => typeof id === 'string') : [],
-      },
-    ];
+  const blocks = [
+    { name: 'default', auditLogs: field(settings, 'auditLogs') },
+    ...(Array.isArray(connections)
+      ? connections.map((connection: unknown, index) => {
+          const name = field(connection, 'name');
+          return {
+            name: typeof name === 'string' ? name : `connections[${index}]`,
+            auditLogs: field(connection, 'auditLogs'),
+          };
+        })
+      : []),
+  ];
+  return blocks.flatMap(({ name, auditLogs }): AuditExportTarget[] => {
+    const projects = field(auditLogs, 'projects');
+    if (field(auditLogs, 'enabled') === false || !Array.isArray(projects)) return [];
+    return projects.flatMap((project: unknown): AuditExportTarget[] => {
+      const projectId = field(project, 'projectId');
+      const prefix = field(project, 'prefix');
+      if (typeof projectId !== 'string' || typeof prefix !== 'string') return [];
+      return [{ connection: name, prefix: trimSlashes(prefix), projectIds: [], project: projectId }];
+    });
   });
 }
 
@@ -103,7 +111,7 @@ export async function checkAuditExports(options: CheckAuditExportsOptions): Prom
     }
     const folders =
       target.projectIds.length === 0
-        ? [{ prefix: withSlash(target.prefix), project: undefined }]
+        ? [{ prefix: withSlash(target.prefix), project: target.project }]
         : target.projectIds.map((groupId) => ({
             prefix: withSlash(target.prefix === '' ? groupId : `${target.prefix}/${groupId}`),
             project: groupId,

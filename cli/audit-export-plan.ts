@@ -149,8 +149,8 @@ export function auditExportPlan(input: AuditExportPlanInput): AuditExportPlan {
         {
           id: 'settings',
           title: 'Put the trust values into the deploy settings and deploy',
-          command: `connections[${connection}].auditLogs: { enabled: true, atlasAWSAccountArn: ${ATLAS_ACCOUNT_PLACEHOLDER}, atlasAssumedRoleExternalId: ${EXTERNAL_ID_PLACEHOLDER}, prefix: ${JSON.stringify(prefix)} }, then npx cdk deploy`,
-          note: "The stack's role then trusts Atlas's account with that external id only. Authorizing the role before this deploy fails: Atlas assumes the role to check it.",
+          command: `${connection === 'default' ? 'auditLogs' : `connections[${connection}].auditLogs`}.projects[]: { projectId: ${groupId}, prefix: ${JSON.stringify(prefixPath)}, atlasAWSAccountArn: ${ATLAS_ACCOUNT_PLACEHOLDER}, atlasAssumedRoleExternalId: ${EXTERNAL_ID_PLACEHOLDER} }, then npx cdk deploy`,
+          note: "The stack's role then trusts Atlas's account with that project's external id only. Authorizing the role before this deploy fails: Atlas assumes the role to check it.",
         },
         {
           id: 'authorize-role',

@@ -44,7 +44,7 @@ export function registerAuditExportCommand(program: Command, io?: PollCommandIo)
     .option('--bucket <name>', 'the bucket the stack made for the exported objects')
     .option(
       '--prefix <path>',
-      'the key prefix of the export (auditLogs.prefix); each project writes under PREFIX/<project id>',
+      'the key prefix; each project writes under PREFIX/<project id>, its auditLogs.projects[].prefix',
       DEFAULT_AUDIT_EXPORT_PREFIX,
     )
     .option('--role-arn <arn>', 'the ARN of the IAM role the stack made for Atlas to assume', roleArn)

@@ -53,7 +53,7 @@ export function registerCheckCommand(program: Command, io?: PollCommandIo): void
       )
       .option(
         '--audit-prefix <path>',
-        'the audit log export key prefix, when the config file has no connections[].auditLogs (default: the bucket root)',
+        'the audit log export key prefix, when the config file has no auditLogs (default: the bucket root)',
       )
       .addOption(
         new Option('--timeout <duration>', 'give up when the whole check took DURATION')
@@ -67,8 +67,9 @@ export function registerCheckCommand(program: Command, io?: PollCommandIo): void
 Credentials come from the environment, as for run: ${ATLAS_CREDENTIAL_ENV.publicKey} and
 ${ATLAS_CREDENTIAL_ENV.privateKey} (an API key), or ${ATLAS_CREDENTIAL_ENV.clientId} and ${ATLAS_CREDENTIAL_ENV.clientSecret}.
 
-When the config file turns audit logs on (connections[].auditLogs.enabled) or --audit-bucket is given,
-check also lists the bucket under the export's prefix for an object Atlas wrote, with the AWS
+When the config file has audit logs (auditLogs.projects, top level or per connection) or --audit-bucket
+is given, check also lists the bucket (--audit-bucket, the AuditLogBucketName output) under each
+project's prefix for an object Atlas wrote, with the AWS
 credentials and region of the environment.
 
 Examples:

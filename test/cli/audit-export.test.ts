@@ -131,8 +131,10 @@ describe('audit-export plan', () => {
       prefixPath: `exports/atlas/${PROJECT}`,
       logTypes: ['MONGOD_AUDIT', 'MONGOS_AUDIT'],
     });
-    expect(steps.get('settings')?.command).toContain('connections[default].auditLogs:');
-    expect(steps.get('settings')?.command).toContain('prefix: "exports/atlas"');
+    expect(steps.get('settings')?.command).toMatch(/^auditLogs\.projects\[\]: /);
+    expect(steps.get('settings')?.command).toContain(
+      `projectId: ${PROJECT}, prefix: "exports/atlas/${PROJECT}"`,
+    );
   });
 
   it('asks for the push-based log export with the body its create operation requires', async () => {

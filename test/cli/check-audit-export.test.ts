@@ -1,4 +1,4 @@
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CreateBucketCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
@@ -21,22 +21,27 @@ const BUCKET = 'atlas-audit-logs';
 const EMPTY_BUCKET = 'atlas-audit-logs-empty';
 
 describe('auditExportTargets', () => {
-  it('reads the connections whose auditLogs are enabled, with their prefix, bucket and projects', () => {
+  it('reads each project of the enabled auditLogs, top level and per connection, with its own prefix', () => {
     // Prepare
     const settings = {
+      auditLogs: { projects: [{ projectId: OTHER_PROJECT, prefix: 'atlas/other' }] },
       connections: [
         {
           name: 'prod',
-          sources: { projectIds: [PROJECT] },
           auditLogs: {
             enabled: true,
-            prefix: '/atlas/',
-            atlasAWSAccountArn: 'arn:aws:iam::123456789012:root',
+            projects: [
+              {
+                projectId: PROJECT,
+                prefix: '/atlas/payments/',
+                atlasAWSAccountArn: 'arn:aws:iam::123456789012:root',
+              },
+              { projectId: 42, prefix: 'not/an/id' },
+            ],
           },
         },
-        { name: 'staging', auditLogs: { enabled: false, prefix: 'staging' } },
+        { name: 'staging', auditLogs: { enabled: false, projects: [{ projectId: PROJECT, prefix: 's' }] } },
         { name: 'dev', sources: { orgIds: ['5f4e3d2c1b0a998877665544'] } },
-        { name: 'lab', auditLogs: { enabled: true, bucket: 'lab-logs' } },
         'not a connection',
       ],
     };
@@ -46,16 +51,16 @@ describe('auditExportTargets', () => {
 
     // Assess
     expect(targets).toEqual([
-      { connection: 'prod', prefix: 'atlas', projectIds: [PROJECT] },
-      { connection: 'lab', bucket: 'lab-logs', prefix: '', projectIds: [] },
+      { connection: 'default', prefix: 'atlas/other', projectIds: [], project: OTHER_PROJECT },
+      { connection: 'prod', prefix: 'atlas/payments', projectIds: [], project: PROJECT },
     ]);
   });
 
-  it('finds nothing in settings without connections, or with connections of another shape', () => {
+  it('finds nothing in settings without audit logs, or with audit logs of another shape', () => {
     expect(auditExportTargets(undefined)).toEqual([]);
     expect(auditExportTargets({ sources: { projectIds: [PROJECT] } })).toEqual([]);
     expect(auditExportTargets({ connections: { prod: { auditLogs: { enabled: true } } } })).toEqual([]);
-    expect(auditExportTargets({ connections: [{ auditLogs: { enabled: 'yes' } }] })).toEqual([]);
+    expect(auditExportTargets({ connections: [{ auditLogs: { projects: 'all' } }] })).toEqual([]);
   });
 });
 
@@ -207,5 +212,41 @@ describe('the audit log export check, against an S3 emulator', () => {
     expect(empty.stdout).toMatch(
       new RegExp(`^warn audit log export s3://${EMPTY_BUCKET}/atlas/${PROJECT}/: no object yet`, 'm'),
     );
+  });
+
+  it('reads the exports from the deploy settings of --config, each project under its own prefix', async () => {
+    // Prepare
+    const config = join(directory, 'audit-logs.yaml');
+    await writeFile(
+      config,
+      [
+        'sources:',
+        `  projectIds: ["${PROJECT}"]`,
+        'auditLogs:',
+        '  projects:',
+        `    - projectId: "${PROJECT}"`,
+        `      prefix: atlas/${PROJECT}`,
+        '      atlasAWSAccountArn: arn:aws:iam::536727724300:root',
+        '      atlasAssumedRoleExternalId: 3f5d9c2e-8a41-4c6b-9e0f-2b7d1a6c4e88',
+        '',
+      ].join('\n'),
+    );
+
+    // Act
+    const run = await runPollCommand(
+      ['check', '--config', config, '--base-url', sim.baseUrl, '--audit-bucket', BUCKET, '--json'],
+      { register: registerCheckCommand, env: { ...OWNER_ENV, ...s3Env() }, cwd: process.cwd() },
+    );
+
+    // Assess
+    expect(run.code, run.stderr).toBe(0);
+    const checks = (JSON.parse(run.stdout) as { checks: Array<Record<string, unknown>> }).checks;
+    expect(checks.filter((check) => check.check === 'audit-log')).toEqual([
+      expect.objectContaining({
+        status: 'ok',
+        connection: 'default',
+        subject: `audit log export s3://${BUCKET}/atlas/${PROJECT}/`,
+      }),
+    ]);
   });
 });
