@@ -11,6 +11,7 @@ import { registerRunCommand } from './commands/run.js';
 import { registerSendTestAlertCommand } from './commands/send-test-alert.js';
 import { registerSimulateCommand } from './commands/simulate.js';
 import { registerStatusCommand } from './commands/status.js';
+import { registerWebhooksCommand } from './commands/webhooks.js';
 import { CommandFailed, ExitCode } from './errors.js';
 import { exitCodeFor } from './exit-codes.js';
 
@@ -37,6 +38,7 @@ export function buildProgram(): Command {
   registerCheckCommand(program);
   registerStatusCommand(program);
   registerSendTestAlertCommand(program);
+  registerWebhooksCommand(program);
   return program;
 }
 

@@ -60,9 +60,11 @@ import type {
   AtlasApiKey,
   AtlasCluster,
   AtlasEvent,
+  AtlasEventTypeDetails,
   AtlasOrganization,
   AtlasProject,
   AtlasProjectAccessListEntry,
+  AtlasResource,
   AtlasServiceAccount,
   AtlasTeam,
 } from './types.js';
@@ -398,6 +400,52 @@ export class AtlasClient {
   ): Promise<AtlasAlertConfig> {
     const path = `/groups/${pathId('groupId', groupId)}/alertConfigs/${pathId('alertConfigId', alertConfigId)}`;
     return this.#getJson(path, new URLSearchParams(), readAlertConfig, options.signal);
+  }
+
+  /**
+   * Every event type Atlas knows (`GET /eventTypes`, Atlas v2, Organization Member or Project Read
+   * Only), each with whether Atlas can raise an alert for it (`alertable`). An entry without a string
+   * `eventType` and a boolean `alertable` is left out with a warning. Throws as {@link listProjectEvents}.
+   */
+  listEventTypes(options: AtlasListOptions = {}): AtlasList<AtlasEventTypeDetails> {
+    return this.#list(
+      '/eventTypes',
+      listQuery(options),
+      (value) =>
+        isObject(value) && typeof value.eventType === 'string' && typeof value.alertable === 'boolean'
+          ? { ok: true, value: value as unknown as AtlasEventTypeDetails }
+          : { ok: false, problem: 'an event type without eventType and alertable' },
+      options.signal,
+      this.#config.accept,
+      { skip: 'event types' },
+    );
+  }
+
+  /**
+   * The alert configurations of a project (`GET /groups/{groupId}/alertConfigs`, Project Read Only),
+   * as Atlas serves them (webhook secrets redacted). Throws as {@link listProjectEvents}.
+   */
+  listAlertConfigs(groupId: string, options: AtlasListOptions = {}): AtlasList<AtlasResource> {
+    return this.#list(
+      `/groups/${pathId('groupId', groupId)}/alertConfigs`,
+      listQuery(options),
+      readResource,
+      options.signal,
+    );
+  }
+
+  /**
+   * A project's integration of one type (`GET /groups/{groupId}/integrations/{integrationType}`,
+   * Project Read Only), as Atlas serves it: the secret redacted, the URL partly. Throws as
+   * {@link getOrg}; AtlasNotFoundError when the project has none of that type.
+   */
+  async getIntegration(
+    groupId: string,
+    integrationType: string,
+    options: { signal?: AbortSignal } = {},
+  ): Promise<AtlasResource> {
+    const path = `/groups/${pathId('groupId', groupId)}/integrations/${pathId('integrationType', integrationType)}`;
+    return this.#getJson(path, new URLSearchParams(), readResource, options.signal);
   }
 
   /**
@@ -792,4 +840,15 @@ function headerText(value: string | string[] | undefined): string | undefined {
 
 function readQuery(options: AtlasReadOptions): URLSearchParams {
   return new URLSearchParams(options.includeRaw ? { includeRaw: 'true' } : {});
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** Reads any JSON object as it is. */
+function readResource(value: unknown): { ok: true; value: AtlasResource } | { ok: false; problem: string } {
+  return isObject(value)
+    ? { ok: true, value }
+    : { ok: false, problem: 'an answer that is not a JSON object' };
 }

@@ -1,0 +1,110 @@
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { registerWebhooksCommand } from '../../cli/commands/webhooks.js';
+import { type AtlasSimulator, startSimulator } from '../../simulator/index.js';
+import { runPollCommand } from './poll-command-harness.js';
+
+/** In the default seed (throwaway values): Acme Corp's projects and two keys. */
+const PROJECT_D11 = '64b5ca17f1a3d40012ab3d11';
+/** Organization Owner of Acme Corp. */
+const OWNER_KEY = { publicKey: 'qkzvbgyt', privateKey: 'fake-private-key-ci-automation' };
+const RECEIVER = 'https://abc123.lambda-url.eu-west-1.on.aws/';
+
+function pollerEnv(key: { publicKey: string; privateKey: string }): Record<string, string> {
+  return { MONGODB_ATLAS_PUBLIC_API_KEY: key.publicKey, MONGODB_ATLAS_PRIVATE_API_KEY: key.privateKey };
+}
+
+let sim: AtlasSimulator;
+let dir: string;
+
+function webhooks(args: readonly string[], env: Record<string, string>) {
+  return runPollCommand(['webhooks', ...args, '--base-url', sim.baseUrl], {
+    env,
+    cwd: dir,
+    register: registerWebhooksCommand,
+  });
+}
+
+beforeAll(async () => {
+  sim = await startSimulator();
+  dir = await mkdtemp(join(tmpdir(), 'webhooks-'));
+});
+
+afterAll(async () => {
+  await sim.stop();
+  await rm(dir, { recursive: true, force: true });
+});
+
+describe('webhooks plan', () => {
+  it('prints the Atlas CLI commands for the alertable types the built-in rules name, and the poll-only rest', async () => {
+    // Act
+    const result = await webhooks(
+      ['plan', '--project', PROJECT_D11, '--url', RECEIVER],
+      pollerEnv(OWNER_KEY),
+    );
+
+    // Assess
+    expect(result.code, result.stderr).toBe(0);
+    const lines = result.stdout.split('\n');
+    expect(lines[0]).toMatch(
+      /^The enabled rules name \d+ event types: Atlas can push \d+, \d+ are poll-only\.$/,
+    );
+    expect(lines).toContain(
+      `atlas integrations create WEBHOOK --projectId ${PROJECT_D11} --url ${RECEIVER} --secret "$ATLAS_AUDIT_ALERTS_WEBHOOK_SECRET"`,
+    );
+    expect(lines).toContain(
+      `atlas alerts settings create --projectId ${PROJECT_D11} --event NETWORK_PERMISSION_ENTRY_ADDED --enabled --notificationType WEBHOOK --notificationDelayMin 0`,
+    );
+    const pollOnly = lines.slice(lines.findIndex((line) => line.startsWith('Poll-only event types')) + 1);
+    expect(pollOnly).toContain('  API_KEY_CREATED');
+    expect(pollOnly).not.toContain('  NETWORK_PERMISSION_ENTRY_ADDED');
+  });
+
+  it('prints the Admin API requests with --json, the secret a reference to its variable', async () => {
+    // Prepare
+    const outputs = join(dir, 'cdk-outputs.json');
+    await writeFile(outputs, JSON.stringify({ AtlasAuditAlerts: { PushWebhookUrl: RECEIVER, Other: 'x' } }));
+
+    // Act
+    const result = await webhooks(
+      ['plan', '--project', PROJECT_D11, '--outputs-file', outputs, '--json'],
+      pollerEnv(OWNER_KEY),
+    );
+
+    // Assess
+    expect(result.code, result.stderr).toBe(0);
+    const plan = JSON.parse(result.stdout) as {
+      pushable: string[];
+      pollOnly: string[];
+      projects: {
+        groupId: string;
+        requests: { method: string; path: string; body: Record<string, unknown> }[];
+      }[];
+    };
+    expect(plan.pushable).toContain('NETWORK_PERMISSION_ENTRY_ADDED');
+    expect(plan.pollOnly).toContain('API_KEY_CREATED');
+    expect(plan.projects[0]?.requests[0]).toEqual({
+      method: 'POST',
+      path: `/api/atlas/v2/groups/${PROJECT_D11}/integrations/WEBHOOK`,
+      body: { type: 'WEBHOOK', url: RECEIVER, secret: '$ATLAS_AUDIT_ALERTS_WEBHOOK_SECRET' },
+    });
+    expect(plan.projects[0]?.requests).toHaveLength(1 + plan.pushable.length);
+    expect(plan.projects[0]?.requests[1]).toMatchObject({
+      method: 'POST',
+      path: `/api/atlas/v2/groups/${PROJECT_D11}/alertConfigs`,
+      body: { enabled: true, notifications: [{ typeName: 'WEBHOOK', delayMin: 0 }] },
+    });
+  });
+
+  it('refuses to plan without the receiver URL, naming both ways to give it', async () => {
+    // Act
+    const result = await webhooks(['plan', '--project', PROJECT_D11], pollerEnv(OWNER_KEY));
+
+    // Assess
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('--url URL');
+    expect(result.stderr).toContain('--outputs-file FILE');
+  });
+});
