@@ -12,6 +12,11 @@ export interface WebhooksPlanOptions extends PollCommandOptions {
   json?: boolean;
 }
 
+/** The parsed flags of `webhooks apply`. */
+export interface WebhooksApplyOptions extends WebhooksPlanOptions {
+  replaceIntegration?: boolean;
+}
+
 /** The flags both subcommands take: where the projects, the rules and the receiver's URL come from. */
 function addPlanOptions(command: Command): Command {
   return addAtlasOptions(
@@ -44,7 +49,8 @@ function addPlanOptions(command: Command): Command {
 /**
  * Registers `webhooks`: `plan` prints, per project of the polled connections, the Webhook integration
  * and the alert configurations Atlas needs to push the event types the enabled rules name (as Atlas CLI
- * commands, or Admin API requests with `--json`).
+ * commands, or Admin API requests with `--json`); `apply` makes them through the Admin API with a key
+ * that has Project Owner, leaving what exists alone.
  *
  * @example
  * ```sh
@@ -81,5 +87,30 @@ Examples:
     .action(async (options: WebhooksPlanOptions, command: Command) => {
       const { webhooksPlanAction } = await import('../actions/webhooks.js');
       await webhooksPlanAction(options, command, io);
+    });
+
+  addPlanOptions(
+    webhooks
+      .command('apply')
+      .description(
+        'Create what webhooks plan prints through the Admin API, with a key that has Project Owner; what exists is left alone.',
+      ),
+  )
+    .option('--replace-integration', 'point a Webhook integration that posts elsewhere at the receiver')
+    .addHelpText(
+      'after',
+      `
+Writes with a key of its own that has Project Owner on each project, never the poller's (which stays
+read-only): ATLAS_AUDIT_ALERTS_OWNER_PUBLIC_API_KEY and ATLAS_AUDIT_ALERTS_OWNER_PRIVATE_API_KEY, or
+ATLAS_AUDIT_ALERTS_OWNER_CLIENT_ID and ATLAS_AUDIT_ALERTS_OWNER_CLIENT_SECRET (another connection's:
+with its name as a suffix). The webhook secret is read from ATLAS_AUDIT_ALERTS_WEBHOOK_SECRET.
+Run it again at any time: it creates only what is missing.
+
+Examples:
+  atlas-audit-alerts webhooks apply --config poller.yaml --outputs-file cdk-outputs.json`,
+    )
+    .action(async (options: WebhooksApplyOptions, command: Command) => {
+      const { webhooksApplyAction } = await import('../actions/webhooks.js');
+      await webhooksApplyAction(options, command, io);
     });
 }

@@ -449,6 +449,32 @@ export class AtlasClient {
   }
 
   /**
+   * Sends a write (`POST` or `PUT`) of a JSON body to a resource below the API prefix, such as
+   * `/groups/{groupId}/alertConfigs`, and returns the answer's JSON object. Only a 429 is retried (it
+   * was not carried out); any other failure is thrown at once, since a write that may have been
+   * carried out must not be sent twice. Throws as {@link getOrg}.
+   */
+  async writeJson(
+    method: 'POST' | 'PUT',
+    resource: string,
+    body: AtlasResource,
+    options: { signal?: AbortSignal } = {},
+  ): Promise<AtlasResource> {
+    return this.#getJson(resource, new URLSearchParams(), readResource, options.signal, this.#config.accept, {
+      method,
+      body: JSON.stringify(body),
+    });
+  }
+
+  /**
+   * Adds a text that no error message or log line of this client may show, such as a webhook secret
+   * sent in a request body: Atlas may echo a body in an error.
+   */
+  protectSecret(value: string): void {
+    this.#redactor.add(value);
+  }
+
+  /**
    * The clusters of a project (`GET /groups/{groupId}/clusters`, Project Read Only), each with its
    * name, its tier and whether its database access history can be read (dedicated clusters only; a
    * cluster whose provider the client does not recognise counts as readable). On Atlas v2 it asks for
@@ -625,17 +651,20 @@ export class AtlasClient {
     read: (body: unknown) => Shape<T>,
     signal: AbortSignal | undefined,
     accept: string = this.#config.accept,
+    write?: { method: 'POST' | 'PUT'; body: string },
   ): Promise<T> {
     const path = `${this.#config.apiPrefix}${resource}`;
     const search = query.toString();
     const headers: Record<string, string> = {
       accept,
       'user-agent': this.#config.userAgent,
+      ...(write === undefined ? {} : { 'content-type': accept }),
     };
     const request: HttpRequest = {
-      method: 'GET',
+      method: write?.method ?? 'GET',
       path: search === '' ? path : `${path}?${search}`,
       headers,
+      ...(write === undefined ? {} : { body: write.body, writeOnce: true }),
       ...(signal === undefined ? {} : { signal }),
     };
     const tokens = this.#tokens;
@@ -766,10 +795,9 @@ export class AtlasClient {
           if (cause instanceof AtlasError) {
             return { ok: false, retryable: cause.retryable, error: () => cause };
           }
-          const retryable = errorFromNetworkFailure(
-            cause,
-            this.#context(request.method, path, progress),
-          ).retryable;
+          const retryable =
+            request.writeOnce !== true &&
+            errorFromNetworkFailure(cause, this.#context(request.method, path, progress)).retryable;
           return {
             ok: false,
             retryable,
@@ -789,7 +817,10 @@ export class AtlasClient {
         if (response.status === 429) {
           this.#counts.rateLimited += 1;
         }
-        if (RETRYABLE_STATUSES.has(response.status)) {
+        if (
+          RETRYABLE_STATUSES.has(response.status) &&
+          (request.writeOnce !== true || response.status === 429)
+        ) {
           const retryAfterMs = parseRetryAfter(response.headers['retry-after'], config.clock.now());
           return {
             ok: false,
