@@ -10,6 +10,7 @@ import { runPollCommand } from './poll-command-harness.js';
 /** In the default seed (throwaway values): Acme Corp's projects and two keys. */
 const PROJECT_D11 = '64b5ca17f1a3d40012ab3d11';
 const PROJECT_D13 = '64b5ca17f1a3d40012ab3d13';
+const PROJECT_D14 = '64b5ca17f1a3d40012ab3d14';
 /** Organization Owner of Acme Corp. */
 const OWNER_KEY = { publicKey: 'qkzvbgyt', privateKey: 'fake-private-key-ci-automation' };
 /** Project Read Only on PROJECT_D13 only. */
@@ -178,6 +179,41 @@ describe('webhooks apply', () => {
     expect(result.code).toBe(3);
     expect(result.stderr).toContain('401');
     expect(result.stderr).not.toContain('fake-wrong-private-key');
+  });
+
+  it('stops at a Webhook integration that posts elsewhere, and points it at the receiver with --replace-integration', async () => {
+    // Prepare
+    const client = new AtlasClient({ baseUrl: sim.baseUrl, credentials: { kind: 'digest', ...OWNER_KEY } });
+    try {
+      await client.writeJson('POST', `/groups/${PROJECT_D14}/integrations/WEBHOOK`, {
+        type: 'WEBHOOK',
+        url: 'https://elsewhere.example.com/hook',
+      });
+    } finally {
+      await client.close();
+    }
+
+    // Act
+    const refused = await webhooks(
+      ['apply', '--project', PROJECT_D14, '--url', RECEIVER],
+      ownerEnv(OWNER_KEY),
+    );
+    const replaced = await webhooks(
+      ['apply', '--project', PROJECT_D14, '--url', RECEIVER, '--replace-integration'],
+      ownerEnv(OWNER_KEY),
+    );
+    const again = await webhooks(['apply', '--project', PROJECT_D14, '--url', RECEIVER], ownerEnv(OWNER_KEY));
+
+    // Assess
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain(
+      `project ${PROJECT_D14} has a Webhook integration to https://elsewhere.example.com/****`,
+    );
+    expect(refused.stderr).toContain('--replace-integration');
+    expect(replaced.code, replaced.stderr).toBe(0);
+    expect(replaced.stdout).toContain(`replaced   ${PROJECT_D14}  integration`);
+    expect(again.stdout).toContain(`unchanged  ${PROJECT_D14}  integration`);
+    expect(`${refused.stderr}${replaced.stdout}${again.stdout}`).not.toContain(WEBHOOK_SECRET);
   });
 
   it("never uses the poller's own key: without the owner variables it stops, naming them", async () => {
