@@ -20,9 +20,10 @@ export function resolveAtlasClientOptions(
   options: AtlasCommandOptions,
   env: Environment,
   connection?: string,
+  names?: CredentialEnvNames,
 ): AtlasClientOptions {
   return {
-    credentials: resolveAtlasCredentials(env, connection),
+    credentials: resolveAtlasCredentials(env, connection, names),
     ...(options.baseUrl === undefined ? {} : { baseUrl: options.baseUrl }),
     ...(options.flavor === undefined ? {} : { flavor: options.flavor }),
     ...(options.allowInsecureHttp ? { allowInsecureHttp: true } : {}),
@@ -43,12 +44,16 @@ export function resolveAtlasClientOptions(
  * resolveAtlasCredentials(process.env, 'ops-manager'); // from MONGODB_ATLAS_PUBLIC_API_KEY_OPS_MANAGER...
  * ```
  */
-export function resolveAtlasCredentials(env: Environment, connection?: string): AtlasCredentials {
+export function resolveAtlasCredentials(
+  env: Environment,
+  connection?: string,
+  names: CredentialEnvNames = connectionCredentialEnv(connection),
+): AtlasCredentials {
   const value = (name: string): string | undefined => {
     const text = env[name];
     return text === undefined || text === '' ? undefined : text;
   };
-  const { publicKey, privateKey, clientId, clientSecret } = connectionCredentialEnv(connection);
+  const { publicKey, privateKey, clientId, clientSecret } = names;
   const digest = [value(publicKey), value(privateKey)] as const;
   const service = [value(clientId), value(clientSecret)] as const;
   const digestSet = digest.some((part) => part !== undefined);
@@ -101,6 +106,28 @@ export function connectionCredentialEnv(connection?: string): CredentialEnvNames
     privateKey: `${ATLAS_CREDENTIAL_ENV.privateKey}${suffix}`,
     clientId: `${ATLAS_CREDENTIAL_ENV.clientId}${suffix}`,
     clientSecret: `${ATLAS_CREDENTIAL_ENV.clientSecret}${suffix}`,
+  };
+}
+
+/**
+ * The variables of the key `webhooks apply` writes with, one with Project Owner: never the poller's,
+ * which stays read-only. As {@link connectionCredentialEnv}, with the connection's name as a suffix.
+ *
+ * @example
+ * ```ts
+ * ownerCredentialEnv().publicKey; // 'ATLAS_AUDIT_ALERTS_OWNER_PUBLIC_API_KEY'
+ * ```
+ */
+export function ownerCredentialEnv(connection?: string): CredentialEnvNames {
+  const suffix =
+    connection === undefined || connection === DEFAULT_CONNECTION
+      ? ''
+      : `_${connection.toUpperCase().replaceAll('-', '_')}`;
+  return {
+    publicKey: `ATLAS_AUDIT_ALERTS_OWNER_PUBLIC_API_KEY${suffix}`,
+    privateKey: `ATLAS_AUDIT_ALERTS_OWNER_PRIVATE_API_KEY${suffix}`,
+    clientId: `ATLAS_AUDIT_ALERTS_OWNER_CLIENT_ID${suffix}`,
+    clientSecret: `ATLAS_AUDIT_ALERTS_OWNER_CLIENT_SECRET${suffix}`,
   };
 }
 

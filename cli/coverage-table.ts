@@ -7,8 +7,9 @@ const TYPES_SHOWN = 3;
 
 /**
  * The report of `rules coverage` for people: one row per enabled rule with the event types it can
- * match, the coverage of each scope and of the security-relevant list, then the security-relevant
- * types no rule names, and the known event types no rule names, by scope.
+ * match, the coverage of each scope and of the security-relevant list, how many covered types Atlas
+ * can push, then the security-relevant types no rule names, the covered types Atlas can push and the
+ * poll-only ones, and the known event types no rule names, by scope.
  *
  * @example
  * ```ts
@@ -45,14 +46,22 @@ export function formatCoverageTable(coverage: RuleCoverage): string {
     const { known, covered } = coverage.scopes[scope];
     lines.push(`${scope} event types: ${covered} of ${known} covered`);
   }
-  const { security } = coverage;
+  const { security, push } = coverage;
   if (security !== undefined) {
     lines.push(`security-relevant event types: ${security.covered} of ${security.listed} covered`);
-    if (security.uncovered.length > 0) {
-      lines.push('', `Uncovered security-relevant event types (${security.uncovered.length}):`);
-      for (const { type, area } of security.uncovered) lines.push(`  ${type} (${area})`);
-    }
   }
+  const coveredCount = push.pushable.length + push.pollOnly.length;
+  lines.push(
+    `covered event types Atlas can push: ${push.pushable.length} of ${coveredCount} (${push.pollOnly.length} poll-only)`,
+  );
+  if (security !== undefined && security.uncovered.length > 0) {
+    lines.push('', `Uncovered security-relevant event types (${security.uncovered.length}):`);
+    for (const { type, area } of security.uncovered) lines.push(`  ${type} (${area})`);
+  }
+  lines.push('', `Covered event types Atlas can push (${push.pushable.length}): see webhooks plan`);
+  for (const type of push.pushable) lines.push(`  ${type}`);
+  lines.push('', `Poll-only covered event types (${push.pollOnly.length}): Atlas cannot alert on them`);
+  for (const type of push.pollOnly) lines.push(`  ${type}`);
   for (const scope of EVENT_SCOPES) {
     const { uncovered } = coverage.scopes[scope];
     lines.push('', `Uncovered ${scope} event types (${uncovered.length}):`);

@@ -12,6 +12,7 @@ import { registerRunCommand } from './commands/run.js';
 import { registerSendTestAlertCommand } from './commands/send-test-alert.js';
 import { registerSimulateCommand } from './commands/simulate.js';
 import { registerStatusCommand } from './commands/status.js';
+import { registerWebhooksCommand } from './commands/webhooks.js';
 import { CommandFailed, ExitCode } from './errors.js';
 import { exitCodeFor } from './exit-codes.js';
 
@@ -39,6 +40,7 @@ export function buildProgram(): Command {
   registerStatusCommand(program);
   registerSendTestAlertCommand(program);
   registerAuditExportCommand(program);
+  registerWebhooksCommand(program);
   return program;
 }
 

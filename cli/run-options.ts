@@ -6,7 +6,7 @@ import {
   type PollerConfig,
   pollerConfigSchema,
 } from '../shared/poll/index.js';
-import { resolveAtlasClientOptions } from './atlas-credentials.js';
+import { type CredentialEnvNames, resolveAtlasClientOptions } from './atlas-credentials.js';
 import type { Environment } from './atlas-options.js';
 import { UsageError } from './errors.js';
 import type { PollCommandOptions } from './poll-options.js';
@@ -53,6 +53,8 @@ export interface ResolveRunSettingsOptions {
   env: Environment;
   /** Relative flag paths are resolved against it. */
   cwd: string;
+  /** The variables a connection's credentials are read from, when not the poller's (`webhooks apply`). */
+  credentialNames?: (connection: string) => CredentialEnvNames;
 }
 
 /**
@@ -130,6 +132,7 @@ export async function resolveRunSettings(input: ResolveRunSettingsOptions): Prom
       },
       input.env,
       connection.name,
+      input.credentialNames?.(connection.name),
     ),
   }));
   const atlas = (connections[0] as RunConnection).atlas;

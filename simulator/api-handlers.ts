@@ -1,5 +1,11 @@
 import type { AtlasLink } from '../shared/atlas/types.js';
 import { ACCESS_HISTORY_RETENTION_MS, MAX_ACCESS_LOG_LINES, type StoredAccessLog } from './access-history.js';
+import {
+  handleAlertConfigs,
+  handleIntegrations,
+  listEventTypes,
+  type SetupReply,
+} from './alert-setup-handlers.js';
 import { ApiProblem, problems } from './api-problem.js';
 import type { EventLog, StoredEvent } from './event-log.js';
 import { isKnownEventType } from './known-event-types.js';
@@ -27,7 +33,7 @@ import {
 
 /** A successful answer, its JSON body already encoded; `list` tells the writer how to envelope it. */
 export interface ApiSuccess {
-  readonly status: 200;
+  readonly status: 200 | 204;
   readonly body: Buffer;
   readonly list: boolean;
 }
@@ -51,6 +57,10 @@ export interface ApiRequest {
   readonly version: string | undefined;
   /** Now on the simulator's clock: access history older than seven days is gone. */
   readonly now: number;
+  /** The HTTP method: GET everywhere, and POST, PUT, DELETE on the alert setup routes. */
+  readonly method: string;
+  /** The request body (POST, PUT), undefined when absent or over the size the simulator reads. */
+  readonly body: string | undefined;
 }
 
 const ATLAS_ID = /^[0-9a-f]{24}$/;
@@ -346,18 +356,16 @@ export function handleApiRequest(request: ApiRequest): ApiReply {
         name: team.name,
       });
     }
-    case 'getAlertConfig': {
-      const project = readableProject(request);
-      if (project instanceof ApiProblem) return project;
-      const config = project.alertConfigs.get(route.params.alertConfigId ?? '');
-      if (config === undefined) return problems.resourceNotFound(request.pathname);
-      return jsonReply({
-        ...config,
-        groupId: project.id,
-        links: selfLink(
-          `${request.origin}${request.prefix}/groups/${project.id}/alertConfigs/${String(config.id)}`,
-        ),
-      });
+    case 'getAlertConfig':
+    case 'listAlertConfigs':
+    case 'listIntegrations':
+    case 'getIntegration':
+      return alertSetup(request);
+    case 'listEventTypes': {
+      if (request.principal.roles.length === 0) {
+        return problems.forbidden('this resource needs Organization Member or Project Read Only');
+      }
+      return paginate(request, listEventTypes(), (type) => type);
     }
     case 'listOrgProjects': {
       const org = memberOrg(request);
@@ -450,6 +458,34 @@ export function handleApiRequest(request: ApiRequest): ApiReply {
       }));
     }
   }
+}
+
+/** The alert configuration and integration routes, answered by `alert-setup-handlers.ts`. */
+function alertSetup(request: ApiRequest): ApiReply {
+  const { route } = request;
+  const project = findProject(request.data, route.params.groupId ?? '');
+  if (project instanceof ApiProblem) return project;
+  const setup = {
+    data: request.data,
+    roles: request.principal.roles,
+    method: request.method,
+    body: request.body,
+    project,
+    pathname: request.pathname,
+    alertConfigId: route.params.alertConfigId,
+    integrationType: route.params.integrationType,
+    base: `${request.origin}${request.prefix}`,
+    now: request.now,
+  };
+  const reply: SetupReply =
+    route.name === 'getAlertConfig' || route.name === 'listAlertConfigs'
+      ? handleAlertConfigs(setup)
+      : handleIntegrations(setup);
+  if (reply instanceof ApiProblem || reply.status === 204) {
+    return reply instanceof ApiProblem ? reply : { status: 204, body: Buffer.alloc(0), list: false };
+  }
+  if (reply.list) return paginate(request, reply.json as readonly unknown[], (item) => item);
+  return jsonReply(reply.json as Record<string, unknown>);
 }
 
 /**

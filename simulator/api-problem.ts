@@ -7,6 +7,7 @@ const REASONS: Readonly<Record<number, string>> = {
   404: 'Not Found',
   405: 'Method Not Allowed',
   406: 'Not Acceptable',
+  409: 'Conflict',
   410: 'Gone',
   429: 'Too Many Requests',
   500: 'Internal Server Error',
@@ -162,6 +163,33 @@ export const problems = {
       detail: `Invalid attribute ${name} specified: ${description}.`,
       parameters: [name],
       fields: [{ field: name, description }],
+    }),
+  /** A request body that is not a JSON object. */
+  malformedJson: (): ApiProblem =>
+    new ApiProblem({
+      status: 400,
+      errorCode: 'MALFORMED_JSON',
+      detail: 'The request body is not a JSON object.',
+    }),
+  /** An alert configuration for an event type Atlas cannot alert on (not `alertable`), or no type at all. */
+  invalidEventTypeForAlert: (value: string): ApiProblem =>
+    new ApiProblem({
+      status: 400,
+      errorCode: 'INVALID_EVENT_TYPE_FOR_ALERT',
+      detail: `Event type ${value} is not an event type an alert configuration can take.`,
+      parameters: [value],
+      fields: [{ field: 'eventTypeName', description: `${value} is not alertable` }],
+    }),
+  /**
+   * A second integration of a type the project has already: Atlas holds one per type and project and
+   * documents a 409 without naming its code, so the simulator names it.
+   */
+  integrationExists: (type: string, groupId: string): ApiProblem =>
+    new ApiProblem({
+      status: 409,
+      errorCode: 'INTEGRATION_ALREADY_CONFIGURED',
+      detail: `A ${type} integration is already configured for group ${groupId}.`,
+      parameters: [type, groupId],
     }),
   methodNotAllowed: (method: string, path: string): ApiProblem =>
     new ApiProblem({

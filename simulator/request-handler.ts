@@ -65,6 +65,21 @@ const SERVICE_ACCOUNT_ROUTES: ReadonlySet<string> = new Set([
   'listServiceAccountAccessList',
 ]);
 
+/** Routes that take writes, and the methods each allows; every other route is read-only (GET). */
+const WRITE_METHODS: Readonly<Partial<Record<RouteMatch['name'], readonly string[]>>> = {
+  listAlertConfigs: ['GET', 'POST'],
+  getAlertConfig: ['GET', 'PUT', 'DELETE'],
+  getIntegration: ['GET', 'POST', 'PUT', 'DELETE'],
+};
+
+/** Routes only Atlas v2 serves here: the alert setup resources the push commands use. */
+const V2_ONLY_ROUTES: ReadonlySet<string> = new Set([
+  'listAlertConfigs',
+  'listIntegrations',
+  'getIntegration',
+  'listEventTypes',
+]);
+
 /** Routes Ops Manager does not have: it keeps no database access history. */
 const ATLAS_ONLY_ROUTES: ReadonlySet<string> = new Set([
   'getClusterAccessHistory',
@@ -299,6 +314,10 @@ export function createRequestHandler(
       sendProblem(req, res, problems.resourceNotFound(pathname), shape);
       return;
     }
+    if (route !== undefined && V2_ONLY_ROUTES.has(route.name) && split.generation !== 'atlas-v2') {
+      sendProblem(req, res, problems.resourceNotFound(pathname), shape);
+      return;
+    }
     if (route !== undefined && ATLAS_ONLY_ROUTES.has(route.name) && split.generation === 'ops-manager') {
       sendProblem(req, res, problems.resourceNotFound(pathname), shape);
       return;
@@ -351,10 +370,14 @@ export function createRequestHandler(
       sendProblem(req, res, problems.resourceNotFound(pathname), shape);
       return;
     }
-    if (method !== 'GET') {
-      sendProblem(req, res, problems.methodNotAllowed(method, pathname), shape, { Allow: 'GET' });
+    const allowed = WRITE_METHODS[route.name] ?? ['GET'];
+    if (!allowed.includes(method)) {
+      sendProblem(req, res, problems.methodNotAllowed(method, pathname), shape, {
+        Allow: allowed.join(', '),
+      });
       return;
     }
+    const body = method === 'POST' || method === 'PUT' ? await readBody(req) : undefined;
     const injector = options.faults();
     const fault = injector.active ? injector.next(key) : undefined;
     if (fault !== undefined && (await applyFault(req, res, fault, shape, auth.nonce))) return;
@@ -369,6 +392,8 @@ export function createRequestHandler(
       generation: split.generation,
       version,
       now: clock.now(),
+      method,
+      body,
     });
     if (reply instanceof ApiProblem) {
       sendProblem(req, res, reply, shape);
@@ -376,6 +401,7 @@ export function createRequestHandler(
     }
     const truncate = fault?.kind === 'truncatedBody';
     if (truncate) counters.fault('truncatedBody');
+    const empty = reply.status === 204;
     send(
       req,
       res,
@@ -383,8 +409,8 @@ export function createRequestHandler(
         status: reply.status,
         body: reply.body,
         contentType,
-        envelope: shape.envelope ? (reply.list ? 'list' : 'single') : undefined,
-        pretty: shape.pretty,
+        envelope: shape.envelope && !empty ? (reply.list ? 'list' : 'single') : undefined,
+        pretty: shape.pretty && !empty,
         truncate,
       },
       { ...commonHeaders, ...rateLimitHeaders(`${auth.principal.kind}:${auth.principal.id}`, route) },

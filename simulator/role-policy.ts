@@ -71,3 +71,47 @@ export function canReadAccessHistory(
       : role.orgId === project.orgId && role.roleName === 'ORG_OWNER',
   );
 }
+
+/**
+ * Project roles that may write a project's alert configurations: Project Alerts Manager, as the
+ * OpenAPI document names it (`x-rolesRequirements` of `createGroupAlertConfig`), and Project Owner,
+ * which includes every project role.
+ */
+const ALERT_CONFIG_WRITE_ROLES = new Set(['GROUP_OWNER', 'GROUP_ALERTS_MANAGER']);
+
+/**
+ * Whether the roles allow creating, changing and deleting a project's alert configurations: Project
+ * Alerts Manager or Project Owner on the project, or Organization Owner.
+ *
+ * @example
+ * ```ts
+ * canWriteAlertConfigs([{ groupId: 'p1', roleName: 'GROUP_READ_ONLY' }], { id: 'p1', orgId: 'o1' }); // false
+ * ```
+ */
+export function canWriteAlertConfigs(
+  roles: readonly SeedRole[],
+  project: { id: string; orgId: string },
+): boolean {
+  return roles.some((role) =>
+    'groupId' in role
+      ? role.groupId === project.id && ALERT_CONFIG_WRITE_ROLES.has(role.roleName)
+      : role.orgId === project.orgId && role.roleName === 'ORG_OWNER',
+  );
+}
+
+/**
+ * Whether the roles allow creating, changing and deleting a project's third-party integrations:
+ * Project Owner on the project (the OpenAPI document's `x-rolesRequirements`), or Organization Owner.
+ *
+ * @example
+ * ```ts
+ * isProjectOwner([{ orgId: 'o1', roleName: 'ORG_OWNER' }], { id: 'p1', orgId: 'o1' }); // true
+ * ```
+ */
+export function isProjectOwner(roles: readonly SeedRole[], project: { id: string; orgId: string }): boolean {
+  return roles.some((role) =>
+    'groupId' in role
+      ? role.groupId === project.id && role.roleName === 'GROUP_OWNER'
+      : role.orgId === project.orgId && role.roleName === 'ORG_OWNER',
+  );
+}

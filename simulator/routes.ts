@@ -28,7 +28,11 @@ export type RouteName =
   | 'getOrg'
   | 'getProject'
   | 'getTeam'
-  | 'getAlertConfig';
+  | 'getAlertConfig'
+  | 'listAlertConfigs'
+  | 'listIntegrations'
+  | 'getIntegration'
+  | 'listEventTypes';
 
 /** Path parameters a route captures, decoded. */
 export interface RouteParams {
@@ -41,6 +45,7 @@ export interface RouteParams {
   alertConfigId?: string;
   clusterName?: string;
   hostname?: string;
+  integrationType?: string;
 }
 
 export interface RouteMatch {
@@ -90,8 +95,11 @@ export function matchRoute(rest: string): RouteMatch | undefined {
   }
   if (segments[0] !== '') return undefined;
   const [, collection, id, sub, subId, leaf] = segments;
-  if (id === undefined || id === '') return undefined;
   const length = segments.length;
+  if (length === 2 && collection === 'eventTypes') {
+    return { name: 'listEventTypes', pattern: '/eventTypes', params: {} };
+  }
+  if (id === undefined || id === '') return undefined;
   if (length === 3 && collection === 'groups') {
     return { name: 'getProject', pattern: '/groups/{groupId}', params: { groupId: id } };
   }
@@ -122,6 +130,22 @@ export function matchRoute(rest: string): RouteMatch | undefined {
       pattern: '/groups/{groupId}/alertConfigs/{alertConfigId}',
       params: { groupId: id, alertConfigId: subId },
     };
+  }
+  if (collection === 'groups' && sub === 'alertConfigs' && length === 4) {
+    return { name: 'listAlertConfigs', pattern: '/groups/{groupId}/alertConfigs', params: { groupId: id } };
+  }
+  if (collection === 'groups' && sub === 'integrations') {
+    if (length === 4) {
+      return { name: 'listIntegrations', pattern: '/groups/{groupId}/integrations', params: { groupId: id } };
+    }
+    if (length === 5 && subId !== undefined && subId !== '') {
+      return {
+        name: 'getIntegration',
+        pattern: '/groups/{groupId}/integrations/{integrationType}',
+        params: { groupId: id, integrationType: subId },
+      };
+    }
+    return undefined;
   }
   if (collection === 'groups' && sub === 'clusters' && length === 4) {
     return { name: 'listClusters', pattern: '/groups/{groupId}/clusters', params: { groupId: id } };

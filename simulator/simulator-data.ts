@@ -112,8 +112,13 @@ export interface ProjectRecord {
   readonly clusters: Map<string, ClusterRecord>;
   /** The project's IP access list; replaced by `setProjectAccessList`. */
   accessList: readonly SeedProjectAccessListEntry[];
-  /** Its alert configurations by id, as Atlas serves them. */
-  readonly alertConfigs: ReadonlyMap<string, Readonly<Record<string, unknown>>>;
+  /** Its alert configurations by id, as Atlas serves them; the Alert Configurations API writes them. */
+  readonly alertConfigs: Map<string, Readonly<Record<string, unknown>>>;
+  /**
+   * Its third-party integrations by type (`WEBHOOK`...), as they were written, secrets included: the
+   * API serves them redacted. Atlas holds one per type and project.
+   */
+  readonly integrations: Map<string, Readonly<Record<string, unknown>>>;
   readonly log: EventLog;
 }
 
@@ -202,6 +207,11 @@ export class SimulatorData {
   private readonly ids: ObjectIdGenerator;
   private readonly startedAt: number;
 
+  /** A new object id, as the API gives what it creates (alert configurations, integrations). */
+  newId(now: number): string {
+    return this.ids.next(now);
+  }
+
   constructor(options: { seed: ValidSeed; startedAt: number; ids: ObjectIdGenerator }) {
     const { seed } = options;
     this.ids = options.ids;
@@ -227,6 +237,7 @@ export class SimulatorData {
         clusters: new Map(),
         accessList: project.accessList,
         alertConfigs: new Map(project.alertConfigs.map((config) => [config.id, { ...config }])),
+        integrations: new Map(),
         log: new EventLog(),
       });
     }
@@ -495,6 +506,7 @@ export class SimulatorData {
       clusters: new Map(),
       accessList: [],
       alertConfigs: new Map(),
+      integrations: new Map(),
       log: new EventLog(),
     };
     this.projects.set(project.id, project);

@@ -60,9 +60,11 @@ import type {
   AtlasApiKey,
   AtlasCluster,
   AtlasEvent,
+  AtlasEventTypeDetails,
   AtlasOrganization,
   AtlasProject,
   AtlasProjectAccessListEntry,
+  AtlasResource,
   AtlasServiceAccount,
   AtlasTeam,
 } from './types.js';
@@ -401,6 +403,78 @@ export class AtlasClient {
   }
 
   /**
+   * Every event type Atlas knows (`GET /eventTypes`, Atlas v2, Organization Member or Project Read
+   * Only), each with whether Atlas can raise an alert for it (`alertable`). An entry without a string
+   * `eventType` and a boolean `alertable` is left out with a warning. Throws as {@link listProjectEvents}.
+   */
+  listEventTypes(options: AtlasListOptions = {}): AtlasList<AtlasEventTypeDetails> {
+    return this.#list(
+      '/eventTypes',
+      listQuery(options),
+      (value) =>
+        isObject(value) && typeof value.eventType === 'string' && typeof value.alertable === 'boolean'
+          ? { ok: true, value: value as unknown as AtlasEventTypeDetails }
+          : { ok: false, problem: 'an event type without eventType and alertable' },
+      options.signal,
+      this.#config.accept,
+      { skip: 'event types' },
+    );
+  }
+
+  /**
+   * The alert configurations of a project (`GET /groups/{groupId}/alertConfigs`, Project Read Only),
+   * as Atlas serves them (webhook secrets redacted). Throws as {@link listProjectEvents}.
+   */
+  listAlertConfigs(groupId: string, options: AtlasListOptions = {}): AtlasList<AtlasResource> {
+    return this.#list(
+      `/groups/${pathId('groupId', groupId)}/alertConfigs`,
+      listQuery(options),
+      readResource,
+      options.signal,
+    );
+  }
+
+  /**
+   * A project's integration of one type (`GET /groups/{groupId}/integrations/{integrationType}`,
+   * Project Read Only), as Atlas serves it: the secret redacted, the URL partly. Throws as
+   * {@link getOrg}; AtlasNotFoundError when the project has none of that type.
+   */
+  async getIntegration(
+    groupId: string,
+    integrationType: string,
+    options: { signal?: AbortSignal } = {},
+  ): Promise<AtlasResource> {
+    const path = `/groups/${pathId('groupId', groupId)}/integrations/${pathId('integrationType', integrationType)}`;
+    return this.#getJson(path, new URLSearchParams(), readResource, options.signal);
+  }
+
+  /**
+   * Sends a write (`POST` or `PUT`) of a JSON body to a resource below the API prefix, such as
+   * `/groups/{groupId}/alertConfigs`, and returns the answer's JSON object. Only a 429 is retried (it
+   * was not carried out); any other failure is thrown at once, since a write that may have been
+   * carried out must not be sent twice. Throws as {@link getOrg}.
+   */
+  async writeJson(
+    method: 'POST' | 'PUT',
+    resource: string,
+    body: AtlasResource,
+    options: { signal?: AbortSignal } = {},
+  ): Promise<AtlasResource> {
+    return this.#getJson(resource, new URLSearchParams(), readResource, options.signal, this.#config.accept, {
+      method,
+      body: JSON.stringify(body),
+    });
+  }
+
+  /**
+   * Adds a text that no error message or log line of this client may show, such as a webhook secret
+   * sent in a request body: Atlas may echo a body in an error.
+   */
+  protectSecret(value: string): void {
+    this.#redactor.add(value);
+  }
+
+  /**
    * The clusters of a project (`GET /groups/{groupId}/clusters`, Project Read Only), each with its
    * name, its tier and whether its database access history can be read (dedicated clusters only; a
    * cluster whose provider the client does not recognise counts as readable). On Atlas v2 it asks for
@@ -577,17 +651,20 @@ export class AtlasClient {
     read: (body: unknown) => Shape<T>,
     signal: AbortSignal | undefined,
     accept: string = this.#config.accept,
+    write?: { method: 'POST' | 'PUT'; body: string },
   ): Promise<T> {
     const path = `${this.#config.apiPrefix}${resource}`;
     const search = query.toString();
     const headers: Record<string, string> = {
       accept,
       'user-agent': this.#config.userAgent,
+      ...(write === undefined ? {} : { 'content-type': accept }),
     };
     const request: HttpRequest = {
-      method: 'GET',
+      method: write?.method ?? 'GET',
       path: search === '' ? path : `${path}?${search}`,
       headers,
+      ...(write === undefined ? {} : { body: write.body, writeOnce: true }),
       ...(signal === undefined ? {} : { signal }),
     };
     const tokens = this.#tokens;
@@ -718,10 +795,9 @@ export class AtlasClient {
           if (cause instanceof AtlasError) {
             return { ok: false, retryable: cause.retryable, error: () => cause };
           }
-          const retryable = errorFromNetworkFailure(
-            cause,
-            this.#context(request.method, path, progress),
-          ).retryable;
+          const retryable =
+            request.writeOnce !== true &&
+            errorFromNetworkFailure(cause, this.#context(request.method, path, progress)).retryable;
           return {
             ok: false,
             retryable,
@@ -741,7 +817,10 @@ export class AtlasClient {
         if (response.status === 429) {
           this.#counts.rateLimited += 1;
         }
-        if (RETRYABLE_STATUSES.has(response.status)) {
+        if (
+          RETRYABLE_STATUSES.has(response.status) &&
+          (request.writeOnce !== true || response.status === 429)
+        ) {
           const retryAfterMs = parseRetryAfter(response.headers['retry-after'], config.clock.now());
           return {
             ok: false,
@@ -792,4 +871,15 @@ function headerText(value: string | string[] | undefined): string | undefined {
 
 function readQuery(options: AtlasReadOptions): URLSearchParams {
   return new URLSearchParams(options.includeRaw ? { includeRaw: 'true' } : {});
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** Reads any JSON object as it is. */
+function readResource(value: unknown): { ok: true; value: AtlasResource } | { ok: false; problem: string } {
+  return isObject(value)
+    ? { ok: true, value }
+    : { ok: false, problem: 'an answer that is not a JSON object' };
 }

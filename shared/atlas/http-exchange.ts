@@ -4,12 +4,17 @@ import { errors } from './undici-parts.js';
 
 /** One HTTP request to Atlas, as the client sends it. */
 export interface HttpRequest {
-  method: 'GET' | 'POST';
+  method: 'GET' | 'POST' | 'PUT';
   /** Path and query, starting with `/`. */
   path: string;
   headers: Record<string, string>;
   body?: string;
   signal?: AbortSignal;
+  /**
+   * A write that may not be sent twice: retried only after a 429 (which Atlas did not carry out),
+   * never after a transport failure or a 5xx, which may follow a write that took effect.
+   */
+  writeOnce?: boolean;
 }
 
 /** Atlas's answer, its body read whole. */

@@ -79,6 +79,8 @@ export type {
   AtlasClusterTier,
   AtlasEvent,
   AtlasEventDiff,
+  AtlasEventTypeDetails,
   AtlasLink,
   AtlasProject,
+  AtlasResource,
 } from './types.js';

@@ -229,3 +229,13 @@ export interface AtlasAccessHistory {
   /** Lines left out because they were not objects, or lacked a field or had one of the wrong type. */
   dropped: number;
 }
+
+/** One event type of `GET /eventTypes` (Atlas v2): whether Atlas can raise an alert for it. */
+export interface AtlasEventTypeDetails {
+  eventType: string;
+  alertable: boolean;
+  description?: string;
+}
+
+/** A JSON object of the API read as it is: alert configurations and integrations the setup commands compare. */
+export type AtlasResource = Record<string, unknown>;

@@ -382,7 +382,9 @@ rules:
       expect(stdout).not.toContain('\n  GROUP_DELETED (');
       expect(stdout).toContain('Uncovered project event types (748):\n');
       expect(stdout).toContain('\n  GROUP_CREATED\n');
-      expect(stdout).not.toContain('\n  GROUP_DELETED\n');
+      expect(stdout.split('Uncovered project event types')[1]).not.toContain('\n  GROUP_DELETED\n');
+      expect(stdout).toContain('covered event types Atlas can push: 0 of 2 (2 poll-only)\n');
+      expect(stdout.split('Poll-only covered event types (2)')[1]).toContain('\n  GROUP_DELETED\n');
     });
 
     it('prints one JSON document with --json', async () => {
@@ -420,6 +422,28 @@ rules:
       expect(code).toBe(0);
       expect(stdout).toMatch(/^security-relevant event types: (\d+) of \1 covered$/m);
       expect(stdout).not.toContain('Uncovered security-relevant event types');
+    });
+
+    it('reports which covered types Atlas can push and which are poll-only', async () => {
+      // Act
+      const text = await run('rules', 'coverage');
+      const json = await run('rules', 'coverage', '--json');
+
+      // Assess
+      expect(text.code).toBe(0);
+      const match = /^covered event types Atlas can push: (\d+) of (\d+) \((\d+) poll-only\)$/m.exec(
+        text.stdout,
+      );
+      expect(Number(match?.[1]) + Number(match?.[3])).toBe(Number(match?.[2]));
+      const pushable = text.stdout.split('Covered event types Atlas can push (')[1]?.split('\n\n')[0] ?? '';
+      const pollOnly = text.stdout.split('Poll-only covered event types (')[1]?.split('\n\n')[0] ?? '';
+      expect(pushable).toContain('\n  NETWORK_PERMISSION_ENTRY_ADDED\n');
+      expect(pushable).not.toContain('\n  API_KEY_CREATED\n');
+      expect(pollOnly).toContain('\n  API_KEY_CREATED\n');
+      expect(pollOnly).not.toContain('\n  NETWORK_PERMISSION_ENTRY_ADDED\n');
+      const report = JSON.parse(json.stdout) as { push: { pushable: string[]; pollOnly: string[] } };
+      expect(report.push.pushable).toHaveLength(Number(match?.[1]));
+      expect(report.push.pollOnly).toContain('API_KEY_CREATED');
     });
   });
 });

@@ -1,4 +1,5 @@
 import type { Severity } from '../../notify/alert.js';
+import { isAlertableEventType } from './alertable-event-types.js';
 import type { EventCatalog } from './event-catalog.js';
 import type { RuleCoverage } from './rule-coverage.js';
 import type { SecurityEventTypes } from './security-event-types.js';
@@ -90,6 +91,9 @@ export function renderCoverageTable(options: CoverageDocsOptions): string {
 export function renderCoveragePage(options: CoverageDocsOptions): string {
   const { coverage, catalog, security } = options;
   const byType = rulesByType(coverage);
+  const pushable = security.areas
+    .flatMap((area) => area.types)
+    .filter(({ type }) => byType.has(type) && isAlertableEventType(type)).length;
   const lines = [
     '# What the default pack covers',
     '',
@@ -104,15 +108,28 @@ export function renderCoveragePage(options: CoverageDocsOptions): string {
     'the same coverage for any set of rule layers, yours included. The head of the list says which',
     'types are left out on purpose (noise, posture made stronger, operations) and why.',
     '',
-    `${coverage.security?.covered ?? 0} of ${coverage.security?.listed ?? 0} security-relevant types covered by ${coverage.rules.length} enabled rules.`,
+    'The push column says whether Atlas can push the type: `webhook` when an alert configuration can',
+    'name it (Atlas marks it `alertable`), so a Webhook integration wakes a poll within seconds (see',
+    '[Set up Atlas](push.md#set-up-atlas)); `poll-only` when the scheduled poll alone reads it.',
+    '',
+    `${coverage.security?.covered ?? 0} of ${coverage.security?.listed ?? 0} security-relevant types covered by ${coverage.rules.length} enabled rules; Atlas can push ${pushable} of them.`,
   ];
   for (const { area, types } of security.areas) {
-    lines.push('', `## ${area}`, '', '| event type | scope | rules (severity) | why |', '|---|---|---|---|');
+    lines.push(
+      '',
+      `## ${area}`,
+      '',
+      '| event type | scope | push | rules (severity) | why |',
+      '|---|---|---|---|---|',
+    );
     for (const { type, reason, shape } of types) {
       const scopes = catalog.types.get(type)?.scopes.join(', ') ?? 'unknown';
       const rules = (byType.get(type) ?? []).map((rule) => `\`${rule.id}\` (${rule.severity})`).join('<br>');
       const note = shape === 'api-document' ? ' (fields sent by Ops Manager and Cloud Manager)' : '';
-      lines.push(`| \`${type}\` | ${scopes} | ${rules || '**none**'} | ${escapeCell(reason)}${note} |`);
+      const push = isAlertableEventType(type) ? 'webhook' : 'poll-only';
+      lines.push(
+        `| \`${type}\` | ${scopes} | ${push} | ${rules || '**none**'} | ${escapeCell(reason)}${note} |`,
+      );
     }
   }
   return `${lines.join('\n')}\n`;

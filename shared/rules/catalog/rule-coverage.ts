@@ -2,6 +2,7 @@ import type { Severity } from '../../notify/alert.js';
 import { requiredEventTypes, requiresValue } from '../conditions.js';
 import type { RulePack } from '../rule-pack.js';
 import type { FieldConditionSpec, MatchSpec } from '../schema.js';
+import { isAlertableEventType } from './alertable-event-types.js';
 import type { EventCatalog } from './event-catalog.js';
 import type { EventScope } from './openapi-events.js';
 import type { SecurityEventTypes } from './security-event-types.js';
@@ -43,11 +44,25 @@ export interface SecurityCoverage {
   readonly uncovered: readonly { readonly type: string; readonly area: string }[];
 }
 
+/**
+ * The covered event types (those a rule that names its types can match) split by whether Atlas can
+ * push them: an alert configuration can name the type (`alertable`), so a Webhook integration wakes a
+ * poll within seconds; the others are read by the scheduled poll only.
+ */
+export interface PushCoverage {
+  /** Covered types Atlas can alert on, sorted. */
+  readonly pushable: readonly string[];
+  /** Covered types Atlas cannot alert on, sorted. */
+  readonly pollOnly: readonly string[];
+}
+
 export interface RuleCoverage {
   readonly rules: readonly RuleCoverageEntry[];
   /** Rules left out because they are disabled. */
   readonly disabledRules: number;
   readonly scopes: Readonly<Record<EventScope, ScopeCoverage>>;
+  /** Which covered types Atlas can push, and which are poll-only. */
+  readonly push: PushCoverage;
   /** Present when a list of security-relevant types was given. */
   readonly security?: SecurityCoverage;
 }
@@ -55,7 +70,8 @@ export interface RuleCoverage {
 /**
  * Which known event types each enabled rule of a pack can match, and which known types no rule
  * covers, by scope (a type of both scopes counts in each); with a list of security-relevant types,
- * also which of those no rule covers.
+ * also which of those no rule covers. The covered types are also split by whether Atlas can push them
+ * (see {@link PushCoverage}).
  *
  * @example
  * ```ts
@@ -101,7 +117,12 @@ export function ruleCoverage(
     return { known: known.length, covered: known.length - uncovered.length, uncovered };
   };
   const scopes = { project: scopeCoverage('project'), organization: scopeCoverage('organization') };
-  if (security === undefined) return { rules, disabledRules, scopes };
+  const coveredTypes = [...covered].sort();
+  const push = {
+    pushable: coveredTypes.filter((type) => isAlertableEventType(type)),
+    pollOnly: coveredTypes.filter((type) => !isAlertableEventType(type)),
+  };
+  if (security === undefined) return { rules, disabledRules, scopes, push };
   const listed = security.areas.flatMap((area) => area.types);
   const uncovered = listed
     .filter((entry) => !covered.has(entry.type))
@@ -110,6 +131,7 @@ export function ruleCoverage(
     rules,
     disabledRules,
     scopes,
+    push,
     security: { listed: listed.length, covered: listed.length - uncovered.length, uncovered },
   };
 }

@@ -8,6 +8,7 @@ export {
 } from '../catalog/event-catalog.js';
 export type { EventScope } from '../catalog/openapi-events.js';
 export {
+  type PushCoverage,
   type RuleCoverage,
   type RuleCoverageEntry,
   ruleCoverage,

@@ -58,7 +58,8 @@ describe('the coverage docs', () => {
     const page = renderCoveragePage(withoutGroupRules);
     const table = renderCoverageTable(withoutGroupRules);
 
-    expect(page).toMatch(/^\| `GROUP_DELETED` \| project, organization \| \*\*none\*\* \| /m);
+    expect(page).toMatch(/^\| `GROUP_DELETED` \| project, organization \| poll-only \| \*\*none\*\* \| /m);
+    expect(page).toMatch(/^\| `NETWORK_PERMISSION_ENTRY_ADDED` \| project \| webhook \| `network-access/m);
     const area = security.types.get('GROUP_DELETED')?.area ?? '';
     const size = security.areas.find((entry) => entry.area === area)?.types.length ?? 0;
     expect(table).toContain(`| ${area} | ${size - 1} of ${size} |`);

@@ -87,8 +87,24 @@ export class DigestSession {
 
   /** GET `url` with digest credentials, fetching a challenge first when the session has no nonce. */
   async get(url: string, headers: Record<string, string> = V2_ACCEPT): Promise<HttpResult> {
+    return this.request('GET', url, undefined, headers);
+  }
+
+  /** Any method with digest credentials and an optional JSON body, as {@link get}. */
+  async request(
+    method: Dispatcher.HttpMethod,
+    url: string,
+    body?: unknown,
+    headers: Record<string, string> = V2_ACCEPT,
+  ): Promise<HttpResult> {
+    const text = body === undefined ? undefined : JSON.stringify(body);
+    const sent = text === undefined ? headers : { ...headers, 'content-type': 'application/json' };
     if (this.nonce === undefined) {
-      const challenge = await send(url, { headers });
+      const challenge = await send(url, {
+        method,
+        headers: sent,
+        ...(text === undefined ? {} : { body: text }),
+      });
       if (challenge.status !== 401) return challenge;
       this.nonce = parseChallenge(challengeOf(challenge)).nonce;
       this.nc = 0;
@@ -97,13 +113,17 @@ export class DigestSession {
     const { pathname, search } = new URL(url);
     const authorization = authorizationHeader({
       ...this.credentials,
-      method: 'GET',
+      method,
       uri: `${pathname}${search}`,
       nonce: this.nonce as string,
       algorithm: this.algorithm,
       nc: this.nc,
     });
-    return send(url, { headers: { ...headers, authorization } });
+    return send(url, {
+      method,
+      headers: { ...sent, authorization },
+      ...(text === undefined ? {} : { body: text }),
+    });
   }
 
   /** GET and parse the JSON body, failing on any status but 200. */
