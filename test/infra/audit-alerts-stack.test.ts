@@ -431,6 +431,7 @@ describe('AuditAlertsStack', () => {
           Effect: 'Allow',
           Action: [
             'dynamodb:BatchGetItem',
+            'dynamodb:ConditionCheckItem',
             'dynamodb:DeleteItem',
             'dynamodb:GetItem',
             'dynamodb:PutItem',
