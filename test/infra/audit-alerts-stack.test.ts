@@ -516,7 +516,12 @@ describe('AuditAlertsStack', () => {
       });
       const alarms = Object.values(template.findResources('AWS::CloudWatch::Alarm'));
 
-      expect(alarms).toHaveLength(15);
+      // The default route's daily digest adds DigestsFailed.
+      expect(alarms).toHaveLength(16);
+      template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+        MetricName: 'DigestsFailed',
+        Namespace: 'AtlasAuditAlerts',
+      });
       for (const alarm of alarms) {
         expect(alarm.Properties.AlarmActions).toEqual([{ Ref: topicId }]);
         expect(alarm.Properties.OKActions).toEqual([{ Ref: topicId }]);

@@ -8,6 +8,7 @@ import { mockClient } from 'aws-sdk-client-mock';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { SnsDigestPublisher } from '../../shared/notify/digest-publisher.js';
 import { digestDestination } from '../../shared/poll/digest-destination.js';
+import { emitTickMetrics } from '../../shared/poll/metrics-sink.js';
 import type { DigestStore, StateStore } from '../../shared/state/index.js';
 import { outcomeOf } from './support/assertions.js';
 import {
@@ -120,6 +121,17 @@ describe.each(storeKinds())('runTick with an hourly digest ($name)', ({ factory 
     const failed = await fixture.tick();
     const retried = await fixture.tick();
 
+    const metrics: Array<[string, number]> = [];
+    emitTickMetrics({
+      summary: failed,
+      sink: { addMetric: (name, _unit, value) => metrics.push([name, value]) },
+    });
+    expect(metrics).toEqual(
+      expect.arrayContaining([
+        ['DigestsSent', 0],
+        ['DigestsFailed', 1],
+      ]),
+    );
     expect(failed.digests).toMatchObject({ sent: 0, failed: 1 });
     expect(retried.digests).toMatchObject({ sent: 1, alerts: 1 });
     expect(digestsSent()).toHaveLength(2);
