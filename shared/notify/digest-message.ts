@@ -17,6 +17,8 @@ export const DIGEST_ATTRIBUTE = 'digest';
 const SLACK_GROUPS_BUDGET = CHATBOT_DESCRIPTION_MAX_LENGTH - 1_000;
 /** Room a part keeps in the email for the Slack part of the same message, header and footer. */
 const EMAIL_GROUPS_BUDGET_BYTES = MAX_MESSAGE_BYTES - 3 * CHATBOT_DESCRIPTION_MAX_LENGTH * 6 - 8_192;
+/** An absolute http(s) URL with nothing Slack's link syntax or a mail reader could read otherwise. */
+const SAFE_LINK = /^https?:\/\/[A-Za-z0-9.:-]+(\/[A-Za-z0-9._~\-/#%?=&]*)?$/;
 /** Longest text of one value in a group's lines. */
 const VALUE_LENGTH = 200;
 
@@ -145,7 +147,7 @@ function emailBlock(group: DigestGroup): string {
   lines.push(`  ${countOf(group.count, 'alert')}: ${span(group)}`);
   if (group.actors.length > 0) lines.push(`  Actors: ${value(actorsText(group.actors))}`);
   if (group.rollUp !== undefined) lines.push(`  Repeats: ${describeRollUp(group.rollUp, group.last)}`);
-  if (group.link !== undefined) lines.push(`  Activity feed: ${group.link}`);
+  if (group.link !== undefined && SAFE_LINK.test(group.link)) lines.push(`  Activity feed: ${group.link}`);
   lines.push('');
   return lines.join('\n');
 }
@@ -158,8 +160,9 @@ function slackBlock(group: DigestGroup): string {
   ];
   if (group.actors.length > 0) lines.push(`Actors: ${value(actorsText(group.actors))}`);
   if (group.rollUp !== undefined) lines.push(`Repeats: ${describeRollUp(group.rollUp, group.last)}`);
-  // Links are built from ids checked to be 24 hexadecimal characters and the configured base: no event text.
-  if (group.link !== undefined) lines.push(`<${group.link}|Activity feed>`);
+  // Links are built from ids checked to be 24 hexadecimal characters and the configured base; one read
+  // back from the store that is not such a URL is left out rather than put into Slack's link syntax.
+  if (group.link !== undefined && SAFE_LINK.test(group.link)) lines.push(`<${group.link}|Activity feed>`);
   return lines.join('\n');
 }
 

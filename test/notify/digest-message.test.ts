@@ -139,6 +139,17 @@ describe('buildDigestEntries', () => {
     });
   });
 
+  it('leaves out a stored link that is not a plain http(s) URL', () => {
+    const entries = [entry(1, { link: 'https://cloud.mongodb.com/x|<!channel>' })];
+
+    const [part] = buildDigestEntries({ route: 'security', period, entries });
+
+    const { description, email } = bodyOf(part as NonNullable<typeof part>);
+    expect(description).not.toContain('Activity feed');
+    expect(description).not.toContain('<!channel>');
+    expect(email).not.toContain('Activity feed');
+  });
+
   it('sends nothing for no entries', () => {
     expect(buildDigestEntries({ route: 'security', period, entries: [] })).toEqual([]);
   });
