@@ -4,7 +4,6 @@ import { CHATBOT_DESCRIPTION_MAX_LENGTH, type ChatbotNotification } from './chat
 import { DIGEST_ACTORS_SHOWN, type DigestGroup, groupDigestEntries } from './digest-groups.js';
 import type { DigestPeriod } from './digest-period.js';
 import { MAX_MESSAGE_BYTES, snsEntryBytes } from './entry-size.js';
-import { describeRollUp } from './roll-up-text.js';
 import { escapeSlackText } from './slack-escape.js';
 import type { SnsEntry } from './sns-entry.js';
 import { severityLabel } from './subject.js';
@@ -63,7 +62,7 @@ export function buildDigestEntries(options: DigestMessageOptions): SnsEntry[] {
     const blockBytes = Buffer.byteLength(block.email) * 2;
     if (
       current.length > 0 &&
-      (slackLength + block.slack.length + 1 > SLACK_GROUPS_BUDGET ||
+      (slackLength + block.slack.length + 2 > SLACK_GROUPS_BUDGET ||
         emailBytes + blockBytes > EMAIL_GROUPS_BUDGET_BYTES)
     ) {
       parts.push(current);
@@ -72,7 +71,7 @@ export function buildDigestEntries(options: DigestMessageOptions): SnsEntry[] {
       emailBytes = 0;
     }
     current.push(block);
-    slackLength += block.slack.length + 1;
+    slackLength += block.slack.length + 2;
     emailBytes += blockBytes;
   }
   parts.push(current);
@@ -110,12 +109,9 @@ export function buildDigestEntries(options: DigestMessageOptions): SnsEntry[] {
       content: {
         textType: 'client-markdown',
         title: `:memo: Digest of route ${options.route}: ${countOf(total, 'alert')}, ${when}${number}`,
-        description: [
-          intro,
-          '',
-          ...part.map((block) => block.slack),
-          ...(more === undefined ? [] : [more]),
-        ].join('\n'),
+        description: [intro, ...part.map((block) => block.slack), ...(more === undefined ? [] : [more])].join(
+          '\n\n',
+        ),
         keywords: ['digest', options.route],
       },
       metadata: {
@@ -146,7 +142,7 @@ function emailBlock(group: DigestGroup): string {
   lines.push(`  Where: ${value(place(group))}`);
   lines.push(`  ${countOf(group.count, 'alert')}: ${span(group)}`);
   if (group.actors.length > 0) lines.push(`  Actors: ${value(actorsText(group.actors))}`);
-  if (group.rollUp !== undefined) lines.push(`  Repeats: ${describeRollUp(group.rollUp, group.last)}`);
+  if (group.rollUp !== undefined) lines.push(`  Repeats: ${repeatsText(group.rollUp)}`);
   if (group.link !== undefined && SAFE_LINK.test(group.link)) lines.push(`  Activity feed: ${group.link}`);
   lines.push('');
   return lines.join('\n');
@@ -159,11 +155,21 @@ function slackBlock(group: DigestGroup): string {
     `${countOf(group.count, 'alert')}: ${span(group)}`,
   ];
   if (group.actors.length > 0) lines.push(`Actors: ${value(actorsText(group.actors))}`);
-  if (group.rollUp !== undefined) lines.push(`Repeats: ${describeRollUp(group.rollUp, group.last)}`);
+  if (group.rollUp !== undefined) lines.push(`Repeats: ${repeatsText(group.rollUp)}`);
   // Links are built from ids checked to be 24 hexadecimal characters and the configured base; one read
   // back from the store that is not such a URL is left out rather than put into Slack's link syntax.
   if (group.link !== undefined && SAFE_LINK.test(group.link)) lines.push(`<${group.link}|Activity feed>`);
   return lines.join('\n');
+}
+
+/** The suppressed repeats a group's alerts told of, as the digest says them. */
+function repeatsText(rollUp: NonNullable<DigestGroup['rollUp']>): string {
+  if (rollUp.suppressed === 1) return `1 more like these at ${time(rollUp.first)} UTC was suppressed`;
+  const span =
+    rollUp.first === rollUp.last
+      ? `at ${time(rollUp.first)}`
+      : `between ${time(rollUp.first)} and ${time(rollUp.last)}`;
+  return `${rollUp.suppressed} more like these ${span} UTC were suppressed`;
 }
 
 function place(group: DigestGroup): string {

@@ -61,7 +61,7 @@ describe('buildDigestEntries', () => {
     expect(email).toContain('Activity feed: https://cloud.mongodb.com/v2/5f4e3d2c1b0a998877665544#/activity');
     expect(email).toContain('Where: organization 5f4e3d2c1b0a998877660000');
     expect(email).toContain(
-      'Repeats: and 4 more like it between 00:00 and 00:01 UTC were not sent one by one',
+      'Repeats: 4 more like these between 2026-11-27 00:00 and 2026-11-27 00:01 UTC were suppressed',
     );
     expect(description).toContain(
       '<https://cloud.mongodb.com/v2/5f4e3d2c1b0a998877665544#/activity|Activity feed>',
