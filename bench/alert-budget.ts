@@ -1,7 +1,10 @@
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { AtlasEvent } from '../shared/atlas/types.js';
 import type { Clock } from '../shared/clock.js';
-import type { Alert, Severity } from '../shared/notify/alert.js';
+import { type Alert, type Severity, severityRank } from '../shared/notify/alert.js';
+import { buildDigestEntries } from '../shared/notify/digest-message.js';
+import { type DigestEvery, digestPeriodAt, parseDigestPeriod } from '../shared/notify/digest-period.js';
+import { digestEntryOf } from '../shared/poll/digest-destination.js';
 import {
   createRuleEngine,
   emptySeverityCounts,
@@ -11,6 +14,7 @@ import {
   type RulePack,
   type SeverityCounts,
 } from '../shared/rules/index.js';
+import type { DigestEntry } from '../shared/state/digest-store.js';
 import { generateWeek, type IncidentKind, type SimulatedWeek } from '../simulator/index.js';
 import { renderTable } from './support/table.js';
 
@@ -36,6 +40,30 @@ export interface AlertBudgetOptions {
   tickMs?: number;
   /** Rule layers; default the built-in pack alone. */
   paths?: readonly string[];
+  /**
+   * The route's digest: alerts below this severity go to it, the others one by one. Default: the
+   * default route's, info and low in a daily digest.
+   */
+  digest?: { below: Severity; every: DigestEvery };
+}
+
+/** The same alerts through the route's digest: what its email and Slack receive. */
+export interface DigestBudget {
+  below: Severity;
+  every: DigestEvery;
+  /** Alerts at or above `below`: one message each. */
+  oneByOne: number;
+  /** Alerts below it: told in the digests. */
+  digested: number;
+  /** Digests sent (one per period that held alerts) and the messages they took (parts). */
+  digests: number;
+  digestMessages: number;
+  /** Messages a day to the route: the alerts one by one and the digests' messages. */
+  messagesPerDay: number;
+  /** Whether every alert is in a message or counted in a digest's rendered groups: nothing dropped. */
+  accounted: boolean;
+  /** Whether each planted incident still went out as a message of its own in the tick that read it. */
+  incidentsOwnMessage: boolean;
 }
 
 /** How one planted incident was delivered. */
@@ -80,6 +108,8 @@ export interface AlertBudgetResult {
   /** The rules that sent the most messages. */
   topRules: Array<{ ruleId: string; severity: Severity; alerts: number; perDay: number }>;
   incidents: IncidentDelivery[];
+  /** The same alerts to a route with a digest. */
+  digest: DigestBudget;
 }
 
 const MINUTE = 60_000;
@@ -263,6 +293,13 @@ export async function measureAlertBudget(options: AlertBudgetOptions = {}): Prom
   });
 
   const perDay = (count: number): number => Math.round((count / days) * 10) / 10;
+  const digest = digestBudget({
+    raised,
+    incidents: week.incidents,
+    tickMs,
+    days,
+    settings: options.digest ?? { below: 'medium', every: 'daily' },
+  });
   return {
     seed,
     days,
@@ -286,8 +323,67 @@ export async function measureAlertBudget(options: AlertBudgetOptions = {}): Prom
       .sort((a, b) => b.alerts - a.alerts || a.ruleId.localeCompare(b.ruleId))
       .slice(0, 10),
     incidents,
+    digest,
   };
 }
+
+/**
+ * The week's alerts through a route with a digest, as the poller delivers them: each alert below the
+ * digest severity is appended to the period of the tick that raised it, and each period's digest is
+ * rendered as it is sent (`buildDigestEntries`: groups, parts within SNS's limits); the others are
+ * one message each. The alerts each digest tells are counted back from its rendered email.
+ */
+function digestBudget(options: {
+  raised: ReadonlyArray<{ alert: Alert; tick: number }>;
+  incidents: SimulatedWeek['incidents'];
+  tickMs: number;
+  days: number;
+  settings: { below: Severity; every: DigestEvery };
+}): DigestBudget {
+  const { raised, tickMs, settings } = options;
+  const belowRank = severityRank(settings.below);
+  const oneByOne = raised.filter(({ alert }) => severityRank(alert.severity) >= belowRank);
+  const periods = new Map<string, DigestEntry[]>();
+  for (const { alert, tick } of raised) {
+    if (severityRank(alert.severity) >= belowRank) continue;
+    const period = digestPeriodAt(settings.every, tick * tickMs).id;
+    const entries = periods.get(period) ?? [];
+    entries.push(digestEntryOf(alert, { console: { console: ATLAS_CONSOLE } }));
+    periods.set(period, entries);
+  }
+  let digestMessages = 0;
+  let told = 0;
+  for (const [id, entries] of periods) {
+    const period = parseDigestPeriod(id);
+    if (period === undefined) throw new Error(`digest period ${id} does not parse`);
+    const parts = buildDigestEntries({ route: 'security', period, entries });
+    digestMessages += parts.length;
+    for (const part of parts) {
+      const email = (JSON.parse(part.Message) as { email: string }).email;
+      for (const match of email.matchAll(/^ {2}(\d+) alerts?:/gm)) told += Number(match[1]);
+    }
+  }
+  const incidentsOwnMessage = options.incidents.every((incident) => {
+    const ids = new Set(incident.eventIds);
+    const firstTick = Math.floor(incident.at / tickMs) + 1;
+    return oneByOne.some(
+      ({ alert, tick }) => tick === firstTick && alert.events.some((event) => ids.has(String(event.id))),
+    );
+  });
+  return {
+    below: settings.below,
+    every: settings.every,
+    oneByOne: oneByOne.length,
+    digested: raised.length - oneByOne.length,
+    digests: periods.size,
+    digestMessages,
+    messagesPerDay: Math.round(((oneByOne.length + digestMessages) / options.days) * 10) / 10,
+    accounted: oneByOne.length + told === raised.length,
+    incidentsOwnMessage,
+  };
+}
+
+const ATLAS_CONSOLE = { flavor: 'atlas-v2', baseUrl: 'https://cloud.mongodb.com' } as const;
 
 /** The second scenario's layer: the repeats of routine changes suppressed for longer. */
 export const REPEATS_LAYER = fileURLToPath(new URL('./support/alert-budget-repeats.yaml', import.meta.url));
@@ -343,6 +439,18 @@ export function renderAlertBudget(report: AlertBudgetReport): string {
         ),
         row('built-in pack, one message per alert', builtin, builtin.alerts, builtin.messagesPerDay),
         row('built-in pack + repeats layer', repeats, repeats.alerts, repeats.messagesPerDay),
+        row(
+          `built-in pack + ${builtin.digest.every} digest below ${builtin.digest.below}`,
+          builtin,
+          builtin.digest.oneByOne + builtin.digest.digestMessages,
+          builtin.digest.messagesPerDay,
+        ),
+        row(
+          `+ repeats layer + ${repeats.digest.every} digest below ${repeats.digest.below}`,
+          repeats,
+          repeats.digest.oneByOne + repeats.digest.digestMessages,
+          repeats.digest.messagesPerDay,
+        ),
       ],
     ),
     '',
@@ -362,6 +470,13 @@ export function renderAlertBudget(report: AlertBudgetReport): string {
       ([label, result]) =>
         `${label}: ${(result as AlertBudgetResult).suppressed} occurrences suppressed, ${(result as AlertBudgetResult).toldInRollUps} told in the roll-ups of ${(result as AlertBudgetResult).alertsWithRollUp} alerts, ${(result as AlertBudgetResult).untold} waiting for their group's next alert; nothing dropped: ${(result as AlertBudgetResult).accounted ? 'yes' : 'NO'}`,
     ),
+    ...[
+      ['built-in pack', builtin],
+      ['built-in pack + repeats layer', repeats],
+    ].map(([label, result]) => {
+      const digest = (result as AlertBudgetResult).digest;
+      return `${label} with the digest: ${digest.oneByOne} alerts one by one, ${digest.digested} in ${digest.digests} digests of ${digest.digestMessages} messages; every alert in a message or a digest: ${digest.accounted ? 'yes' : 'NO'}`;
+    }),
     '',
     table(
       ['rule (built-in pack)', 'severity', 'messages', 'a day', 'with repeats layer'],
@@ -379,7 +494,10 @@ export function renderAlertBudget(report: AlertBudgetReport): string {
       builtin.incidents.map((incident, at) => [
         incident.kind,
         incident.ruleIds.join(', ') || '(none)',
-        incident.ownMessageWithinOneTick && repeats.incidents[at]?.ownMessageWithinOneTick === true
+        incident.ownMessageWithinOneTick &&
+        repeats.incidents[at]?.ownMessageWithinOneTick === true &&
+        builtin.digest.incidentsOwnMessage &&
+        repeats.digest.incidentsOwnMessage
           ? 'yes'
           : 'NO',
       ]),
@@ -400,7 +518,11 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   const results = [report.builtin, report.repeats];
   if (
     results.some(
-      (result) => !result.accounted || result.incidents.some((incident) => !incident.ownMessageWithinOneTick),
+      (result) =>
+        !result.accounted ||
+        !result.digest.accounted ||
+        !result.digest.incidentsOwnMessage ||
+        result.incidents.some((incident) => !incident.ownMessageWithinOneTick),
     )
   ) {
     process.exitCode = 1;

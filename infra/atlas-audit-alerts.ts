@@ -5,6 +5,7 @@ import { Key } from 'aws-cdk-lib/aws-kms';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import { Construct } from 'constructs';
 import { DEFAULT_CONNECTION } from '../shared/poll/connections.js';
+import { planDigests } from '../shared/routes/digest-route.js';
 import { planRoutes } from '../shared/routes/route-plan.js';
 import { accountDestinationPolicies, CREATED_BUS } from './account-destinations.js';
 import type { AuditLogSettings } from './audit-log-settings.js';
@@ -229,6 +230,7 @@ export class AtlasAuditAlerts extends Construct {
         (kind) => destinations[kind] !== undefined,
       ),
       subscriptionDeadLetters: deadLetters.queues,
+      digests: planDigests(deliveryRoutes(config)).length > 0,
       ...(config.connections.length === 0
         ? {}
         : { connections: credentials.map(({ connection }) => connection.name) }),

@@ -13,6 +13,7 @@ import { describeSettingIssue } from '../shared/poll/setting-issues.js';
 import { planRoutes } from '../shared/routes/route-plan.js';
 import {
   accountDestinationSchema,
+  digestSettingsSchema,
   routesSchema,
   slackChannelShape,
 } from '../shared/routes/route-settings.js';
@@ -167,6 +168,12 @@ export const deploySettingsSchema = z.strictObject({
       eventBridge: accountDestinationSchema.optional(),
       /** Every alert (at or above its `minSeverity`) also becomes a Security Hub finding. */
       securityHub: accountDestinationSchema.optional(),
+      /**
+       * The digest of the route these settings make: alerts below `below` reach its email and Slack
+       * in one message `every` day or hour. Default: info and low alerts in a daily digest; `false`
+       * sends them one by one (at or above the floors) as before.
+       */
+      digest: z.union([z.literal(false), digestSettingsSchema]).default({ below: 'medium', every: 'daily' }),
     })
     .prefault({}),
   /**

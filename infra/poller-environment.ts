@@ -1,8 +1,10 @@
 import { type ConnectionInput, connectionSchema } from '../shared/poll/connections.js';
 import { METRICS_NAMESPACE, METRICS_SERVICE } from '../shared/poll/metric-names.js';
 import { POLLER_CONFIG_ENV, type PollerConfig, pollerConfigSchema } from '../shared/poll/poller-config.js';
+import { planDigests } from '../shared/routes/digest-route.js';
 import { accountDestinationPolicies } from './account-destinations.js';
 import type { DeployConfig } from './config.js';
+import { deliveryRoutes } from './delivery-routes.js';
 import { InfraError, PollerEnvironmentTooLargeError } from './errors.js';
 
 /** Lambda refuses a function whose environment variables, names and values together, exceed 4 KB. */
@@ -93,6 +95,8 @@ export function pollerEnvironment({
   const settings = pollerSettings(config);
   const { connectionSecrets = [], secretArn, eventBusName, securityHubProductArn, ...references } = resources;
   const policies = accountDestinationPolicies(config);
+  const planned = planDigests(deliveryRoutes(config));
+  const digests = planned.length === 0 ? {} : { digests: planned };
   const destinationsWith = (bus: string | undefined, productArn: string | undefined) => {
     const { eventBridge, securityHub } = policies;
     if (eventBridge === undefined && securityHub === undefined) return {};
@@ -141,6 +145,7 @@ export function pollerEnvironment({
       eventBusName === undefined || !isToken(eventBusName) ? eventBusName : LONGEST_REFERENCES.eventBusName,
       securityHubProductArn === undefined ? undefined : LONGEST_REFERENCES.securityHubProductArn,
     ),
+    ...digests,
   });
   const longest = {
     ...longestOthers,
@@ -168,6 +173,7 @@ export function pollerEnvironment({
     ...references,
     ...(secretArn === undefined ? {} : { secretArn }),
     ...destinationsWith(eventBusName, securityHubProductArn),
+    ...digests,
   };
   return { ...fixed, [POLLER_CONFIG_ENV]: toJsonString(pollerConfig), ...extra?.variables };
 }

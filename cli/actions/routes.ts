@@ -65,7 +65,8 @@ export async function routesTestAction(options: RoutesTestOptions, io?: PollComm
 }
 
 function toRouted(decision: RouteDecision): RoutedAlert['routes'][number] {
-  return { route: decision.route, destinations: decision.reaches.map(describeDestination) };
+  const digest = decision.digest === undefined ? [] : [`${decision.digest} digest`];
+  return { route: decision.route, destinations: [...decision.reaches.map(describeDestination), ...digest] };
 }
 
 function describe(alert: RoutedAlert): string {

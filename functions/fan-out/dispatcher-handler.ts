@@ -126,6 +126,7 @@ export function createDispatcherHandler(options: DispatcherHandlerOptions): Disp
             engine: runtime.engine,
             notifier: runtime.notifier,
             destinations: runtime.destinations,
+            ...(runtime.digests === undefined ? {} : { digests: runtime.digests }),
             clock,
             logger,
             discoveryCache: runtime.discoveryCache,

@@ -79,6 +79,7 @@ export function createWorkerHandler(options: WorkerHandlerOptions): WorkerHandle
               engine: runtime.engine,
               notifier: runtime.notifier,
               destinations: runtime.destinations,
+              ...(runtime.digests === undefined ? {} : { digests: runtime.digests }),
               clock,
               logger,
               names: runtime.names,

@@ -7,6 +7,8 @@ import type { SecurityHubClient } from '@aws-sdk/client-securityhub';
 import type { SNSClient } from '@aws-sdk/client-sns';
 import { type Clock, systemClock } from '../../shared/clock.js';
 import type { LogAttributes, Logger } from '../../shared/logger.js';
+import { SnsDigestPublisher } from '../../shared/notify/digest-publisher.js';
+import type { FormatContext } from '../../shared/notify/format-context.js';
 import {
   type ConsoleLinkOptions,
   EventBridgeNotifier,
@@ -14,6 +16,8 @@ import {
   SecurityHubNotifier,
   SnsNotifier,
 } from '../../shared/notify/index.js';
+import { buildMessageAttributes } from '../../shared/notify/message-attributes.js';
+import { digestDestination } from '../../shared/poll/digest-destination.js';
 import {
   type AlertDestination,
   DiscoveryCache,
@@ -23,7 +27,9 @@ import {
   sourceHealthDetails,
   type TickSummary,
 } from '../../shared/poll/index.js';
+import type { TickDependencies } from '../../shared/poll/tick-types.js';
 import { routedDestination } from '../../shared/routes/account-destination.js';
+import { type DigestPlan, digestTakes } from '../../shared/routes/digest-route.js';
 import { createRuleEngine, type RuleEngine } from '../../shared/rules/engine.js';
 import type { RulePack } from '../../shared/rules/rule-pack.js';
 import { DynamoDbStateStore } from '../../shared/state/index.js';
@@ -62,8 +68,13 @@ export interface PollerRuntime {
   /** Built over `store`, so suppressions and thresholds persist. */
   engine: RuleEngine;
   notifier: SnsNotifier;
-  /** The destinations beside the topic the routes send to (an EventBridge bus, Security Hub). */
+  /**
+   * The destinations beside the topic the routes send to (an EventBridge bus, Security Hub), and the
+   * routes' digests, which collect their alerts in the store.
+   */
   destinations: AlertDestination[];
+  /** The routes' digests, sent at the end of a tick (see `TickDependencies.digests`); absent without any. */
+  digests?: NonNullable<TickDependencies['digests']>;
   /**
    * Puts a tick's source health changes on the EventBridge bus, when a route sends there (see
    * `sourceHealthDetails`); does nothing otherwise. Never throws.
@@ -119,7 +130,11 @@ export function createPollerRuntime(options: PollerRuntimeOptions): PollerRuntim
       ...consoles,
       logger,
     }),
-    ...accountDestinations(options, { clock, logger, ...consoles }),
+    ...withDigests(accountDestinations(options, { clock, logger, ...consoles }), options, {
+      store,
+      clock,
+      consoles,
+    }),
     connections,
     discoveryCache: new DiscoveryCache(),
     names: new NameCache(),
@@ -186,6 +201,42 @@ function accountDestinations(
     );
   }
   return { destinations, publishHealth };
+}
+
+/** The account destinations, with a destination per route digest, and what sends the digests. */
+function withDigests(
+  account: Pick<PollerRuntime, 'destinations' | 'publishHealth'>,
+  options: PollerRuntimeOptions,
+  shared: {
+    store: DynamoDbStateStore;
+    clock: Clock;
+    consoles: Pick<FormatContext, 'console' | 'connectionConsoles'>;
+  },
+): Pick<PollerRuntime, 'destinations' | 'publishHealth' | 'digests'> {
+  const digests = options.config.digests ?? [];
+  if (digests.length === 0) return account;
+  const destinations = [
+    ...account.destinations,
+    ...digests.map((plan) =>
+      digestDestination({
+        route: plan.route,
+        every: plan.every,
+        accepts: (alert) => digestTakes(plan as DigestPlan, buildMessageAttributes(alert)),
+        store: shared.store,
+        clock: shared.clock,
+        console: shared.consoles,
+      }),
+    ),
+  ];
+  return {
+    ...account,
+    destinations,
+    digests: {
+      routes: digests.map(({ route, every }) => ({ route, every })),
+      store: shared.store,
+      publisher: new SnsDigestPublisher({ client: options.sns, topicArn: options.config.topicArn }),
+    },
+  };
 }
 
 /** An error as log attributes: name, stable code when it has one, message. */

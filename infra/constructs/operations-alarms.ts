@@ -35,6 +35,8 @@ export interface OperationsAlarmsProps {
    * for a deployment of the top-level settings alone, whose metrics carry no connection.
    */
   connections?: readonly string[];
+  /** Whether a route has a digest: then a digest that could not be sent is alarmed. */
+  digests?: boolean;
   /** The destinations the poller delivers to itself beside the topic, each alarmed when it fails. */
   destinations?: readonly AccountDestinationKind[];
 }
@@ -135,6 +137,15 @@ export class OperationsAlarms extends Construct {
           'Alerts could not be published to the alert topic; they are retried on the next tick. Check the poller log group and the topic key policy.',
       },
     ];
+    if (props.digests === true) {
+      specs.push({
+        id: 'DigestsFailed',
+        metric: pollerMetric({ name: MetricName.digestsFailed, statistic: 'Sum', period }),
+        ...atLeastOnce,
+        description:
+          "A route's digest could not be sent at the end of a tick: its alerts are kept and the digest is tried again next tick. The poller log names the route and the period; check the topic key policy and the state table.",
+      });
+    }
     for (const kind of props.destinations ?? []) {
       const name = ACCOUNT_DESTINATION_NAMES[kind];
       specs.push({

@@ -90,11 +90,14 @@ export const ENI_MANAGEMENT_POLICY = 'service-role/AWSLambdaENIManagementAccess'
 /**
  * The requests the DynamoDB state store sends: single-item reads and conditional writes, queries
  * within a partition, and batched reads of source times. Its transactions (`TransactWriteItems` of
- * conditional puts and updates) are authorised item by item by `PutItem` and `UpdateItem`, so they need
- * no action of their own. No scans, batch writes, streams or table management.
+ * conditional puts, updates and deletes, and the check of a digest's claim as its entries are
+ * appended) are authorised item by item by `PutItem`, `UpdateItem`, `DeleteItem` and
+ * `ConditionCheckItem`, so they need no action of their own. No scans, batch writes, streams or table
+ * management.
  */
 export const STATE_TABLE_ACTIONS = [
   'dynamodb:BatchGetItem',
+  'dynamodb:ConditionCheckItem',
   'dynamodb:GetItem',
   'dynamodb:Query',
   'dynamodb:PutItem',

@@ -13,6 +13,10 @@ import { MAX_SUBJECT_LENGTH } from './subject.js';
  * subject, `MessageStructure=json`, attribute names and values, size in bytes), of AWS Chatbot (the
  * `default` text is a custom notification, see `chatbot-notification.ts`) and of this project's
  * format (subject starts with the severity, the attribute set, an `email` text).
+ *
+ * A route's digest (see `digest-message.ts`) is the one other kind of entry: its subject starts with
+ * `[DIGEST] `, and it carries the one attribute `digest` (the route's name) and no severity, so that
+ * only the subscriptions of that route's digest take it.
  */
 
 export type SnsEntryValidation = { valid: true } | { valid: false; problems: string[] };
@@ -24,7 +28,7 @@ export interface ValidateSnsEntryOptions {
 
 const ENTRY_ID = /^[A-Za-z0-9_-]{1,80}$/;
 const PRINTABLE_ASCII = /^[\x20-\x7E]*$/;
-const SUBJECT_START = /^\[(INFO|LOW|MEDIUM|HIGH|CRITICAL)\] \S/;
+const SUBJECT_START = /^\[(INFO|LOW|MEDIUM|HIGH|CRITICAL|DIGEST)\] \S/;
 const ATTRIBUTE_NAME = /^[A-Za-z0-9_.-]{1,256}$/;
 /** The characters SNS (and SQS subscriptions) accept in attribute values: those XML 1.0 allows. */
 const XML_TEXT = /^[\t\n\r\u0020-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]*$/u;
@@ -44,6 +48,7 @@ const KNOWN_ATTRIBUTES = new Set([
   'groupName',
   'tags',
   'connection',
+  'digest',
 ]);
 /** The one attribute sent as a `String.Array`: a JSON array of strings, as SNS filter policies read it. */
 const ARRAY_ATTRIBUTES = new Set(['tags']);
@@ -207,6 +212,14 @@ function checkAttributes(attributes: unknown, subjectSeverity: string | undefine
       problems.push(`attribute ${shownName} has DataType "Number" but its value is not a number`);
     }
     values.set(name, StringValue);
+  }
+  if (values.has('digest') || subjectSeverity === 'digest') {
+    if (subjectSeverity !== 'digest') problems.push('Subject of a digest must start with "[DIGEST] "');
+    if (!values.has('digest')) problems.push('attribute "digest" is missing from a digest');
+    if (values.size > 1) {
+      problems.push('a digest carries the one attribute "digest": no alert route may take it by severity');
+    }
+    return;
   }
   for (const name of REQUIRED_ATTRIBUTES) {
     if (!values.has(name)) problems.push(`attribute "${name}" is missing`);

@@ -32,6 +32,13 @@ export const MetricName = {
    * or dropped there when it said they never can be (logged with rule and fingerprint).
    */
   destinationAlertsFailed: 'DestinationAlertsFailed',
+  /** Route digests published and marked sent at the end of a tick. */
+  digestsSent: 'DigestsSent',
+  /**
+   * Route digests whose publish or store call failed at the end of a tick: their entries are kept and
+   * the digest is tried again next tick (the log names the route and the period).
+   */
+  digestsFailed: 'DigestsFailed',
   /** HTTP requests sent to Atlas, challenges and retries included. */
   atlasRequests: 'AtlasRequests',
   /** 429 answers from Atlas. */

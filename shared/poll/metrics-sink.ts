@@ -61,6 +61,10 @@ export function emitTickMetrics(options: { summary: TickSummary; sink: MetricsSi
     sink.addMetric(MetricName.destinationAlertsPublished, 'Count', sum(counts.published), dimensions);
     sink.addMetric(MetricName.destinationAlertsFailed, 'Count', sum(counts.failed), dimensions);
   }
+  if (summary.digests !== undefined) {
+    sink.addMetric(MetricName.digestsSent, 'Count', summary.digests.sent);
+    sink.addMetric(MetricName.digestsFailed, 'Count', summary.digests.failed);
+  }
   sink.addMetric(MetricName.atlasRequests, 'Count', totals.atlasRequests);
   sink.addMetric(MetricName.atlasRateLimited, 'Count', totals.atlasRateLimited);
   sink.addMetric(MetricName.atlasAuthFailures, 'Count', totals.atlasAuthFailures);

@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { DIGEST_EVERY } from '../notify/digest-period.js';
 import { connectionProblems, connectionSchema } from './connections.js';
 import { atlasFlavorSchema, inventorySettingsSchema, sourcesSchema, timingSchema } from './poll-settings.js';
 
@@ -68,6 +69,20 @@ export const pollerSettingsSchema = z.strictObject({
    * Destinations the poller delivers to itself beside the topic (Lambda only), each with the filter
    * policies of the routes that name it: an alert goes there when any of them takes it.
    */
+  /**
+   * The routes' digests (Lambda only; see `planDigests`): each is appended to as its alerts settle,
+   * and sent at the end of the tick that finds its period ended.
+   */
+  digests: z
+    .array(
+      z.strictObject({
+        route: z.string().regex(/^[a-z][a-z0-9-]{0,31}$/),
+        every: z.enum(DIGEST_EVERY),
+        belowRank: z.int().min(2).max(4),
+        policy: z.record(z.string(), z.unknown()).nullable(),
+      }),
+    )
+    .optional(),
   destinations: z
     .strictObject({
       eventBridge: z.strictObject({ busName: z.string().min(1), policies: routePoliciesSchema }).optional(),

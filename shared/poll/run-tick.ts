@@ -6,6 +6,7 @@ import { type Logger, silentLogger } from '../logger.js';
 import { AlertDescriber } from './alert-describer.js';
 import { connect, NO_STATS, namesASource, unknownConnection, wantedConnections } from './connection-reach.js';
 import { DEFAULT_CONNECTION, type EffectiveConnection, effectiveConnections } from './connections.js';
+import { flushDigests } from './digest-flush.js';
 import { DiscoveryCache } from './discovery-cache.js';
 import { PollConfigError } from './errors.js';
 import { EventBudget, eventBudgetForHeap } from './event-budget.js';
@@ -164,6 +165,17 @@ export async function runTick(deps: TickDependencies, options: TickOptions): Pro
         ),
       ),
     ];
+    // Digests go out after the sources, so an alert settled this tick is in the digest it belongs to.
+    const digests =
+      deps.digests === undefined || options.signal?.aborted
+        ? undefined
+        : await flushDigests({
+            ...deps.digests,
+            clock,
+            claimMs: options.alertClaimMs ?? DEFAULT_ALERT_CLAIM_MS,
+            logger,
+            ...(options.signal === undefined ? {} : { signal: options.signal }),
+          });
     const summary = summarizeTick({
       startedAt,
       finishedAt: clock.now(),
@@ -181,6 +193,7 @@ export async function runTick(deps: TickDependencies, options: TickOptions): Pro
       durationMs: summary.durationMs,
       ...summary.totals,
     });
+    if (digests !== undefined) summary.digests = digests;
     if (deps.metrics !== undefined) emitTickMetrics({ summary, sink: deps.metrics });
     return summary;
   } finally {

@@ -2,11 +2,14 @@ import type { AtlasClient } from '../atlas/atlas-client.js';
 import type { Clock } from '../clock.js';
 import type { Logger } from '../logger.js';
 import type { Severity } from '../notify/alert.js';
+import type { DigestPublisher } from '../notify/digest-publisher.js';
 import type { Notifier } from '../notify/notifier.js';
 import type { RuleEngine } from '../rules/engine.js';
+import type { DigestStore } from '../state/digest-store.js';
 import type { StateStore } from '../state/state-store.js';
 import type { AlertDestination } from './alert-delivery.js';
 import type { EffectiveConnection } from './connections.js';
+import type { DigestFlush, DigestRoute } from './digest-flush.js';
 import type { DiscoveryCache } from './discovery-cache.js';
 import type { MetricsSink } from './metrics-sink.js';
 import type { NameCache } from './name-cache.js';
@@ -38,6 +41,16 @@ export interface TickDependencies {
    * it, or said it never can. Default: none.
    */
   destinations?: readonly AlertDestination[];
+  /**
+   * The routes' digests: at the end of the tick, each digest whose period has ended is sent once
+   * (see `flushDigests`). Their entries are appended by their destinations in `destinations`
+   * (see `digestDestination`). Default: none.
+   */
+  digests?: {
+    routes: readonly DigestRoute[];
+    store: DigestStore;
+    publisher: DigestPublisher;
+  };
   /** Default: the system clock. Deadlines, windows and lease times are on this clock. */
   clock?: Clock;
   /** Default: silent. */
@@ -346,6 +359,8 @@ export interface TickSummary {
   sources: SourceOutcome[];
   discovery: DiscoveryOutcome[];
   totals: TickTotals;
+  /** What the flush of the routes' digests at the end of the tick did; absent without digests. */
+  digests?: DigestFlush;
 }
 
 /**

@@ -14,6 +14,8 @@ export const RouteAttribute = {
   groupName: 'groupName',
   ruleId: 'ruleId',
   tags: 'tags',
+  /** Carried only by a route's digest messages: the route's name (see `digest-message.ts`). */
+  digest: 'digest',
 } as const;
 
 export type RouteAttributeName = (typeof RouteAttribute)[keyof typeof RouteAttribute];
@@ -47,17 +49,26 @@ export type SnsFilterPolicy = Record<string, unknown>;
  * @example
  * ```ts
  * compileRouteMatch({ projects: ['payments-prod'], minSeverity: 'high' });
+ * // With `alertsOnly`, a route with no floor gets `severityRank >= 1`, which no digest message has.
  * // [Map { 'severityRank' => { kind: 'at-least', value: 4 }, 'groupName' => { kind: 'any-of', values: ['payments-prod'] } }]
  * ```
  */
-export function compileRouteMatch(match: RouteMatch, floor?: RouteMatch['minSeverity']): CompiledPolicy {
+export function compileRouteMatch(
+  match: RouteMatch,
+  floor?: RouteMatch['minSeverity'],
+  options: { alertsOnly?: boolean } = {},
+): CompiledPolicy {
   const common = new Map<RouteAttributeName, AttributeCondition>();
   const rank = Math.max(
     match.minSeverity === undefined ? 0 : severityRank(match.minSeverity),
     floor === undefined ? 0 : severityRank(floor),
   );
-  // info is the lowest severity: a floor at info lets everything through.
-  if (rank > 1) common.set(RouteAttribute.severityRank, { kind: 'at-least', value: rank });
+  // info is the lowest severity: a floor at info lets every alert through. Where digests share the
+  // topic (`alertsOnly`), the floor is kept even at info: digest messages carry no severity, so it is
+  // what keeps them from subscriptions that take every alert.
+  if (rank > 1 || options.alertsOnly === true) {
+    common.set(RouteAttribute.severityRank, { kind: 'at-least', value: Math.max(rank, 1) });
+  }
   if (match.connections !== undefined) common.set(RouteAttribute.connection, anyOf(match.connections));
   if (match.rules !== undefined) common.set(RouteAttribute.ruleId, anyOf(match.rules));
   if (match.tags !== undefined) common.set(RouteAttribute.tags, anyOf(match.tags));
@@ -146,4 +157,16 @@ function clauseJson(clause: PolicyClause): SnsFilterPolicy {
     json[key] = condition.kind === 'any-of' ? [...condition.values] : [{ numeric: ['>=', condition.value] }];
   }
   return json;
+}
+
+/**
+ * The clause that takes a route's digest messages: their `digest` attribute names the route.
+ *
+ * @example
+ * ```ts
+ * toSnsFilterPolicy(digestClause('security')); // { digest: ['security'] }
+ * ```
+ */
+export function digestClause(route: string): CompiledPolicy {
+  return [new Map([[RouteAttribute.digest, anyOf([route])]])];
 }

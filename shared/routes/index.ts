@@ -3,10 +3,12 @@ export {
   type RoutedDestinationOptions,
   routedDestination,
 } from './account-destination.js';
+export { type DigestPlan, digestTakes, planDigests } from './digest-route.js';
 export {
   type AttributeCondition,
   type CompiledPolicy,
   compileRouteMatch,
+  digestClause,
   MAX_POLICY_COMBINATIONS,
   MAX_POLICY_KEYS,
   type PolicyClause,
@@ -35,6 +37,8 @@ export {
 export {
   ATLAS_ID,
   type DestinationKind,
+  type DigestSettings,
+  digestSettingsSchema,
   type EmailDestination,
   NAME_PATTERN,
   type RouteMatch,

@@ -1,7 +1,11 @@
 import type { MessageAttributeValue } from '@aws-sdk/client-sns';
+import { severityRank } from '../notify/alert.js';
+import type { DigestEvery } from '../notify/digest-period.js';
+import { digestTakes, planDigests } from './digest-route.js';
 import {
   type CompiledPolicy,
   compileRouteMatch,
+  digestClause,
   policyLimitProblem,
   type SnsFilterPolicy,
   toSnsFilterPolicy,
@@ -96,13 +100,35 @@ export function describeDestination(destination: Destination): string {
   }
 }
 
-/** The destinations one route names, each with the policy of that route for it. */
+/** Options of {@link routeDestinations}. */
+export interface RouteDestinationOptions {
+  /**
+   * Whether any route of the deployment has a digest: then every email and Slack policy takes alerts
+   * only (a severity floor of at least info), so no route takes another's digest messages. Default:
+   * whether this route has one.
+   */
+  digests?: boolean;
+}
+
+/**
+ * The destinations one route names, each with the policy of that route for it. With a digest, its
+ * email and Slack take the route's alerts at or above `digest.below` (and their own floors) one by
+ * one, and the route's digest messages.
+ */
 export function routeDestinations(
   route: RouteSettings,
+  options: RouteDestinationOptions = {},
 ): Array<{ destination: Destination; kind: DestinationKind; policy: CompiledPolicy }> {
   const out: Array<{ destination: Destination; kind: DestinationKind; policy: CompiledPolicy }> = [];
+  const alertsOnly = options.digests ?? route.digest !== undefined;
+  const messagePolicy = (floor: RouteSettings['match']['minSeverity']): CompiledPolicy => {
+    if (route.digest === undefined) return compileRouteMatch(route.match, floor, { alertsOnly });
+    const below = route.digest.below;
+    const raised = floor === undefined || severityRank(floor) < severityRank(below) ? below : floor;
+    return [...compileRouteMatch(route.match, raised, { alertsOnly }), ...digestClause(route.name)];
+  };
   if (route.email !== undefined) {
-    const policy = compileRouteMatch(route.match, route.email.minSeverity);
+    const policy = messagePolicy(route.email.minSeverity);
     for (const address of route.email.to) {
       out.push({ destination: { kind: 'email', address }, kind: 'email', policy });
     }
@@ -112,7 +138,7 @@ export function routeDestinations(
     out.push({
       destination: { kind: 'slack', workspaceId, channelId },
       kind: 'slack',
-      policy: compileRouteMatch(route.match, minSeverity),
+      policy: messagePolicy(minSeverity),
     });
   }
   for (const kind of ['eventBridge', 'securityHub'] as const) {
@@ -142,8 +168,9 @@ export function planRoutes(routes: readonly RouteSettings[]): RoutePlan {
     string,
     { destination: Destination; routes: string[]; policies: CompiledPolicy[]; firstRoute: number }
   >();
+  const digests = routes.some((route) => route.digest !== undefined);
   routes.forEach((route, index) => {
-    for (const { destination, kind, policy } of routeDestinations(route)) {
+    for (const { destination, kind, policy } of routeDestinations(route, { digests })) {
       const problem = policyLimitProblem(policy);
       if (problem !== undefined) {
         problems.push({ path: [index, 'match'], message: `route ${route.name} (${kind}): ${problem}` });
@@ -183,6 +210,8 @@ export interface RouteDecision {
   route: string;
   /** The route's destinations this alert reaches (a destination's own floor may leave some out). */
   reaches: Destination[];
+  /** Set when the route's digest takes the alert: its email and Slack tell it in the digest, this often. */
+  digest?: DigestEvery;
 }
 
 /**
@@ -199,11 +228,16 @@ export function routeAlert(
   attributes: Readonly<Record<string, MessageAttributeValue>>,
 ): RouteDecision[] {
   const decisions: RouteDecision[] = [];
+  const digests = routes.some((route) => route.digest !== undefined);
   for (const route of routes) {
-    const reaches = routeDestinations(route)
+    const reaches = routeDestinations(route, { digests })
       .filter(({ policy }) => filterPolicyMatches(toSnsFilterPolicy(policy), attributes))
       .map(({ destination }) => destination);
-    if (reaches.length > 0) decisions.push({ route: route.name, reaches });
+    const digest = planDigests([route])[0];
+    const digested = digest !== undefined && digestTakes(digest, attributes);
+    if (reaches.length > 0 || digested) {
+      decisions.push({ route: route.name, reaches, ...(digested ? { digest: digest.every } : {}) });
+    }
   }
   return decisions;
 }

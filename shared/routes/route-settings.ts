@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { SEVERITIES } from '../notify/alert.js';
+import { SEVERITIES, severityRank } from '../notify/alert.js';
+import { DIGEST_EVERY } from '../notify/digest-period.js';
 
 /** Atlas organization and project ids: 24 hexadecimal characters. A route value of any other form is a name. */
 export const ATLAS_ID = /^[0-9a-f]{24}$/;
@@ -97,6 +98,40 @@ export const accountDestinationSchema = z.strictObject({
   minSeverity: severitySchema.optional(),
 });
 
+/**
+ * A route's digest: its email and Slack receive the alerts below `below` as one message `every` hour
+ * or day (UTC) instead of one by one. Critical and high alerts are never digested: `below` is at most
+ * `high`. EventBridge and Security Hub still take every alert one by one.
+ */
+export const digestSettingsSchema = z
+  .strictObject({
+    /** Alerts below this severity go to the digest: `low` digests info, `high` digests info to medium. */
+    below: z.enum(SEVERITIES, {
+      error: `must be one of ${SEVERITIES.join(', ')}: alerts below it go to the digest`,
+    }),
+    /** How often the digest is sent: hourly or daily (UTC). */
+    every: z.enum(DIGEST_EVERY, { error: 'must be hourly or daily' }),
+  })
+  .superRefine((digest, context) => {
+    if (severityRank(digest.below) > severityRank('high')) {
+      context.addIssue({
+        code: 'custom',
+        path: ['below'],
+        message: `is ${digest.below}, which would digest high alerts: critical and high alerts are never digested, so below is at most high`,
+      });
+    }
+    if (digest.below === 'info') {
+      context.addIssue({
+        code: 'custom',
+        path: ['below'],
+        message:
+          'is info, below which there is no severity: name low, medium or high, or leave the digest out',
+      });
+    }
+  });
+
+export type DigestSettings = z.output<typeof digestSettingsSchema>;
+
 /** One route: a name, which alerts it takes, and where they go. */
 export const routeSchema = z
   .strictObject({
@@ -109,10 +144,17 @@ export const routeSchema = z
     eventBridge: accountDestinationSchema.optional(),
     /** The account's Security Hub: one finding per alert, archived when a posture problem is fixed. */
     securityHub: accountDestinationSchema.optional(),
+    /** Alerts below a severity reach the route's email and Slack as a digest (see {@link digestSettingsSchema}). */
+    digest: digestSettingsSchema.optional(),
   })
   .refine((route) => DESTINATION_KINDS.some((kind) => route[kind] !== undefined), {
     message:
       'names no destination: give it email (to: [addresses]), slack (workspaceId, channelId), eventBridge ({}) or securityHub ({})',
+  })
+  .refine((route) => route.digest === undefined || route.email !== undefined || route.slack !== undefined, {
+    path: ['digest'],
+    message:
+      'is set, but the route has no email or slack to send the digest to: add one, or leave the digest out',
   });
 
 export type RouteMatch = z.output<typeof routeMatchSchema>;

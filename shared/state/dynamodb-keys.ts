@@ -33,6 +33,20 @@ export const stateKeys = {
    * starts with {@link PUSH_KEY_PREFIX} (an IAM condition on `dynamodb:LeadingKeys`).
    */
   delivery: (key: string): ItemKey => ({ pk: `${PUSH_KEY_PREFIX}${keyName(key)}`, sk: 'PUSH' }),
+  /** One pending entry of the digest of (route, period), by the alert's fingerprint. */
+  digestEntry: (route: string, period: string, fingerprint: string): ItemKey => ({
+    pk: `DIGEST#${keyName(route)}#${period}`,
+    sk: `ENTRY#${keyName(fingerprint)}`,
+  }),
+  /** Sort-key prefix of the entries of a digest. */
+  digestEntryPrefix: 'ENTRY#',
+  /** The claim on the digest of (route, period): IN_PROGRESS while it is published, then SENT. */
+  digestClaim: (route: string, period: string): ItemKey => ({
+    pk: `DIGEST#${keyName(route)}#${period}`,
+    sk: 'CLAIM',
+  }),
+  /** A route's periods with pending entries: the one read a tick makes for a route with nothing due. */
+  digestPeriods: (route: string): ItemKey => ({ pk: `DIGESTS#${keyName(route)}`, sk: 'PENDING' }),
   counter: (key: string): ItemKey => ({ pk: `COUNTER#${keyName(key)}`, sk: 'COUNTER' }),
   /** A first-seen rule's values for one group, or its learning start. */
   firstSeen: (key: string): ItemKey => ({ pk: `FIRSTSEEN#${keyName(key)}`, sk: 'FIRSTSEEN' }),

@@ -12,6 +12,15 @@ import type { FirstSeenRecord, FirstSeenWriteFailures } from '../rules/first-see
 import type { SuppressionAnswer } from '../rules/suppression-roll-up.js';
 import { type AlertHour, addAlertHours, formatAlertHours, parseAlertHours } from './alert-hours.js';
 import type { ClaimDeliveryOptions, DeliveryClaim, DeliveryClaimStore } from './delivery-claims.js';
+import type {
+  AppendDigestEntriesOptions,
+  ClaimDigestOptions,
+  DigestClaimOptions,
+  DigestClaimResult,
+  DigestEntry,
+  DigestPeriodOptions,
+  DigestStore,
+} from './digest-store.js';
 import {
   type AlertBatchContext,
   claimAlertBatch,
@@ -31,6 +40,15 @@ import {
 import { batchGetAll } from './dynamodb-batch-reads.js';
 import { type ChunkLocation, deleteChunks, readChunks, splitBytes, writeChunks } from './dynamodb-chunks.js';
 import { incrementCounterBatch } from './dynamodb-counter-batches.js';
+import {
+  appendDigestItems,
+  claimDigestItem,
+  type DigestContext,
+  listDigestItemPeriods,
+  markDigestItemSent,
+  readDigestItems,
+  releaseDigestItem,
+} from './dynamodb-digests.js';
 import { readFirstSeenItems, writeFirstSeenItems } from './dynamodb-first-seen.js';
 import { type ItemKey, stateKeys } from './dynamodb-keys.js';
 import { conditionFailure, DynamoDbRequester, TRANSACTION_ITEMS } from './dynamodb-requester.js';
@@ -135,7 +153,7 @@ interface SeenSpill {
  * const acquisition = await store.acquireLease({ source: 'org:5f4e…', owner: context.awsRequestId, durationMs });
  * ```
  */
-export class DynamoDbStateStore implements StateStore, DeliveryClaimStore {
+export class DynamoDbStateStore implements StateStore, DeliveryClaimStore, DigestStore {
   readonly #requester: DynamoDbRequester;
   readonly #clock: Clock;
   readonly #logger: Logger;
@@ -615,6 +633,40 @@ export class DynamoDbStateStore implements StateStore, DeliveryClaimStore {
     } catch (error) {
       if (conditionFailure(error) === undefined) throw error;
     }
+  }
+
+  /** See `appendDigestItems`: a transaction per 98 entries, conditioned on the period's claim. */
+  appendDigestEntries(options: AppendDigestEntriesOptions): Promise<DigestEntry[]> {
+    return appendDigestItems(this.#digestContext(), options);
+  }
+
+  /** One `GetItem` of the route's index of pending periods. */
+  listDigestPeriods(options: { route: string }): Promise<string[]> {
+    return listDigestItemPeriods(this.#digestContext(), options.route);
+  }
+
+  claimDigest(options: ClaimDigestOptions): Promise<DigestClaimResult> {
+    return claimDigestItem(this.#digestContext(), options);
+  }
+
+  readDigestEntries(options: DigestPeriodOptions): Promise<DigestEntry[]> {
+    return readDigestItems(this.#digestContext(), options);
+  }
+
+  markDigestSent(options: DigestClaimOptions): Promise<void> {
+    return markDigestItemSent(this.#digestContext(), options.claim);
+  }
+
+  releaseDigestClaim(options: DigestClaimOptions): Promise<void> {
+    return releaseDigestItem(this.#digestContext(), options.claim);
+  }
+
+  #digestContext(): DigestContext {
+    return {
+      requester: this.#requester,
+      clock: this.#clock,
+      alertRetentionMs: this.#retention.alertRetentionMs,
+    };
   }
 
   /** {@link incrementMany} of one increment: a read and at most one conditional write. */

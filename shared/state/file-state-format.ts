@@ -81,6 +81,25 @@ const deliveryRecord = z.strictObject({
   expiresAt: z.number(),
 });
 
+const digestRecord = z.strictObject({
+  route: z.string(),
+  period: z.string(),
+  /** The pending entries (see `DigestEntry`); checked again when read. */
+  entries: z.array(z.unknown()),
+  /** Epoch seconds. */
+  expiresAt: z.number(),
+});
+
+const digestClaimRecord = z.strictObject({
+  route: z.string(),
+  period: z.string(),
+  status: z.enum(['IN_PROGRESS', 'SENT']),
+  claimToken: z.string().optional(),
+  claimExpiresAt: z.number().optional(),
+  sentAt: z.number().optional(),
+  expiresAt: z.number(),
+});
+
 export const fileStateSchema = z.strictObject({
   version: z.literal(FILE_STATE_VERSION),
   sources: z.array(sourceRecord),
@@ -93,6 +112,10 @@ export const fileStateSchema = z.strictObject({
   names: z.array(nameRecord).optional(),
   /** Claims on webhook deliveries (`run --push-listen`); absent when none is live. */
   deliveries: z.array(deliveryRecord).optional(),
+  /** Pending digest entries by route and period; absent when none is pending. */
+  digests: z.array(digestRecord).optional(),
+  /** Claims on digests (see `DigestStore`); absent when none is live. */
+  digestClaims: z.array(digestClaimRecord).optional(),
 });
 
 export type FileStateDocument = z.infer<typeof fileStateSchema>;

@@ -19,6 +19,18 @@ import { writeFileAtomic } from './atomic-file.js';
 import { applyCounterIncrements, counterMember, incrementsByKey } from './counter-increments.js';
 import type { ClaimDeliveryOptions, DeliveryClaim, DeliveryClaimStore } from './delivery-claims.js';
 import {
+  type AppendDigestEntriesOptions,
+  boundDigestEntry,
+  type ClaimDigestOptions,
+  compareDigestEntries,
+  type DigestClaimOptions,
+  type DigestClaimResult,
+  type DigestEntry,
+  type DigestPeriodOptions,
+  type DigestStore,
+  parseDigestEntry,
+} from './digest-store.js';
+import {
   LeaseLostError,
   StateFileCorruptError,
   StateItemRefusedError,
@@ -139,7 +151,7 @@ interface InventoryRecord {
  * }
  * ```
  */
-export class FileStateStore implements StateStore, DeliveryClaimStore {
+export class FileStateStore implements StateStore, DeliveryClaimStore, DigestStore {
   /** The state file, as an absolute path. */
   readonly path: string;
   readonly #clock: Clock;
@@ -153,6 +165,10 @@ export class FileStateStore implements StateStore, DeliveryClaimStore {
   readonly #names: Map<string, CachedName>;
   /** Delivery claims by key: the claim's token and its expiry in epoch seconds. */
   readonly #deliveries: Map<string, { claimToken: string; expiresAt: number }>;
+  /** Pending digest entries by `route\nperiod`, each by fingerprint, with the TTL of the whole period's list. */
+  readonly #digests: Map<string, { entries: Map<string, DigestEntry>; expiresAt: number }>;
+  /** Claims on digests by `route\nperiod`. */
+  readonly #digestClaims: Map<string, AlertRecord>;
   readonly #requests = new Map<string, number>();
   #version = 0;
   #writtenVersion = 0;
@@ -197,6 +213,23 @@ export class FileStateStore implements StateStore, DeliveryClaimStore {
     );
     this.#deliveries = new Map(
       (document.deliveries ?? []).map(({ key, claimToken, expiresAt }) => [key, { claimToken, expiresAt }]),
+    );
+    this.#digests = new Map(
+      (document.digests ?? []).map(({ route, period, entries, expiresAt }) => {
+        const parsed = entries.map((entry) =>
+          parseDigestEntry(entry, `${options.path} (digest ${route} ${period})`),
+        );
+        return [
+          digestKey(route, period),
+          { entries: new Map(parsed.map((entry) => [entry.fingerprint, entry])), expiresAt },
+        ];
+      }),
+    );
+    this.#digestClaims = new Map(
+      (document.digestClaims ?? []).map(({ route, period, ...record }) => [
+        digestKey(route, period),
+        alertFromDocument(record),
+      ]),
     );
     this.#inventories = new Map(
       document.inventories.map(({ orgId, snapshot, expiresAt }) => [orgId, { snapshot, expiresAt }]),
@@ -467,6 +500,99 @@ export class FileStateStore implements StateStore, DeliveryClaimStore {
     await this.#persist();
   }
 
+  async appendDigestEntries(options: AppendDigestEntriesOptions): Promise<DigestEntry[]> {
+    this.#count('appendDigestEntries');
+    this.#assertOpen();
+    if (options.entries.length === 0) return [];
+    const now = this.#clock.now();
+    const key = digestKey(options.route, options.period);
+    if (this.#liveDigestClaim(key, now) !== undefined) return [...options.entries];
+    const pending = this.#digests.get(key) ?? { entries: new Map<string, DigestEntry>(), expiresAt: 0 };
+    for (const entry of options.entries) pending.entries.set(entry.fingerprint, boundDigestEntry(entry));
+    pending.expiresAt = ttlSeconds(now + this.#retention.alertRetentionMs);
+    this.#digests.set(key, pending);
+    await this.#persist();
+    return [];
+  }
+
+  async listDigestPeriods(options: { route: string }): Promise<string[]> {
+    this.#count('listDigestPeriods');
+    this.#assertOpen();
+    const now = this.#clock.now();
+    const periods: string[] = [];
+    for (const [key, pending] of this.#digests) {
+      const [route, period] = splitDigestKey(key);
+      if (route !== options.route || isExpired(pending.expiresAt, now) || pending.entries.size === 0)
+        continue;
+      if (this.#liveDigestClaim(key, now)?.status === 'SENT') continue;
+      periods.push(period);
+    }
+    return periods.sort();
+  }
+
+  async claimDigest(options: ClaimDigestOptions): Promise<DigestClaimResult> {
+    this.#count('claimDigest');
+    this.#assertOpen();
+    const now = this.#clock.now();
+    const key = digestKey(options.route, options.period);
+    const existing = this.#liveDigestClaim(key, now);
+    if (existing?.status === 'SENT') return { outcome: 'sent', sentAt: existing.sentAt ?? 0 };
+    if (existing !== undefined && (existing.claimExpiresAt ?? 0) > now) {
+      return { outcome: 'in-progress', claimExpiresAt: existing.claimExpiresAt ?? 0 };
+    }
+    const claim = {
+      route: options.route,
+      period: options.period,
+      token: randomUUID(),
+      expiresAt: now + options.claimMs,
+    };
+    this.#digestClaims.set(key, {
+      status: 'IN_PROGRESS',
+      claimToken: claim.token,
+      claimExpiresAt: claim.expiresAt,
+      expiresAt: ttlSeconds(claim.expiresAt + this.#retention.alertRetentionMs),
+    });
+    await this.#persist();
+    return { outcome: 'claimed', claim, tookOver: existing !== undefined };
+  }
+
+  async readDigestEntries(options: DigestPeriodOptions): Promise<DigestEntry[]> {
+    this.#count('readDigestEntries');
+    this.#assertOpen();
+    const pending = this.#digests.get(digestKey(options.route, options.period));
+    if (pending === undefined || isExpired(pending.expiresAt, this.#clock.now())) return [];
+    return [...pending.entries.values()].sort(compareDigestEntries);
+  }
+
+  async markDigestSent(options: DigestClaimOptions): Promise<void> {
+    this.#count('markDigestSent');
+    this.#assertOpen();
+    const now = this.#clock.now();
+    const key = digestKey(options.claim.route, options.claim.period);
+    this.#digestClaims.set(key, {
+      status: 'SENT',
+      sentAt: now,
+      expiresAt: ttlSeconds(now + this.#retention.alertRetentionMs),
+    });
+    this.#digests.delete(key);
+    await this.#persist();
+  }
+
+  async releaseDigestClaim(options: DigestClaimOptions): Promise<void> {
+    this.#count('releaseDigestClaim');
+    this.#assertOpen();
+    const key = digestKey(options.claim.route, options.claim.period);
+    const existing = this.#digestClaims.get(key);
+    if (existing?.status !== 'IN_PROGRESS' || existing.claimToken !== options.claim.token) return;
+    this.#digestClaims.delete(key);
+    await this.#persist();
+  }
+
+  #liveDigestClaim(key: string, now: number): AlertRecord | undefined {
+    const record = this.#digestClaims.get(key);
+    return record === undefined || isExpired(record.expiresAt, now) ? undefined : record;
+  }
+
   async readInventory(options: ReadInventoryOptions): Promise<InventorySnapshot | undefined> {
     this.#count('readInventory');
     this.#assertOpen();
@@ -726,6 +852,14 @@ export class FileStateStore implements StateStore, DeliveryClaimStore {
     const live = <T extends { expiresAt: number }>(entries: Map<string, T>): Array<[string, T]> =>
       [...entries].filter(([, record]) => !isExpired(record.expiresAt, now));
     const deliveries = live(this.#deliveries).map(([key, record]) => ({ key, ...record }));
+    const digests = live(this.#digests).map(([key, { entries, expiresAt }]) => {
+      const [route, period] = splitDigestKey(key);
+      return { route, period, entries: [...entries.values()], expiresAt };
+    });
+    const digestClaims = live(this.#digestClaims).map(([key, record]) => {
+      const [route, period] = splitDigestKey(key);
+      return { route, period, ...record };
+    });
     return {
       version: FILE_STATE_VERSION,
       sources: [...this.#sources].map(([source, record]) => ({
@@ -776,8 +910,20 @@ export class FileStateStore implements StateStore, DeliveryClaimStore {
         .filter((record) => record.expiresAt > now)
         .map(({ key, name, resolvedAt, expiresAt }) => ({ key, name, resolvedAt, nameExpiresAt: expiresAt })),
       ...(deliveries.length === 0 ? {} : { deliveries }),
+      ...(digests.length === 0 ? {} : { digests }),
+      ...(digestClaims.length === 0 ? {} : { digestClaims }),
     };
   }
+}
+
+/** The key of a (route, period) in the store's maps: route names never hold a line break. */
+function digestKey(route: string, period: string): string {
+  return `${route}\n${period}`;
+}
+
+function splitDigestKey(key: string): [string, string] {
+  const at = key.indexOf('\n');
+  return [key.slice(0, at), key.slice(at + 1)];
 }
 
 async function loadDocument(path: string): Promise<FileStateDocument> {

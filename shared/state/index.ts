@@ -1,5 +1,18 @@
 export { type CreateStateTableOptions, createStateTable } from './create-state-table.js';
 export type { ClaimDeliveryOptions, DeliveryClaim, DeliveryClaimStore } from './delivery-claims.js';
+export {
+  type AppendDigestEntriesOptions,
+  boundDigestEntry,
+  type ClaimDigestOptions,
+  type DigestClaim,
+  type DigestClaimOptions,
+  type DigestClaimResult,
+  type DigestEntry,
+  type DigestPeriodOptions,
+  type DigestStore,
+  digestEntrySchema,
+  MAX_DIGEST_TEXT,
+} from './digest-store.js';
 export { PUSH_KEY_PREFIX } from './dynamodb-keys.js';
 export {
   DynamoDbStateStore,

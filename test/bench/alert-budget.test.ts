@@ -29,6 +29,21 @@ describe('the alert budget over a simulated week', () => {
     }
   });
 
+  it('counts every alert of the week as a message of its own or in a digest, and finds each in the digests as rendered', () => {
+    for (const result of [report.builtin, report.repeats]) {
+      expect(result.digest.accounted).toBe(true);
+      expect(result.digest.oneByOne + result.digest.digested).toBe(result.alerts);
+      expect(result.digest.digested).toBeGreaterThan(100);
+    }
+  });
+
+  it('sends at least 5 times fewer messages a day with the default digest than one per alert, each incident still on its own', () => {
+    for (const result of [report.builtin, report.repeats]) {
+      expect(report.builtin.messagesPerDay / result.digest.messagesPerDay).toBeGreaterThanOrEqual(5);
+      expect(result.digest.incidentsOwnMessage).toBe(true);
+    }
+  });
+
   it('sends fewer messages with the repeats layer than the pack as shipped', () => {
     expect(report.repeats.messagesPerDay).toBeLessThan(report.builtin.messagesPerDay);
     expect(report.builtin.messagesPerDay).toBeLessThan(report.builtin.oneMessagePerOccurrencePerDay);
@@ -50,7 +65,9 @@ describe('the alert budget over another week', () => {
 
     for (const result of [builtin, repeats]) {
       expect(result.accounted).toBe(true);
+      expect(result.digest.accounted).toBe(true);
       expect(result.incidents.every((incident) => incident.ownMessageWithinOneTick)).toBe(true);
+      expect(result.digest.incidentsOwnMessage).toBe(true);
     }
   }, 120_000);
 });

@@ -91,7 +91,7 @@ describe('atlas-audit-alerts routes test', () => {
         `${outbox}:2: database-user-created (medium, payments-prod, Example Corp)`,
         '  payments  Slack T012AB3CD/C0PAYMENTS1',
         `${outbox}:3: database-user-created (low, marketing, Example Corp)`,
-        '  reaches no route: nobody is told',
+        '  default  daily digest',
         '',
       ].join('\n'),
     );
@@ -158,7 +158,7 @@ describe('atlas-audit-alerts routes test', () => {
       { route: 'findings', destinations: ['Security Hub'] },
     ]);
     expect(JSON.parse(lowRun.stdout).alerts[0].routes).toEqual([
-      { route: 'default', destinations: ['EventBridge'] },
+      { route: 'default', destinations: ['EventBridge', 'daily digest'] },
     ]);
   });
 

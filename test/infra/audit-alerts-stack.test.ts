@@ -103,7 +103,7 @@ describe('AuditAlertsStack', () => {
       });
     });
 
-    it('emails each address only the alerts at or above the email severity floor', () => {
+    it('emails each address the alerts at or above the email severity floor, and the daily digest of info and low', () => {
       const topicId = singleLogicalId(template, 'AWS::SNS::Topic', { DisplayName: 'Atlas audit alerts' });
 
       for (const address of ['secops@example.com', 'ciso@example.com']) {
@@ -111,21 +111,21 @@ describe('AuditAlertsStack', () => {
           Protocol: 'email',
           Endpoint: address,
           TopicArn: { Ref: topicId },
-          FilterPolicy: { severityRank: [{ numeric: ['>=', 4] }] },
+          FilterPolicy: { $or: [{ severityRank: [{ numeric: ['>=', 4] }] }, { digest: ['default'] }] },
         });
       }
     });
   });
 
   describe('Slack delivery', () => {
-    it('feeds a queue from the alert topic through the Slack severity floor', () => {
+    it('feeds a queue from the alert topic through the Slack severity floor, with the daily digest', () => {
       const topicId = singleLogicalId(template, 'AWS::SNS::Topic', { DisplayName: 'Atlas audit alerts' });
 
       template.hasResourceProperties('AWS::SNS::Subscription', {
         Protocol: 'sqs',
         TopicArn: { Ref: topicId },
         RawMessageDelivery: true,
-        FilterPolicy: { severityRank: [{ numeric: ['>=', 3] }] },
+        FilterPolicy: { $or: [{ severityRank: [{ numeric: ['>=', 3] }] }, { digest: ['default'] }] },
       });
     });
 
@@ -396,6 +396,7 @@ describe('AuditAlertsStack', () => {
         tableName: references[tableId],
         topicArn: references[topicId],
         secretArn: references[secretId],
+        digests: [{ route: 'default', every: 'daily', belowRank: 3, policy: null }],
       });
     });
 
@@ -430,6 +431,7 @@ describe('AuditAlertsStack', () => {
           Effect: 'Allow',
           Action: [
             'dynamodb:BatchGetItem',
+            'dynamodb:ConditionCheckItem',
             'dynamodb:DeleteItem',
             'dynamodb:GetItem',
             'dynamodb:PutItem',
@@ -514,7 +516,12 @@ describe('AuditAlertsStack', () => {
       });
       const alarms = Object.values(template.findResources('AWS::CloudWatch::Alarm'));
 
-      expect(alarms).toHaveLength(15);
+      // The default route's daily digest adds DigestsFailed.
+      expect(alarms).toHaveLength(16);
+      template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+        MetricName: 'DigestsFailed',
+        Namespace: 'AtlasAuditAlerts',
+      });
       for (const alarm of alarms) {
         expect(alarm.Properties.AlarmActions).toEqual([{ Ref: topicId }]);
         expect(alarm.Properties.OKActions).toEqual([{ Ref: topicId }]);

@@ -27,7 +27,7 @@ describe('parseDeployConfig', () => {
       },
       inventory: { baselineFindings: true },
       concurrency: 4,
-      alerts: { emails: [], emailMinSeverity: 'medium' },
+      alerts: { emails: [], emailMinSeverity: 'medium', digest: { below: 'medium', every: 'daily' } },
       routes: [],
       operations: { emails: [], watermarkLagAlarmMinutes: 60 },
       rules: { directories: ['builtin'] },
@@ -314,7 +314,12 @@ describe('parseDeployConfig', () => {
     });
 
     expect(deliveryRoutes(config)).toEqual([
-      { name: 'default', match: {}, email: { to: ['secops@example.com'], minSeverity: 'high' } },
+      {
+        name: 'default',
+        match: {},
+        email: { to: ['secops@example.com'], minSeverity: 'high' },
+        digest: { below: 'medium', every: 'daily' },
+      },
       { name: 'default-two', match: {}, email: { to: ['b@example.com'] } },
     ]);
     expect(deliveryRoutes({ ...config, alerts: { emails: [], emailMinSeverity: 'high' } })).toEqual([
@@ -354,7 +359,11 @@ describe('resolveDeployConfig', () => {
 
     const config = resolveDeployConfig({ context, configFile: file, projectRoot: PROJECT_ROOT });
 
-    expect(config.alerts).toEqual({ emails: ['secops@example.com'], emailMinSeverity: 'high' });
+    expect(config.alerts).toEqual({
+      emails: ['secops@example.com'],
+      emailMinSeverity: 'high',
+      digest: { below: 'medium', every: 'daily' },
+    });
     expect(config.sources).toEqual({
       orgIds: [ORG_ID],
       projectIds: ['6a5b4c3d2e1f009988776655'],

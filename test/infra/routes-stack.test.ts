@@ -78,16 +78,20 @@ describe('the routes example: the default route and two teams', () => {
       ]),
     );
 
+    // The default route's daily digest (info and low) shares the topic: its own subscriptions take
+    // its digest messages, and every other policy keeps a severity floor no digest message meets.
     expect(policies).toEqual({
-      'secops@example.com': { severityRank: [{ numeric: ['>=', 4] }] },
+      'secops@example.com': {
+        $or: [{ severityRank: [{ numeric: ['>=', 4] }] }, { digest: ['default'] }],
+      },
       slack: {
         groupName: ['payments-prod', 'payments-staging'],
         severityRank: [{ numeric: ['>=', 3] }],
       },
       'data-team@example.com': {
         $or: [
-          { groupId: [DATA_TEAM_PROJECT], tags: ['data-explorer'] },
-          { groupName: ['analytics'], tags: ['data-explorer'] },
+          { groupId: [DATA_TEAM_PROJECT], severityRank: [{ numeric: ['>=', 1] }], tags: ['data-explorer'] },
+          { groupName: ['analytics'], severityRank: [{ numeric: ['>=', 1] }], tags: ['data-explorer'] },
         ],
       },
     });

@@ -16,6 +16,7 @@ import {
   type TickOptions,
   type TickSummary,
 } from '../../../shared/poll/index.js';
+import type { TickDependencies } from '../../../shared/poll/tick-types.js';
 import {
   createRuleEngine,
   loadRulePack,
@@ -150,6 +151,11 @@ export interface PollFixtureOptions {
   atlasClockOffsetMs?: number;
   /** Destinations the tick delivers to beside the recording notifier, built on the fixture's clock. */
   destinations?: (clock: TestClock) => readonly AlertDestination[];
+  /** The routes' digests and their destinations, over the fixture's store. */
+  digests?: (
+    clock: TestClock,
+    store: StateStore,
+  ) => { destinations: readonly AlertDestination[]; digests: NonNullable<TickDependencies['digests']> };
 }
 
 /** What the simulator logs after answering a request. */
@@ -219,7 +225,11 @@ export async function startPollFixture(options: PollFixtureOptions): Promise<Pol
   const pack = options.pack ?? (await defaultRulePack());
   const engine = createRuleEngine({ pack, counters: store });
   const notifier = new RecordingNotifier();
-  const destinations = options.destinations?.(clock);
+  const digestSetup = options.digests?.(clock, store);
+  const destinations =
+    options.destinations === undefined && digestSetup === undefined
+      ? undefined
+      : [...(options.destinations?.(clock) ?? []), ...(digestSetup?.destinations ?? [])];
   const discoveryCache = new DiscoveryCache();
   const names = new NameCache();
   const config = pollerConfigSchema.parse({
@@ -262,6 +272,7 @@ export async function startPollFixture(options: PollFixtureOptions): Promise<Pol
           engine,
           notifier,
           ...(destinations === undefined ? {} : { destinations }),
+          ...(digestSetup === undefined ? {} : { digests: digestSetup.digests }),
           clock,
           discoveryCache,
           names,
