@@ -233,8 +233,12 @@ describe('atlas-audit-alerts installed from the tarball into an empty folder', (
       '▶ Five minutes later, Atlas shows 3 new events',
       '▶ Tick 2',
       '▶ Summary',
+      '▶ Database audit logs',
     ]);
     expect(result.stdout).toMatch(/^ {2}CRITICAL {2,}\S/m);
+    expect(result.stdout).toMatch(
+      /: \d+ lines, \d+ events, 1 alert \(settled\)\. See docs\/audit-logs\.md\.$/m,
+    );
     expect(await readdir(temporary)).toEqual([]);
     expect(await readdir(folder)).toEqual([]);
   }, 120_000);
