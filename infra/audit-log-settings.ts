@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { atlasIdSchema } from '../shared/poll/poller-config.js';
 
 /** The most projects one connection's audit log bucket takes exports from. */

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { SEVERITIES } from '../shared/notify/alert.js';
 import { connectionProblems, connectionSchema, DEFAULT_CONNECTION } from '../shared/poll/connections.js';
 import {

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 /**
  * The deploy setting `fanOut`: whether one scheduled invocation polls every source (`off`, the

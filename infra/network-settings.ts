@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { pollsTopLevelSources } from './deploy-connections.js';
 
 /** Where the poller runs: outside any VPC, in a VPC the stack creates, or in subnets of a VPC you name. */

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { pushTimingShape } from '../shared/push/push-settings.js';
 
 /** An existing Secrets Manager secret, and its customer managed key when it is not the default key. */

@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
-import type { z } from 'zod';
+import type * as z from 'zod';
 import { SeedValidationError } from './errors.js';
 import { type SeedData, seedSchema, type ValidSeed } from './seed-schema.js';
 

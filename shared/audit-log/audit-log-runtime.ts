@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { atlasIdSchema } from '../poll/poll-settings.js';
 
 /** The environment variable the stack writes the audit log function's settings to, as JSON. */

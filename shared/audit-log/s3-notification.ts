@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 /** An object an S3 event notification names. */
 export interface NotifiedObject {

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 /** The environment variable holding the dispatcher's and worker's fan-out settings, as JSON. */
 export const FAN_OUT_CONFIG_ENV = 'ATLAS_AUDIT_ALERTS_FAN_OUT';

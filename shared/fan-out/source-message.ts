@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { CLUSTER_NAME } from '../atlas/access-history-query.js';
 import {
   atlasIdSchema,

@@ -1,4 +1,4 @@
-import type { z } from 'zod';
+import type * as z from 'zod';
 import { describeSchemaIssues, type SchemaProblem } from '../rules/schema-issues.js';
 
 /** How zod's own English messages begin; every other message is the schema's own. */

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { SEVERITIES, severityRank } from '../notify/alert.js';
 import { DIGEST_EVERY } from '../notify/digest-period.js';
 

@@ -1,4 +1,4 @@
-import type { z } from 'zod';
+import type * as z from 'zod';
 import { KNOWN_KEYS } from './schema.js';
 import { editDistance } from './suggestion.js';
 

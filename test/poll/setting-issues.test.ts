@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { z } from 'zod';
+import * as z from 'zod';
 import { describeSettingIssue } from '../../shared/poll/index.js';
 
 const schema = z.strictObject({
