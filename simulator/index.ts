@@ -1,5 +1,6 @@
 export { ACCESS_HISTORY_RETENTION_MS, MAX_ACCESS_LOG_LINES } from './access-history.js';
 export type { GenerateAccessLogsOptions, GeneratedAccessLogs } from './access-log-generator.js';
+export type { SimulatorPushes } from './alert-pusher.js';
 export {
   type AuditLogCluster,
   type AuditLogMessage,

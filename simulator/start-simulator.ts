@@ -9,6 +9,7 @@ import {
   type GeneratedAccessLogs,
   generateAccessLogs,
 } from './access-log-generator.js';
+import { AlertPusher, type SimulatorPushes } from './alert-pusher.js';
 import { Authenticator } from './authenticator.js';
 import type { DigestAlgorithm } from './digest-response.js';
 import { SimulatorEventError, SimulatorOptionsError, SimulatorStartError } from './errors.js';
@@ -81,6 +82,15 @@ export interface SimulatorOptions {
   retiredApiVersions?: readonly string[];
   /** Receives one debug line per request and errors. Default: silent. */
   logger?: Logger;
+  /**
+   * Post alerts by itself, as Atlas does: for each event `addEvent` / `addEvents` add to a project
+   * whose type an enabled alert configuration of that project matches, one alert per `WEBHOOK`
+   * notification, signed with the notification's `webhookSecret` (or the project Webhook
+   * integration's secret) and posted to its `webhookUrl` (or the integration's URL) after `delayMs`
+   * (default 0). Only the configured URLs are posted to; seeded and generated events are not.
+   * `true` is `{}`. Default false: the simulator posts nothing. See `pushes`.
+   */
+  pushAlerts?: boolean | { delayMs?: number };
 }
 
 /** A service account as tests put it into a running simulator (throwaway values only). */
@@ -136,6 +146,11 @@ export interface AtlasSimulator {
   /** A snapshot of the request counters. */
   readonly counters: SimulatorCounters;
   /**
+   * The alerts the simulator posted by itself (`pushAlerts`): counts of sent, failed, cancelled and
+   * pending posts, and `settled()` to wait for the pending ones.
+   */
+  readonly pushes: SimulatorPushes;
+  /**
    * Adds one event to a project or an organization and returns it as the API serves it (v2 `self`
    * link). `created` may be in the past (a late event) and may equal other events' (ties are listed
    * by id, greater first). Throws `SimulatorEventError` for an unknown scope, bad date or duplicate id.
@@ -180,7 +195,7 @@ export interface AtlasSimulator {
   /** Revokes every OAuth token: the next bearer request is answered 401. */
   revokeTokens(): void;
   resetCounters(): void;
-  /** Closes the server and every open connection. Safe to call twice. */
+  /** Cancels pending alert posts, closes the server and every open connection. Safe to call twice. */
   stop(): Promise<void>;
 }
 
@@ -220,6 +235,11 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<At
     throw new SimulatorOptionsError(
       `rateLimitPerMinute must be a positive whole number of requests (got ${rateLimitPerMinute}).`,
     );
+  }
+  const pushOptions = options.pushAlerts === true ? {} : options.pushAlerts || undefined;
+  const pushDelayMs = pushOptions?.delayMs ?? 0;
+  if (!Number.isFinite(pushDelayMs) || pushDelayMs < 0) {
+    throw new SimulatorOptionsError('pushAlerts.delayMs must be a number of milliseconds, 0 or more.');
   }
   const challengeAlgorithms = options.challengeAlgorithms ?? ['MD5'];
   if (challengeAlgorithms.length === 0) {
@@ -307,6 +327,16 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<At
     };
   };
 
+  const pusher = new AlertPusher({ enabled: pushOptions !== undefined, delayMs: pushDelayMs });
+  const pushFor = (scope: EventScope, events: readonly AtlasEvent[]): void => {
+    const project = 'groupId' in scope ? data.projects.get(scope.groupId) : undefined;
+    if (project === undefined) return;
+    pusher.eventsAdded(
+      project,
+      events.map((event) => ({ eventTypeName: event.eventTypeName ?? '', created: event.created ?? '' })),
+    );
+  };
+
   let stopping: Promise<void> | undefined;
   logger.info('Atlas simulator started', { baseUrl, orgs: data.orgs.size, projects: data.projects.size });
 
@@ -331,12 +361,17 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<At
     get counters(): SimulatorCounters {
       return counters.snapshot();
     },
+    pushes: pusher,
     addEvent(scope, event) {
       const [stored] = data.addEvents(scope, [event], { copy: true });
-      return toApiEvent(stored as StoredEvent, scope);
+      const added = toApiEvent(stored as StoredEvent, scope);
+      pushFor(scope, [added]);
+      return added;
     },
     addEvents(scope, events) {
-      return data.addEvents(scope, events, { copy: true }).map((stored) => toApiEvent(stored, scope));
+      const added = data.addEvents(scope, events, { copy: true }).map((stored) => toApiEvent(stored, scope));
+      pushFor(scope, added);
+      return added;
     },
     generateEvents(generateOptions) {
       return generateEvents(data, generateOptions, clock.now());
@@ -409,12 +444,15 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<At
       counters.reset();
     },
     stop() {
-      stopping ??= new Promise<void>((resolve) => {
-        server.close(() => {
-          resolve();
-        });
-        server.closeAllConnections();
-      });
+      stopping ??= Promise.all([
+        pusher.stop(),
+        new Promise<void>((resolve) => {
+          server.close(() => {
+            resolve();
+          });
+          server.closeAllConnections();
+        }),
+      ]).then(() => undefined);
       return stopping;
     },
   };

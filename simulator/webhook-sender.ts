@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { webhookSignature } from '../shared/push/webhook-signature.js';
 import { createObjectIdGenerator, type ObjectIdGenerator } from './object-id.js';
 
@@ -70,11 +71,14 @@ export class WebhookSender {
 
   /**
    * Waits `delayMs`, then posts the alert of `event`, signed. Resolves to the receiver's status;
-   * rejects only when the receiver cannot be reached.
+   * rejects only when the receiver cannot be reached, or when `signal` aborts the wait or the post
+   * (then no timer is left behind).
    */
-  async push(event: PushedEvent): Promise<number> {
+  async push(event: PushedEvent, options: { signal?: AbortSignal } = {}): Promise<number> {
+    const { signal } = options;
     const delayMs = this.#options.delayMs ?? 0;
-    if (delayMs > 0) await new Promise((resolve) => setTimeout(resolve, delayMs));
+    if (delayMs > 0) await sleep(delayMs, undefined, signal === undefined ? {} : { signal });
+    signal?.throwIfAborted();
     const body = this.alertBody(event);
     const response = await this.#fetch(this.#options.url, {
       method: 'POST',
@@ -84,6 +88,7 @@ export class WebhookSender {
         'x-mms-signature': webhookSignature(Buffer.from(body), this.#options.secret),
       },
       body,
+      ...(signal === undefined ? {} : { signal }),
     });
     await response.arrayBuffer();
     return response.status;
