@@ -1,12 +1,6 @@
 import type { Environment } from './atlas-options.js';
 import type { BucketLister } from './audit-bucket-check.js';
 
-/**
- * The S3 client: an optional package, named in a variable so that the package's dependencies (what
- * its JavaScript imports by name) stay without it; only this check needs it.
- */
-const S3_CLIENT_PACKAGE: string = '@aws-sdk/client-s3';
-
 /** A lister, or why none could be made. */
 export type BucketListerResult =
   | { lister: BucketLister; problem?: undefined }
@@ -14,9 +8,9 @@ export type BucketListerResult =
 
 /**
  * Makes a {@link BucketLister} over S3 (ListObjectsV2) with the environment's AWS credentials and
- * region. The S3 client is loaded only here, when an audit log export is to be checked: the installed
- * package does not depend on it, and says so rather than failing. `AWS_ENDPOINT_URL_S3` points it at
- * another S3 (path-style addressing), as for an emulator.
+ * region. The S3 client is loaded only here, when an audit log export is to be checked: it is an
+ * optional peer dependency of the package, and its absence is said rather than failed on.
+ * `AWS_ENDPOINT_URL_S3` points it at another S3 (path-style addressing), as for an emulator.
  *
  * @example
  * ```ts
@@ -26,7 +20,8 @@ export type BucketListerResult =
 export async function createS3BucketLister(env: Environment): Promise<BucketListerResult> {
   let s3: typeof import('@aws-sdk/client-s3');
   try {
-    s3 = (await import(S3_CLIENT_PACKAGE)) as typeof import('@aws-sdk/client-s3');
+    // An optional peer dependency: only this check needs it, so an install without it still runs.
+    s3 = await import('@aws-sdk/client-s3');
   } catch {
     return {
       problem:

@@ -187,12 +187,14 @@ describe('the tarball npm pack makes', () => {
       }
     }
 
-    // The construct's imports are the CDK app's own packages: optional peers, which a CLI user never installs.
+    // The construct's imports are the CDK app's own packages, and `check --audit-bucket` loads the S3
+    // client: optional peers, which a CLI user never installs.
     const peers = Object.keys(manifest.peerDependencies ?? {});
     expect([...imported].sort()).toEqual([...Object.keys(manifest.dependencies ?? {}), ...peers].sort());
-    expect(peers.sort()).toEqual(['aws-cdk-lib', 'constructs']);
+    expect(peers.sort()).toEqual(['@aws-sdk/client-s3', 'aws-cdk-lib', 'constructs']);
     expect(peers.filter((peer) => manifest.peerDependenciesMeta?.[peer]?.optional !== true)).toEqual([]);
     expect(existsSync(join(installed.app, 'node_modules', 'aws-cdk-lib'))).toBe(false);
+    expect(existsSync(join(installed.app, 'node_modules', '@aws-sdk', 'client-s3'))).toBe(false);
     // Nothing at run time needs what only builds and tests the sources.
     expect(existsSync(join(installed.app, 'node_modules', 'tsx'))).toBe(false);
     expect(existsSync(join(installed.app, 'node_modules', 'typescript'))).toBe(false);
