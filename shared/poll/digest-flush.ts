@@ -35,14 +35,18 @@ export interface DigestFlush {
   skipped: number;
   /** Digests whose publish failed: their claims are released and their entries kept for the next tick. */
   failed: number;
+  /** Stored entries left out of the digests sent because they are not entries this program wrote. */
+  unreadable: number;
 }
 
 /**
  * Sends the digest of every ended period that holds pending entries, once: for each route, claims the
  * (route, period) as alerts are claimed, reads its entries, publishes its parts and marks it sent, which
  * drops the entries. A failed publish releases the claim and keeps the entries, so the next tick sends
- * the digest; a second worker finds the claim and leaves the digest alone. A digest whose store call
- * fails is logged and left for the next tick; the flush goes on with the others. Never throws for a
+ * the digest; a second worker finds the claim and leaves the digest alone. A stored entry that is not
+ * one this program wrote is left out, logged by where it is, and dropped with the rest when the digest
+ * is sent, so it never holds the route's digests back. A digest whose store call fails is logged and
+ * left for the next tick; the flush goes on with the others. Never throws for a
  * failure of one digest.
  *
  * @example
@@ -51,7 +55,7 @@ export interface DigestFlush {
  * ```
  */
 export async function flushDigests(options: FlushDigestsOptions): Promise<DigestFlush> {
-  const flush: DigestFlush = { sent: 0, parts: 0, alerts: 0, skipped: 0, failed: 0 };
+  const flush: DigestFlush = { sent: 0, parts: 0, alerts: 0, skipped: 0, failed: 0, unreadable: 0 };
   for (const { route, every } of options.routes) {
     let periods: string[];
     try {
@@ -96,7 +100,16 @@ async function flushOne(
   const { claim } = claimed;
   let published = false;
   try {
-    const entries = await options.store.readDigestEntries({ route, period: period.id });
+    const { entries, unreadable } = await options.store.readDigestEntries({ route, period: period.id });
+    if (unreadable.length > 0) {
+      // Said by where they are and what is wrong, never by their text: it came from events.
+      options.logger.warn('digest entries that are not ones this program wrote are left out of the digest', {
+        route,
+        period: period.id,
+        unreadable: unreadable.length,
+        problems: unreadable.slice(0, 5),
+      });
+    }
     const parts = buildDigestEntries({ route, period, entries });
     const results =
       parts.length === 0
@@ -118,6 +131,7 @@ async function flushOne(
     flush.sent += 1;
     flush.parts += parts.length;
     flush.alerts += entries.length;
+    flush.unreadable += unreadable.length;
     options.logger.info('digest sent', {
       route,
       period: period.id,

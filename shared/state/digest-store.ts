@@ -38,12 +38,13 @@ export interface DigestStore {
   claimDigest(options: ClaimDigestOptions): Promise<DigestClaimResult>;
 
   /**
-   * The pending entries of (route, period), oldest first (by time, then fingerprint).
+   * The pending entries of (route, period), oldest first (by time, then fingerprint), and what was wrong
+   * with each stored entry that is not one this program wrote: such an entry is left out, never holds
+   * the digest back, and goes with the others when the digest is marked sent.
    *
    * @throws StateStoreRequestError when the store cannot be reached.
-   * @throws StateItemCorruptError when a stored entry is not one this program wrote.
    */
-  readDigestEntries(options: DigestPeriodOptions): Promise<DigestEntry[]>;
+  readDigestEntries(options: DigestPeriodOptions): Promise<DigestEntries>;
 
   /**
    * Records that the digest was published and drops its entries. Any worker that published may
@@ -154,6 +155,37 @@ export function compareDigestEntries(a: DigestEntry, b: DigestEntry): number {
   );
 }
 
+/** A digest's pending entries as read: those that parse, and a problem for each that does not. */
+export interface DigestEntries {
+  /** The entries, oldest first (by time, then fingerprint). */
+  entries: DigestEntry[];
+  /** For each stored entry left out, where it is and what is wrong with it; never the entry's text. */
+  unreadable: string[];
+}
+
+/**
+ * Narrows stored entries to {@link DigestEntry}, oldest first, leaving out (and saying why) each that is
+ * not an entry this program wrote, so that one bad item cannot hold a route's digest back.
+ *
+ * @example
+ * ```ts
+ * readStoredDigestEntries([{ value: JSON.parse(item.entry.S), where: 'DIGEST#security#daily:2026-11-28 E#…' }]);
+ * ```
+ */
+export function readStoredDigestEntries(stored: Iterable<{ value: unknown; where: string }>): DigestEntries {
+  const entries: DigestEntry[] = [];
+  const unreadable: string[] = [];
+  for (const { value, where } of stored) {
+    try {
+      entries.push(parseDigestEntry(value, where));
+    } catch (error) {
+      if (!(error instanceof StateItemCorruptError)) throw error;
+      unreadable.push(error.message);
+    }
+  }
+  return { entries: entries.sort(compareDigestEntries), unreadable };
+}
+
 /**
  * A stored entry narrowed to {@link DigestEntry}.
  *
@@ -168,6 +200,6 @@ export function parseDigestEntry(value: unknown, where: string): DigestEntry {
   const parsed = digestEntrySchema.safeParse(value);
   if (parsed.success) return parsed.data;
   throw new StateItemCorruptError(
-    `a digest entry in ${where} is not one this program wrote (${parsed.error.issues[0]?.message ?? 'invalid'}): delete it, and the digest is sent without it`,
+    `a digest entry in ${where} is not one this program wrote (${parsed.error.issues[0]?.message ?? 'invalid'}): it is left out of the digest`,
   );
 }

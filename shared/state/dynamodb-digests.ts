@@ -5,12 +5,12 @@ import {
   type AppendDigestEntriesOptions,
   boundDigestEntry,
   type ClaimDigestOptions,
-  compareDigestEntries,
   type DigestClaim,
   type DigestClaimResult,
+  type DigestEntries,
   type DigestEntry,
   type DigestPeriodOptions,
-  parseDigestEntry,
+  readStoredDigestEntries,
 } from './digest-store.js';
 import {
   type Item,
@@ -174,15 +174,15 @@ export async function claimDigestItem(
   throw keptCancelling(requester.tableName, options.route, options.period);
 }
 
-/** The entries of a digest, by a `Query` of its partition (all pages), oldest first. */
-export async function readDigestItems(
-  context: DigestContext,
-  options: DigestPeriodOptions,
-): Promise<DigestEntry[]> {
-  const { requester, clock } = context;
-  const now = clock.now();
-  const pk = stateKeys.digestClaim(options.route, options.period).pk;
-  const entries: DigestEntry[] = [];
+/**
+ * The entry items of a digest, a page at a time, by a `Query` of its partition: whole items, or only
+ * their keys with `keysOnly`.
+ */
+async function* digestEntryPages(
+  requester: DynamoDbRequester,
+  pk: string,
+  options: { keysOnly: boolean },
+): AsyncGenerator<Item[]> {
   let startKey: Item | undefined;
   do {
     const output = await requester.query({
@@ -191,22 +191,39 @@ export async function readDigestItems(
         ':pk': stringValue(pk),
         ':prefix': stringValue(stateKeys.digestEntryPrefix),
       },
-      ConsistentRead: true,
+      ...(options.keysOnly ? { ProjectionExpression: 'pk, sk' } : { ConsistentRead: true }),
       ...(startKey === undefined ? {} : { ExclusiveStartKey: startKey }),
     });
-    for (const item of output.Items ?? []) {
-      if (isExpired(readNumber(item, 'expiresAt'), now)) continue;
-      let value: unknown;
-      try {
-        value = JSON.parse(readString(item, 'entry') ?? '');
-      } catch {
-        value = undefined;
-      }
-      entries.push(parseDigestEntry(value, `${pk} ${readString(item, 'sk') ?? ''}`));
-    }
+    yield output.Items ?? [];
     startKey = output.LastEvaluatedKey;
   } while (startKey !== undefined);
-  return entries.sort(compareDigestEntries);
+}
+
+/**
+ * The entries of a digest (all pages), oldest first; an item that is not an entry this program wrote
+ * is left out and said in `unreadable`.
+ */
+export async function readDigestItems(
+  context: DigestContext,
+  options: DigestPeriodOptions,
+): Promise<DigestEntries> {
+  const { requester, clock } = context;
+  const now = clock.now();
+  const pk = stateKeys.digestClaim(options.route, options.period).pk;
+  const stored: Array<{ value: unknown; where: string }> = [];
+  for await (const items of digestEntryPages(requester, pk, { keysOnly: false })) {
+    for (const item of items) {
+      const where = `${pk} ${typeof item.sk?.S === 'string' ? item.sk.S : ''}`;
+      try {
+        if (isExpired(readNumber(item, 'expiresAt'), now)) continue;
+        stored.push({ value: JSON.parse(readString(item, 'entry') ?? ''), where });
+      } catch {
+        // Not JSON, or an attribute of the wrong type: not an entry, said as the schema would say it.
+        stored.push({ value: undefined, where });
+      }
+    }
+  }
+  return readStoredDigestEntries(stored);
 }
 
 /**
@@ -232,18 +249,7 @@ export async function markDigestItemSent(context: DigestContext, claim: DigestCl
     ExpressionAttributeValues: { ':period': { SS: [claim.period] } },
   });
   const pk = stateKeys.digestClaim(claim.route, claim.period).pk;
-  let startKey: Item | undefined;
-  do {
-    const output = await requester.query({
-      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-      ExpressionAttributeValues: {
-        ':pk': stringValue(pk),
-        ':prefix': stringValue(stateKeys.digestEntryPrefix),
-      },
-      ProjectionExpression: 'pk, sk',
-      ...(startKey === undefined ? {} : { ExclusiveStartKey: startKey }),
-    });
-    const keys = output.Items ?? [];
+  for await (const keys of digestEntryPages(requester, pk, { keysOnly: true })) {
     for (let at = 0; at < keys.length; at += TRANSACTION_ITEMS) {
       await requester.transactWriteItems(
         keys.slice(at, at + TRANSACTION_ITEMS).map((key) => ({
@@ -254,8 +260,7 @@ export async function markDigestItemSent(context: DigestContext, claim: DigestCl
         })),
       );
     }
-    startKey = output.LastEvaluatedKey;
-  } while (startKey !== undefined);
+  }
 }
 
 /** Deletes the claim if it is still the caller's and IN_PROGRESS; the entries stay. */

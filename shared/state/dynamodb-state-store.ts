@@ -17,6 +17,7 @@ import type {
   ClaimDigestOptions,
   DigestClaimOptions,
   DigestClaimResult,
+  DigestEntries,
   DigestEntry,
   DigestPeriodOptions,
   DigestStore,
@@ -649,7 +650,7 @@ export class DynamoDbStateStore implements StateStore, DeliveryClaimStore, Diges
     return claimDigestItem(this.#digestContext(), options);
   }
 
-  readDigestEntries(options: DigestPeriodOptions): Promise<DigestEntry[]> {
+  readDigestEntries(options: DigestPeriodOptions): Promise<DigestEntries> {
     return readDigestItems(this.#digestContext(), options);
   }
 

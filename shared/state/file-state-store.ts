@@ -25,10 +25,11 @@ import {
   compareDigestEntries,
   type DigestClaimOptions,
   type DigestClaimResult,
+  type DigestEntries,
   type DigestEntry,
   type DigestPeriodOptions,
   type DigestStore,
-  parseDigestEntry,
+  readStoredDigestEntries,
 } from './digest-store.js';
 import {
   LeaseLostError,
@@ -166,7 +167,15 @@ export class FileStateStore implements StateStore, DeliveryClaimStore, DigestSto
   /** Delivery claims by key: the claim's token and its expiry in epoch seconds. */
   readonly #deliveries: Map<string, { claimToken: string; expiresAt: number }>;
   /** Pending digest entries by `route\nperiod`, each by fingerprint, with the TTL of the whole period's list. */
-  readonly #digests: Map<string, { entries: Map<string, DigestEntry>; expiresAt: number }>;
+  /** Pending digests; `unreadable` holds, as stored, entries that are not ones this program wrote, until the digest is sent. */
+  readonly #digests: Map<
+    string,
+    {
+      entries: Map<string, DigestEntry>;
+      unreadable: Array<{ value: unknown; problem: string }>;
+      expiresAt: number;
+    }
+  >;
   /** Claims on digests by `route\nperiod`. */
   readonly #digestClaims: Map<string, AlertRecord>;
   readonly #requests = new Map<string, number>();
@@ -216,12 +225,17 @@ export class FileStateStore implements StateStore, DeliveryClaimStore, DigestSto
     );
     this.#digests = new Map(
       (document.digests ?? []).map(({ route, period, entries, expiresAt }) => {
-        const parsed = entries.map((entry) =>
-          parseDigestEntry(entry, `${options.path} (digest ${route} ${period})`),
-        );
+        const where = `${options.path} (digest ${route} ${period})`;
+        const unreadable: Array<{ value: unknown; problem: string }> = [];
+        const parsed = entries.flatMap((value) => {
+          const read = readStoredDigestEntries([{ value, where }]);
+          const problem = read.unreadable[0];
+          if (problem !== undefined) unreadable.push({ value, problem });
+          return read.entries;
+        });
         return [
           digestKey(route, period),
-          { entries: new Map(parsed.map((entry) => [entry.fingerprint, entry])), expiresAt },
+          { entries: new Map(parsed.map((entry) => [entry.fingerprint, entry])), unreadable, expiresAt },
         ];
       }),
     );
@@ -507,7 +521,11 @@ export class FileStateStore implements StateStore, DeliveryClaimStore, DigestSto
     const now = this.#clock.now();
     const key = digestKey(options.route, options.period);
     if (this.#liveDigestClaim(key, now) !== undefined) return [...options.entries];
-    const pending = this.#digests.get(key) ?? { entries: new Map<string, DigestEntry>(), expiresAt: 0 };
+    const pending = this.#digests.get(key) ?? {
+      entries: new Map<string, DigestEntry>(),
+      unreadable: [],
+      expiresAt: 0,
+    };
     for (const entry of options.entries) pending.entries.set(entry.fingerprint, boundDigestEntry(entry));
     pending.expiresAt = ttlSeconds(now + this.#retention.alertRetentionMs);
     this.#digests.set(key, pending);
@@ -522,8 +540,8 @@ export class FileStateStore implements StateStore, DeliveryClaimStore, DigestSto
     const periods: string[] = [];
     for (const [key, pending] of this.#digests) {
       const [route, period] = splitDigestKey(key);
-      if (route !== options.route || isExpired(pending.expiresAt, now) || pending.entries.size === 0)
-        continue;
+      const empty = pending.entries.size === 0 && pending.unreadable.length === 0;
+      if (route !== options.route || isExpired(pending.expiresAt, now) || empty) continue;
       if (this.#liveDigestClaim(key, now)?.status === 'SENT') continue;
       periods.push(period);
     }
@@ -556,12 +574,17 @@ export class FileStateStore implements StateStore, DeliveryClaimStore, DigestSto
     return { outcome: 'claimed', claim, tookOver: existing !== undefined };
   }
 
-  async readDigestEntries(options: DigestPeriodOptions): Promise<DigestEntry[]> {
+  async readDigestEntries(options: DigestPeriodOptions): Promise<DigestEntries> {
     this.#count('readDigestEntries');
     this.#assertOpen();
     const pending = this.#digests.get(digestKey(options.route, options.period));
-    if (pending === undefined || isExpired(pending.expiresAt, this.#clock.now())) return [];
-    return [...pending.entries.values()].sort(compareDigestEntries);
+    if (pending === undefined || isExpired(pending.expiresAt, this.#clock.now())) {
+      return { entries: [], unreadable: [] };
+    }
+    return {
+      entries: [...pending.entries.values()].sort(compareDigestEntries),
+      unreadable: pending.unreadable.map(({ problem }) => problem),
+    };
   }
 
   async markDigestSent(options: DigestClaimOptions): Promise<void> {
@@ -852,9 +875,15 @@ export class FileStateStore implements StateStore, DeliveryClaimStore, DigestSto
     const live = <T extends { expiresAt: number }>(entries: Map<string, T>): Array<[string, T]> =>
       [...entries].filter(([, record]) => !isExpired(record.expiresAt, now));
     const deliveries = live(this.#deliveries).map(([key, record]) => ({ key, ...record }));
-    const digests = live(this.#digests).map(([key, { entries, expiresAt }]) => {
+    const digests = live(this.#digests).map(([key, { entries, unreadable, expiresAt }]) => {
       const [route, period] = splitDigestKey(key);
-      return { route, period, entries: [...entries.values()], expiresAt };
+      // Unreadable entries are written back as they were, so the file loses nothing it was given.
+      return {
+        route,
+        period,
+        entries: [...entries.values(), ...unreadable.map(({ value }) => value)],
+        expiresAt,
+      };
     });
     const digestClaims = live(this.#digestClaims).map(([key, record]) => {
       const [route, period] = splitDigestKey(key);

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { type DynamoDBClient, PutItemCommand } from '@aws-sdk/client-dynamodb';
 import {
   InternalErrorException,
   PublishBatchCommand,
@@ -13,7 +13,7 @@ import {
 } from '@aws-sdk/client-sns';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { silentLogger } from '../../shared/logger.js';
+import { type Logger, silentLogger } from '../../shared/logger.js';
 import type { Alert } from '../../shared/notify/alert.js';
 import { SnsDigestPublisher } from '../../shared/notify/digest-publisher.js';
 import { SnsNotifier } from '../../shared/notify/sns-notifier.js';
@@ -21,6 +21,7 @@ import { validateSnsEntry } from '../../shared/notify/validate-sns-entry.js';
 import { deliverAlerts } from '../../shared/poll/alert-delivery.js';
 import { digestDestination } from '../../shared/poll/digest-destination.js';
 import { flushDigests } from '../../shared/poll/digest-flush.js';
+import { stateKeys } from '../../shared/state/dynamodb-keys.js';
 import {
   createStateTable,
   type DigestStore,
@@ -154,7 +155,7 @@ describe.each(stores)('digests over %s', (_name, open) => {
     const again = await deliver(first, clock, route, alerts);
     clock.advance(HOUR);
     const early = await flush(first, clock, route);
-    const entries = await first.readDigestEntries({ route, period: 'daily:2026-11-27' });
+    const { entries } = await first.readDigestEntries({ route, period: 'daily:2026-11-27' });
     await close();
 
     expect(delivery.settled).toBe(true);
@@ -177,7 +178,7 @@ describe.each(stores)('digests over %s', (_name, open) => {
       .resolves({ MessageId: 'digest-message' });
 
     const failed = await flush(first, clock, route);
-    const kept = await first.readDigestEntries({ route, period: 'daily:2026-11-27' });
+    const { entries: kept } = await first.readDigestEntries({ route, period: 'daily:2026-11-27' });
     clock.advance(5 * 60_000);
     const retried = await flush(first, clock, route);
     const later = await flush(first, clock, route);
@@ -255,5 +256,60 @@ describe.each(stores)('digests over %s', (_name, open) => {
     );
     expect(text).not.toMatch(/[<>]/);
     expect(text).not.toContain('<!channel>');
+  });
+});
+
+describe('a digest with an entry this program did not write', () => {
+  it('is sent with the other entries, the entry said by where it is in one warning, and closed', async () => {
+    // Prepare
+    const clock = new ManualClock(START);
+    const store = new DynamoDbStateStore({ client, tableName, clock });
+    const route = `r-${randomUUID().slice(0, 8)}`;
+    await deliver(store, clock, route, lowAlerts(3));
+    const damaged = stateKeys.digestEntry(route, 'daily:2026-11-27', 'damaged');
+    await client.send(
+      new PutItemCommand({
+        TableName: tableName,
+        Item: {
+          pk: { S: damaged.pk },
+          sk: { S: damaged.sk },
+          entry: { S: JSON.stringify({ title: 'hunter2 <!channel>', severity: 'urgent' }) },
+          expiresAt: { N: '4102444800' },
+        },
+      }),
+    );
+    const warnings: Array<[string, Record<string, unknown> | undefined]> = [];
+    const logger: Logger = {
+      ...silentLogger,
+      warn: (message, attributes) => warnings.push([message, attributes]),
+    };
+    clock.advance(15 * HOUR);
+
+    // Act
+    const sent = await flushDigests({
+      routes: [{ route, every: 'daily' }],
+      store,
+      publisher: new SnsDigestPublisher({ client: new SNSClient({}), topicArn: TOPIC_ARN }),
+      clock,
+      claimMs: 60_000,
+      logger,
+    });
+    const later = await flush(store, clock, route);
+    const left = await store.listDigestPeriods({ route });
+
+    // Assess
+    expect(sent).toMatchObject({ sent: 1, alerts: 3, failed: 0, unreadable: 1 });
+    expect(later).toMatchObject({ sent: 0, failed: 0 });
+    expect(left).toEqual([]);
+    const message = JSON.parse(digestsPublished(route)[0]?.Message ?? '{}') as { email: string };
+    expect(message.email).toContain('3 alerts');
+    expect(message.email).not.toContain('hunter2');
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]?.[0]).toBe(
+      'digest entries that are not ones this program wrote are left out of the digest',
+    );
+    expect(warnings[0]?.[1]).toMatchObject({ route, period: 'daily:2026-11-27', unreadable: 1 });
+    expect(JSON.stringify(warnings)).toContain(damaged.sk);
+    expect(JSON.stringify(warnings)).not.toContain('hunter2');
   });
 });

@@ -1,9 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { type DynamoDBClient, PutItemCommand } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { stateKeys } from '../../shared/state/dynamodb-keys.js';
 import {
   createStateTable,
   type DigestEntry,
@@ -34,9 +35,42 @@ type Store = DigestStore & { close(): Promise<void> };
 /** Opens a store; the same `path` opens the same state again (the file store's file). */
 type Open = (clock: ManualClock, path: string) => Promise<Store>;
 
-const stores: Array<[string, Open]> = [
-  ['DynamoDbStateStore', async (clock) => new DynamoDbStateStore({ client, tableName, clock })],
-  ['FileStateStore', (clock, path) => FileStateStore.open({ path, clock })],
+/**
+ * Writes stored entries that are not ones this program wrote into a pending digest, as a damaged table
+ * or state file would hold them: `json` values, and `text` that is not JSON at all.
+ */
+type Damage = (
+  path: string,
+  at: { route: string; period: string },
+  bad: { json: unknown[]; text: string[] },
+) => Promise<void>;
+
+const damageTable: Damage = async (_path, { route, period }, bad) => {
+  const rows = [...bad.json.map((value) => JSON.stringify(value)), ...bad.text];
+  for (const [n, entry] of rows.entries()) {
+    const key = stateKeys.digestEntry(route, period, `damaged#${n}`);
+    await client.send(
+      new PutItemCommand({
+        TableName: tableName,
+        Item: { pk: { S: key.pk }, sk: { S: key.sk }, entry: { S: entry }, expiresAt: { N: '4102444800' } },
+      }),
+    );
+  }
+};
+
+const damageFile: Damage = async (path, { route, period }, bad) => {
+  // The file holds entries as JSON values; text that is not JSON stands there as a string.
+  const document = JSON.parse(readFileSync(path, 'utf8')) as {
+    digests: Array<{ route: string; period: string; entries: unknown[] }>;
+  };
+  const digest = document.digests.find((d) => d.route === route && d.period === period);
+  digest?.entries.push(...bad.json, ...bad.text);
+  writeFileSync(path, JSON.stringify(document));
+};
+
+const stores: Array<[string, Open, Damage]> = [
+  ['DynamoDbStateStore', async (clock) => new DynamoDbStateStore({ client, tableName, clock }), damageTable],
+  ['FileStateStore', (clock, path) => FileStateStore.open({ path, clock }), damageFile],
 ];
 
 function entry(n: number, overrides: Partial<DigestEntry> = {}): DigestEntry {
@@ -53,7 +87,7 @@ function entry(n: number, overrides: Partial<DigestEntry> = {}): DigestEntry {
   };
 }
 
-describe.each(stores)('%s digests', (_name, open) => {
+describe.each(stores)('%s digests', (_name, open, damage) => {
   const path = (): string => join(folder, `${randomUUID()}.json`);
 
   it('keeps one entry per fingerprint, reads them oldest first, and lists the period as pending', async () => {
@@ -70,7 +104,7 @@ describe.each(stores)('%s digests', (_name, open) => {
       period: 'daily:2025-06-01',
       entries: [entry(1, { title: 'Alert 1 again' })],
     });
-    const entries = await store.readDigestEntries({ route, period: 'daily:2025-06-01' });
+    const { entries } = await store.readDigestEntries({ route, period: 'daily:2025-06-01' });
     const periods = await store.listDigestPeriods({ route });
     await store.close();
 
@@ -86,7 +120,7 @@ describe.each(stores)('%s digests', (_name, open) => {
 
     const claim = await store.claimDigest({ route, period: 'daily:2025-06-01', claimMs: MINUTE });
     const late = await store.appendDigestEntries({ route, period: 'daily:2025-06-01', entries: [entry(2)] });
-    const entries = await store.readDigestEntries({ route, period: 'daily:2025-06-01' });
+    const { entries } = await store.readDigestEntries({ route, period: 'daily:2025-06-01' });
     await store.close();
 
     expect(claim.outcome).toBe('claimed');
@@ -104,7 +138,7 @@ describe.each(stores)('%s digests', (_name, open) => {
     if (first.outcome !== 'claimed') throw new Error('expected a claim');
     await store.markDigestSent({ claim: first.claim });
     const third = await store.claimDigest({ route, period: 'hourly:2025-06-01T10', claimMs: MINUTE });
-    const entries = await store.readDigestEntries({ route, period: 'hourly:2025-06-01T10' });
+    const { entries } = await store.readDigestEntries({ route, period: 'hourly:2025-06-01T10' });
     const periods = await store.listDigestPeriods({ route });
     await store.close();
 
@@ -128,7 +162,7 @@ describe.each(stores)('%s digests', (_name, open) => {
       entries: [entry(2)],
     });
     const again = await store.claimDigest({ route, period: 'daily:2025-06-01', claimMs: MINUTE });
-    const entries = await store.readDigestEntries({ route, period: 'daily:2025-06-01' });
+    const { entries } = await store.readDigestEntries({ route, period: 'daily:2025-06-01' });
     await store.close();
 
     expect(appended).toEqual([]);
@@ -163,7 +197,7 @@ describe.each(stores)('%s digests', (_name, open) => {
     await store.appendDigestEntries({ route, period: 'daily:2025-06-01', entries: [entry(1)] });
     await store.appendDigestEntries({ route: other, period: 'daily:2025-06-01', entries: [entry(9)] });
     const periods = await store.listDigestPeriods({ route });
-    const first = await store.readDigestEntries({ route, period: 'daily:2025-06-01' });
+    const { entries: first } = await store.readDigestEntries({ route, period: 'daily:2025-06-01' });
     await store.close();
 
     expect(periods).toEqual(['daily:2025-06-01', 'daily:2025-06-02']);
@@ -179,7 +213,7 @@ describe.each(stores)('%s digests', (_name, open) => {
     entries[0] = { ...(entries[0] as DigestEntry), actor: 'x'.repeat(5_000) };
 
     await store.appendDigestEntries({ route, period: 'daily:2025-06-01', entries });
-    const read = await store.readDigestEntries({ route, period: 'daily:2025-06-01' });
+    const { entries: read } = await store.readDigestEntries({ route, period: 'daily:2025-06-01' });
     await store.close();
 
     expect(read).toHaveLength(230);
@@ -198,11 +232,61 @@ describe.each(stores)('%s digests', (_name, open) => {
 
     const reopened = await open(clock, file);
     const second = await reopened.claimDigest({ route, period: 'daily:2025-06-01', claimMs: MINUTE });
-    const read = await reopened.readDigestEntries({ route, period: 'daily:2025-06-01' });
+    const { entries: read } = await reopened.readDigestEntries({ route, period: 'daily:2025-06-01' });
     await reopened.close();
 
     expect(first.outcome).toBe('claimed');
     expect(second.outcome).toBe('in-progress');
     expect(read.map((e) => e.fingerprint)).toEqual(['rule-a#event-1']);
+  });
+  it('leaves out an entry it did not write, says where and why without its text, and drops it with the sent digest', async () => {
+    // Prepare
+    const route = `r-${randomUUID()}`;
+    const period = 'daily:2025-06-01';
+    const file = path();
+    const clock = new ManualClock();
+    const store = await open(clock, file);
+    await store.appendDigestEntries({ route, period, entries: [entry(2), entry(1)] });
+    await store.close();
+    await damage(
+      file,
+      { route, period },
+      {
+        json: [{ ...entry(3), severity: 'urgent', title: 'hunter2-from-an-event' }, { fingerprint: 7 }],
+        text: ['{"title": "hunter2-cut-off'],
+      },
+    );
+
+    // Act
+    const reopened = await open(clock, file);
+    const read = await reopened.readDigestEntries({ route, period });
+    const pending = await reopened.listDigestPeriods({ route });
+    await reopened.appendDigestEntries({ route, period, entries: [entry(4)] });
+    await reopened.close();
+    const written = await open(clock, file);
+    const again = await written.readDigestEntries({ route, period });
+    const claimed = await written.claimDigest({ route, period, claimMs: MINUTE });
+    if (claimed.outcome !== 'claimed') throw new Error('expected a claim');
+    await written.markDigestSent({ claim: claimed.claim });
+    await written.close();
+    const last = await open(clock, file);
+    const afterSent = await last.readDigestEntries({ route, period });
+    const periodsAfter = await last.listDigestPeriods({ route });
+    await last.close();
+
+    // Assess
+    expect(read.entries.map((e) => e.fingerprint)).toEqual(['rule-a#event-1', 'rule-a#event-2']);
+    expect(read.unreadable).toHaveLength(3);
+    for (const problem of read.unreadable) {
+      expect(problem).toMatch(/is not one this program wrote .*: it is left out of the digest$/);
+      expect(problem).toContain(period);
+      expect(problem).not.toContain('hunter2');
+    }
+    expect(pending).toEqual([period]);
+    // Kept as stored while the digest is pending, so a write in between (and the file it rewrites) loses nothing.
+    expect(again.entries).toHaveLength(3);
+    expect(again.unreadable).toHaveLength(3);
+    expect(afterSent).toEqual({ entries: [], unreadable: [] });
+    expect(periodsAfter).toEqual([]);
   });
 });
