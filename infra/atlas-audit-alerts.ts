@@ -304,6 +304,7 @@ export class AtlasAuditAlerts extends Construct {
       functionProps,
       connections: credentials.map(({ connection }) => connection),
       alarmTopic: operations.topic,
+      dashboard: dashboard.dashboard,
     });
     new CfnOutput(this, 'PollerFunctionName', { value: poller.function.functionName });
     new CfnOutput(this, 'PollerLogGroupName', {
@@ -425,6 +426,7 @@ export class AtlasAuditAlerts extends Construct {
     functionProps: PollerFunctionProps;
     connections: readonly DeployedConnection[];
     alarmTopic: OperationsTopic['topic'];
+    dashboard: OperationsDashboard['dashboard'];
   }): AuditLogReceiver | undefined {
     const config = this.config;
     const buckets = options.connections.flatMap((connection) => {
@@ -452,6 +454,7 @@ export class AtlasAuditAlerts extends Construct {
       functionProps: options.functionProps,
       buckets,
       alarmTopic: options.alarmTopic,
+      dashboard: options.dashboard,
     });
   }
 

@@ -8,15 +8,19 @@ import {
 } from '../../shared/audit-log/index.js';
 import type { SqsBatchResponse, SqsEvent, SqsRecord } from '../../shared/fan-out/index.js';
 import type { Logger } from '../../shared/logger.js';
+import { SEVERITIES, type Severity } from '../../shared/notify/alert.js';
 import { AlertDescriber } from '../../shared/poll/alert-describer.js';
 import {
   DEFAULT_CONNECTION,
   type EffectiveConnection,
   effectiveConnections,
+  MetricName,
+  type MetricsSink,
 } from '../../shared/poll/index.js';
 import { PollerConfigError } from '../poller/errors.js';
 import type { PollerInvocationContext } from '../poller/poller-handler.js';
 import { createPollerRuntime, describeError, type PollerRuntimeOptions } from '../poller/poller-runtime.js';
+import { powertoolsMetricsSink } from '../poller/powertools-metrics-sink.js';
 
 /** The audit log function's Lambda handler: one batch of S3 notifications per invocation. */
 export type AuditLogHandler = (
@@ -45,7 +49,15 @@ interface BatchCounts {
   malformed: number;
   overlong: number;
   alerts: number;
+  alertsFailed: number;
   alreadySent: number;
+}
+
+/** What one invocation delivered, beside its counts: the metrics the alarms and dashboard read. */
+interface BatchDelivery {
+  published: Record<Severity, number>;
+  /** Per destination beside the topic (`eventbridge`, `securityhub`): alerts taken and not. */
+  destinations: Map<string, { published: number; failed: number }>;
 }
 
 /**
@@ -61,7 +73,10 @@ interface BatchCounts {
  *
  * S3's test event (sent when the notification is set up) is acknowledged; a message that is not an S3
  * notification, or names a bucket this deployment does not read, is logged and dropped, since reading
- * it again would not change it. Logs counts (lines, malformed, alerts), never the lines themselves.
+ * it again would not change it. Logs counts (lines, malformed, alerts), never the lines themselves,
+ * and emits them as the metrics the stack's alarms and dashboard read: the alerts published and
+ * failed, as the poll's (so the `AlertsFailed` and destination alarms cover audit logs too), and the
+ * lines, malformed lines and objects not settled (`AuditLog*`).
  *
  * @example
  * ```ts
@@ -73,6 +88,7 @@ export function createAuditLogHandler(options: AuditLogHandlerOptions): AuditLog
   const { config, auditLog, objects } = options;
   const runtime = createPollerRuntime(options);
   const { clock, logger } = runtime;
+  const sink = powertoolsMetricsSink(options.metrics);
   const connections = new Map(
     effectiveConnections(config).map((connection) => [connection.name, connection]),
   );
@@ -130,17 +146,32 @@ export function createAuditLogHandler(options: AuditLogHandlerOptions): AuditLog
       malformed: 0,
       overlong: 0,
       alerts: 0,
+      alertsFailed: 0,
       alreadySent: 0,
+    };
+    const delivery: BatchDelivery = {
+      published: Object.fromEntries(SEVERITIES.map((severity) => [severity, 0])) as Record<Severity, number>,
+      destinations: new Map(),
     };
     const failures: SqsBatchResponse['batchItemFailures'] = [];
     for (const record of event.Records) {
       // Past the margin, the rest of the batch comes back later rather than being cut short.
       const settled = signal.aborted
         ? false
-        : await readRecord(record, { buckets, describerFor, objects, signal, logger, counts, runtime });
+        : await readRecord(record, {
+            buckets,
+            describerFor,
+            objects,
+            signal,
+            logger,
+            counts,
+            delivery,
+            runtime,
+          });
       if (!settled) failures.push({ itemIdentifier: record.messageId });
     }
     logger.info('Audit log batch read', { ...counts, redelivered: failures.length });
+    emitAuditLogMetrics(counts, delivery, sink);
     if (options.metrics.hasStoredMetrics()) options.metrics.publishStoredMetrics();
     return { batchItemFailures: failures };
   };
@@ -156,6 +187,7 @@ async function readRecord(
     signal: AbortSignal;
     logger: Logger;
     counts: BatchCounts;
+    delivery: BatchDelivery;
     runtime: ReturnType<typeof createPollerRuntime>;
   },
 ): Promise<boolean> {
@@ -207,7 +239,7 @@ async function readRecord(
       settled = false;
       continue;
     }
-    tally(counts, outcome);
+    tally(context.counts, context.delivery, outcome);
     if (outcome.status === 'failed' || outcome.status === 'unsettled') {
       logger.warn('An audit log object is not settled: the message comes back', {
         bucket,
@@ -221,7 +253,7 @@ async function readRecord(
   return settled;
 }
 
-function tally(counts: BatchCounts, outcome: AuditObjectOutcome): void {
+function tally(counts: BatchCounts, delivery: BatchDelivery, outcome: AuditObjectOutcome): void {
   if (outcome.status === 'skipped') {
     counts.skipped += 1;
     return;
@@ -232,6 +264,40 @@ function tally(counts: BatchCounts, outcome: AuditObjectOutcome): void {
   counts.events += outcome.counts.events;
   counts.malformed += outcome.counts.malformed;
   counts.overlong += outcome.counts.overlong;
-  counts.alerts += Object.values(outcome.alerts.published).reduce((sum, count) => sum + count, 0);
+  counts.alerts += total(outcome.alerts.published);
+  counts.alertsFailed += total(outcome.alerts.failed);
   counts.alreadySent += outcome.alerts.alreadySent;
+  for (const severity of SEVERITIES) delivery.published[severity] += outcome.alerts.published[severity];
+  for (const [destination, alerts] of Object.entries(outcome.destinations)) {
+    const sums = delivery.destinations.get(destination) ?? { published: 0, failed: 0 };
+    sums.published += total(alerts.published);
+    sums.failed += total(alerts.failed);
+    delivery.destinations.set(destination, sums);
+  }
+}
+
+function total(bySeverity: Record<Severity, number>): number {
+  return Object.values(bySeverity).reduce((sum, count) => sum + count, 0);
+}
+
+/**
+ * One invocation's metrics: `AlertsPublished` per severity (those with alerts) and in all,
+ * `AlertsFailed` and each destination's `DestinationAlertsPublished`/`Failed`, as a tick writes them,
+ * so the dashboard's alerts and the delivery alarms take the audit log's alerts with the poll's; and
+ * `AuditLogLines`, `AuditLogMalformedLines` (malformed and overlong) and `AuditLogObjectsFailed`.
+ */
+function emitAuditLogMetrics(counts: BatchCounts, delivery: BatchDelivery, sink: MetricsSink): void {
+  for (const severity of SEVERITIES) {
+    const count = delivery.published[severity];
+    if (count > 0) sink.addMetric(MetricName.alertsPublished, 'Count', count, { severity });
+  }
+  sink.addMetric(MetricName.alertsPublished, 'Count', counts.alerts);
+  sink.addMetric(MetricName.alertsFailed, 'Count', counts.alertsFailed);
+  for (const [destination, sums] of delivery.destinations) {
+    sink.addMetric(MetricName.destinationAlertsPublished, 'Count', sums.published, { destination });
+    sink.addMetric(MetricName.destinationAlertsFailed, 'Count', sums.failed, { destination });
+  }
+  sink.addMetric(MetricName.auditLogLines, 'Count', counts.lines);
+  sink.addMetric(MetricName.auditLogMalformedLines, 'Count', counts.malformed + counts.overlong);
+  sink.addMetric(MetricName.auditLogObjectsFailed, 'Count', counts.failed);
 }

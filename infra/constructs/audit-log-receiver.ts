@@ -1,5 +1,12 @@
 import { Duration, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
-import { Alarm, ComparisonOperator, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
+import {
+  Alarm,
+  ComparisonOperator,
+  type Dashboard,
+  GraphWidget,
+  type Metric,
+  TreatMissingData,
+} from 'aws-cdk-lib/aws-cloudwatch';
 import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import { Key } from 'aws-cdk-lib/aws-kms';
@@ -9,10 +16,12 @@ import { SqsDestination } from 'aws-cdk-lib/aws-s3-notifications';
 import type { ITopic } from 'aws-cdk-lib/aws-sns';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
+import { MetricName, type MetricNameValue } from '../../shared/poll/metric-names.js';
 import { auditLogEnvironment } from '../audit-log-environment.js';
 import type { AuditLogSettings } from '../audit-log-settings.js';
 import { type AuditLogBucket, objectsFinding } from './audit-log-bucket.js';
 import { PollerFunction, type PollerFunctionProps } from './poller-function.js';
+import { pollerMetric } from './poller-metrics.js';
 
 /** The audit log function's memory: a chunk, a line and a batch of 500 events at a time, and the rules. */
 export const AUDIT_LOG_MEMORY_MIB = 512;
@@ -44,6 +53,8 @@ export interface AuditLogReceiverProps {
   buckets: readonly AuditLogReceiverBucket[];
   /** Where its alarms (and their return to OK) go: the operations topic. */
   alarmTopic: ITopic;
+  /** The deployment's dashboard, which gets a row for the audit logs. */
+  dashboard: Dashboard;
 }
 
 /**
@@ -54,6 +65,8 @@ export interface AuditLogReceiverProps {
  * with the poller's settings and grants (its secrets, the state table, the alert topic and
  * destinations) and may read objects of the buckets, nothing more of them. Alarms: a message in the
  * dead-letter queue, the function failing, and a message waiting longer than a quarter of an hour.
+ * A dashboard row: lines read and malformed, objects not settled, the function's invocations and
+ * errors, and the queue's oldest message and dead letters.
  */
 export class AuditLogReceiver extends Construct {
   readonly queue: Queue;
@@ -183,5 +196,33 @@ export class AuditLogReceiver extends Construct {
       alarm.addOkAction(action);
       return alarm;
     });
+
+    const sum = (name: MetricNameValue, label: string): Metric =>
+      pollerMetric({ name, statistic: 'Sum', period, label });
+    props.dashboard.addWidgets(
+      new GraphWidget({
+        title: 'Audit log lines',
+        left: [sum(MetricName.auditLogLines, 'lines read')],
+        right: [sum(MetricName.auditLogMalformedLines, 'malformed or overlong, skipped')],
+        width: 12,
+      }),
+      new GraphWidget({
+        title: 'Audit log objects',
+        left: [
+          this.function.function.metricInvocations({ period, statistic: 'Sum', label: 'invocations' }),
+          this.function.function.metricErrors({ period, statistic: 'Sum', label: 'errors' }),
+          sum(MetricName.auditLogObjectsFailed, 'objects not settled'),
+        ],
+        right: [
+          this.queue
+            .metricApproximateAgeOfOldestMessage({ period, statistic: 'Maximum' })
+            .with({ label: 'oldest notification (s)' }),
+          this.deadLetterQueue
+            .metricApproximateNumberOfMessagesVisible({ period, statistic: 'Maximum' })
+            .with({ label: 'dead letters' }),
+        ],
+        width: 12,
+      }),
+    );
   }
 }

@@ -134,7 +134,7 @@ export class OperationsAlarms extends Construct {
         metric: pollerMetric({ name: MetricName.alertsFailed, statistic: 'Sum', period }),
         ...atLeastOnce,
         description:
-          'Alerts could not be published to the alert topic; they are retried on the next tick. Check the poller log group and the topic key policy.',
+          'Alerts could not be published to the alert topic; they are retried on the next tick (an audit log object’s, when its notification comes back). Check the poller log group (or the audit log function’s) and the topic key policy.',
       },
     ];
     if (props.digests === true) {
@@ -159,8 +159,8 @@ export class OperationsAlarms extends Construct {
         ...atLeastOnce,
         description:
           kind === 'eventBridge'
-            ? 'Alerts could not be put on the EventBridge bus: retried next tick unless EventBridge refused them for good (the log says which). Check the bus name, its resource policy and the poller log group.'
-            : 'Alerts could not be imported into Security Hub: retried next tick unless Security Hub refused them for good (the log says which). Check that Security Hub is enabled in this account and region, and the poller log group.',
+            ? 'Alerts could not be put on the EventBridge bus: retried next tick unless EventBridge refused them for good (the log says which). Check the bus name, its resource policy and the poller log group (or the audit log function’s).'
+            : 'Alerts could not be imported into Security Hub: retried next tick unless Security Hub refused them for good (the log says which). Check that Security Hub is enabled in this account and region, and the poller log group (or the audit log function’s).',
       });
     }
     for (const slack of props.slack ?? []) {

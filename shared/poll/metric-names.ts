@@ -1,6 +1,8 @@
 /**
  * The CloudWatch metrics the poller emits (as EMF, through Powertools Metrics) and the stack's alarms
- * and dashboard read. One list, so an alarm can never watch a metric nobody writes.
+ * and dashboard read; the audit log function writes the alert counts as the poller does, and its own
+ * `AuditLog*` counts, and the push receiver `PushRequests`. One list, so an alarm can never watch a
+ * metric nobody writes.
  *
  * Every metric carries the dimension `service` = {@link METRICS_SERVICE}; `AlertsPublished` also
  * carries `severity`; `SourceErrors` also carries `errorCode` (the Atlas error code, or the error's own
@@ -21,7 +23,7 @@ export const MetricName = {
    * first-seen, so an alert may be missing.
    */
   firstSeenStateErrors: 'FirstSeenStateErrors',
-  /** Alerts delivered to the topic, by `severity`. */
+  /** Alerts delivered to the topic, by `severity`, by the poll and by the audit log function. */
   alertsPublished: 'AlertsPublished',
   /** Alerts that could not be delivered this tick (they are retried next tick). */
   alertsFailed: 'AlertsFailed',
@@ -65,6 +67,15 @@ export const MetricName = {
   tickCompleted: 'TickCompleted',
   /** Requests to the push receiver, by `outcome` (`accepted`, `signature`, `replay`, `failed`...). */
   pushRequests: 'PushRequests',
+  /** Lines the audit log function read from exported audit log objects. */
+  auditLogLines: 'AuditLogLines',
+  /** Of those, lines that were not audit messages or past the line bound: counted and skipped. */
+  auditLogMalformedLines: 'AuditLogMalformedLines',
+  /**
+   * Audit log objects not settled by an invocation (unreadable, or an alert not delivered yet): their
+   * message comes back, and the dead-letter queue takes it after its last delivery.
+   */
+  auditLogObjectsFailed: 'AuditLogObjectsFailed',
 } as const;
 
 export type MetricNameValue = (typeof MetricName)[keyof typeof MetricName];

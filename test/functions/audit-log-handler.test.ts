@@ -203,6 +203,27 @@ describe('the audit log function', () => {
     });
   }
 
+  /**
+   * The sum of one metric over the EMF sets written, in the sets whose dimensions are `service` and
+   * exactly those given (a per-severity set is not the total's).
+   */
+  const metricSum = (name: string, dimensions: Record<string, string> = {}): number =>
+    output
+      .lines()
+      .filter((line) => {
+        const aws = line._aws as
+          | { CloudWatchMetrics: Array<{ Dimensions: string[][]; Metrics: Array<{ Name: string }> }> }
+          | undefined;
+        const set = aws?.CloudWatchMetrics[0];
+        if (set === undefined || !set.Metrics.some((metric) => metric.Name === name)) return false;
+        const keys = ['service', ...Object.keys(dimensions)].sort();
+        return (
+          JSON.stringify([...(set.Dimensions[0] ?? [])].sort()) === JSON.stringify(keys) &&
+          Object.entries(dimensions).every(([key, value]) => line[key] === value)
+        );
+      })
+      .reduce((sum, line) => sum + Number(line[name]), 0);
+
   const titles = () =>
     publishedEntries(sns)
       .map((entry) => JSON.parse(entry.Message ?? '{}') as { default?: string })
@@ -261,6 +282,16 @@ describe('the audit log function', () => {
     expect(summaries.reduce((sum, line) => sum + Number(line.lines), 0)).toBeGreaterThan(300);
     expect(summaries.reduce((sum, line) => sum + Number(line.alerts), 0)).toBe(2);
     expect(output.text()).not.toContain(pollerKey.privateKey);
+    // The same counts as metrics: the alerts as a tick writes them, and the audit log's own.
+    expect(metricSum('AlertsPublished')).toBe(2);
+    const bySeverity = ['info', 'low', 'medium', 'high', 'critical'].map((severity) =>
+      metricSum('AlertsPublished', { severity }),
+    );
+    expect(bySeverity.reduce((sum, count) => sum + count, 0)).toBe(2);
+    expect(metricSum('AlertsFailed')).toBe(0);
+    expect(metricSum('AuditLogLines')).toBe(summaries.reduce((sum, line) => sum + Number(line.lines), 0));
+    expect(metricSum('AuditLogMalformedLines')).toBe(0);
+    expect(metricSum('AuditLogObjectsFailed')).toBe(0);
   });
 
   it('reports a message whose object cannot be read as a batch item failure, and deletes the others', async () => {
@@ -281,6 +312,8 @@ describe('the audit log function', () => {
 
     // Assess
     expect(answer).toEqual({ batchItemFailures: [{ itemIdentifier: missing.messageId }] });
+    expect(metricSum('AuditLogObjectsFailed')).toBe(1);
+    expect(metricSum('AuditLogLines')).toBeGreaterThan(0);
     const log = output.text();
     expect(log).toContain('An audit log object is not settled');
     expect(log).toContain('is not an S3 notification');

@@ -6,6 +6,7 @@ import { synthesizeDeployment } from './support/deployment.js';
 import { unacknowledgedFindings } from './support/nag.js';
 import {
   policyStatementsOf,
+  resolveReferences,
   resourceOf,
   singleLogicalId,
   type TemplateResource,
@@ -398,10 +399,48 @@ describe('AuditAlertsStack with audit logs', () => {
       AlarmActions: [Match.anyValue()],
     });
     expect(
-      Object.values(template.findResources('AWS::CloudWatch::Alarm')).filter((alarm) =>
-        JSON.stringify(alarm).includes('audit log'),
-      ),
-    ).toHaveLength(3);
+      Object.keys(template.findResources('AWS::CloudWatch::Alarm'))
+        .filter((id) => id.startsWith('AuditLogReceiver'))
+        .map((id) => id.replace(/^AuditLogReceiver/, '').replace(/[0-9A-F]{8}$/, ''))
+        .sort(),
+    ).toEqual(['AuditLogBacklog', 'AuditLogDeadLetters', 'AuditLogReaderErrors']);
+  });
+
+  it("draws a dashboard row of the audit log function's lines, objects and queue", () => {
+    const dashboard = resourceOf(template, 'AWS::CloudWatch::Dashboard');
+    const body = JSON.parse(
+      resolveReferences(dashboard.Properties.DashboardBody, (reference) => reference),
+    ) as {
+      widgets: { properties: { title?: string; metrics?: unknown[][] } }[];
+    };
+    const row = Object.fromEntries(
+      body.widgets
+        .filter((widget) => widget.properties.title?.startsWith('Audit log') === true)
+        .map((widget) => [
+          widget.properties.title,
+          (widget.properties.metrics ?? []).map((metric) =>
+            metric.filter((part) => typeof part === 'string').join(' '),
+          ),
+        ]),
+    );
+
+    expect(row).toEqual({
+      'Audit log lines': [
+        'AtlasAuditAlerts AuditLogLines service atlas-audit-alerts',
+        'AtlasAuditAlerts AuditLogMalformedLines service atlas-audit-alerts',
+      ],
+      'Audit log objects': [
+        expect.stringMatching(/^AWS\/Lambda Invocations FunctionName AuditLogReceiverReader/),
+        expect.stringMatching(/^AWS\/Lambda Errors FunctionName AuditLogReceiverReader/),
+        'AtlasAuditAlerts AuditLogObjectsFailed service atlas-audit-alerts',
+        expect.stringMatching(
+          /^AWS\/SQS ApproximateAgeOfOldestMessage QueueName AuditLogReceiverNotifications/,
+        ),
+        expect.stringMatching(
+          /^AWS\/SQS ApproximateNumberOfMessagesVisible QueueName AuditLogReceiverDeadLetters/,
+        ),
+      ],
+    });
   });
 
   it('prints each bucket name and role ARN as outputs', () => {
@@ -461,6 +500,9 @@ describe('AuditAlertsStack with audit logs turned off', () => {
       ),
     ).toEqual([]);
     expect(Object.keys(template.findOutputs('*')).filter((id) => id.startsWith('AuditLog'))).toEqual([]);
+    expect(JSON.stringify(resourceOf(template, 'AWS::CloudWatch::Dashboard').Properties)).not.toContain(
+      'AuditLog',
+    );
   });
 });
 
