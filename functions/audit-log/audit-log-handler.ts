@@ -8,15 +8,18 @@ import {
 } from '../../shared/audit-log/index.js';
 import type { SqsBatchResponse, SqsEvent, SqsRecord } from '../../shared/fan-out/index.js';
 import type { Logger } from '../../shared/logger.js';
-import { SEVERITIES, type Severity } from '../../shared/notify/alert.js';
+import type { Severity } from '../../shared/notify/alert.js';
+import { addAlertCounts, addDestinationCounts, emptyAlertCounts } from '../../shared/poll/alert-delivery.js';
 import { AlertDescriber } from '../../shared/poll/alert-describer.js';
 import {
   DEFAULT_CONNECTION,
   type EffectiveConnection,
   effectiveConnections,
+  emitAlertMetrics,
   MetricName,
   type MetricsSink,
 } from '../../shared/poll/index.js';
+import type { AlertCounts } from '../../shared/poll/tick-types.js';
 import { PollerConfigError } from '../poller/errors.js';
 import type { PollerInvocationContext } from '../poller/poller-handler.js';
 import { createPollerRuntime, describeError, type PollerRuntimeOptions } from '../poller/poller-runtime.js';
@@ -53,11 +56,11 @@ interface BatchCounts {
   alreadySent: number;
 }
 
-/** What one invocation delivered, beside its counts: the metrics the alarms and dashboard read. */
+/** What one invocation delivered, summed over its objects, as a tick sums it: its alert metrics. */
 interface BatchDelivery {
-  published: Record<Severity, number>;
-  /** Per destination beside the topic (`eventbridge`, `securityhub`): alerts taken and not. */
-  destinations: Map<string, { published: number; failed: number }>;
+  alerts: AlertCounts;
+  /** Per destination beside the topic (`eventbridge`, `securityhub`). */
+  destinations: Record<string, AlertCounts>;
 }
 
 /**
@@ -149,10 +152,7 @@ export function createAuditLogHandler(options: AuditLogHandlerOptions): AuditLog
       alertsFailed: 0,
       alreadySent: 0,
     };
-    const delivery: BatchDelivery = {
-      published: Object.fromEntries(SEVERITIES.map((severity) => [severity, 0])) as Record<Severity, number>,
-      destinations: new Map(),
-    };
+    const delivery: BatchDelivery = { alerts: emptyAlertCounts(), destinations: {} };
     const failures: SqsBatchResponse['batchItemFailures'] = [];
     for (const record of event.Records) {
       // Past the margin, the rest of the batch comes back later rather than being cut short.
@@ -267,13 +267,8 @@ function tally(counts: BatchCounts, delivery: BatchDelivery, outcome: AuditObjec
   counts.alerts += total(outcome.alerts.published);
   counts.alertsFailed += total(outcome.alerts.failed);
   counts.alreadySent += outcome.alerts.alreadySent;
-  for (const severity of SEVERITIES) delivery.published[severity] += outcome.alerts.published[severity];
-  for (const [destination, alerts] of Object.entries(outcome.destinations)) {
-    const sums = delivery.destinations.get(destination) ?? { published: 0, failed: 0 };
-    sums.published += total(alerts.published);
-    sums.failed += total(alerts.failed);
-    delivery.destinations.set(destination, sums);
-  }
+  addAlertCounts(delivery.alerts, outcome.alerts);
+  addDestinationCounts(delivery.destinations, outcome.destinations);
 }
 
 function total(bySeverity: Record<Severity, number>): number {
@@ -281,22 +276,12 @@ function total(bySeverity: Record<Severity, number>): number {
 }
 
 /**
- * One invocation's metrics: `AlertsPublished` per severity (those with alerts) and in all,
- * `AlertsFailed` and each destination's `DestinationAlertsPublished`/`Failed`, as a tick writes them,
- * so the dashboard's alerts and the delivery alarms take the audit log's alerts with the poll's; and
+ * One invocation's metrics: the alert metrics as a tick writes them (`emitAlertMetrics`), so the
+ * dashboard's alerts and the delivery alarms take the audit log's alerts with the poll's; and
  * `AuditLogLines`, `AuditLogMalformedLines` (malformed and overlong) and `AuditLogObjectsFailed`.
  */
 function emitAuditLogMetrics(counts: BatchCounts, delivery: BatchDelivery, sink: MetricsSink): void {
-  for (const severity of SEVERITIES) {
-    const count = delivery.published[severity];
-    if (count > 0) sink.addMetric(MetricName.alertsPublished, 'Count', count, { severity });
-  }
-  sink.addMetric(MetricName.alertsPublished, 'Count', counts.alerts);
-  sink.addMetric(MetricName.alertsFailed, 'Count', counts.alertsFailed);
-  for (const [destination, sums] of delivery.destinations) {
-    sink.addMetric(MetricName.destinationAlertsPublished, 'Count', sums.published, { destination });
-    sink.addMetric(MetricName.destinationAlertsFailed, 'Count', sums.failed, { destination });
-  }
+  emitAlertMetrics({ ...delivery, sink });
   sink.addMetric(MetricName.auditLogLines, 'Count', counts.lines);
   sink.addMetric(MetricName.auditLogMalformedLines, 'Count', counts.malformed + counts.overlong);
   sink.addMetric(MetricName.auditLogObjectsFailed, 'Count', counts.failed);

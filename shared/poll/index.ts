@@ -29,7 +29,12 @@ export { eventBudgetForHeap } from './event-budget.js';
 export { compareKeyedEvents, eventKey, type KeyedEvent, keyEvent } from './event-order.js';
 export { DEFAULT_MAX_INVENTORY_ENTRIES } from './inventory-budget.js';
 export { METRICS_NAMESPACE, METRICS_SERVICE, MetricName, type MetricNameValue } from './metric-names.js';
-export { emitTickMetrics, type MetricsSink, type MetricUnitName } from './metrics-sink.js';
+export {
+  emitAlertMetrics,
+  emitTickMetrics,
+  type MetricsSink,
+  type MetricUnitName,
+} from './metrics-sink.js';
 export {
   DEFAULT_NAME_RETRY_MS,
   DEFAULT_NAME_TTL_MS,

@@ -2,7 +2,7 @@ import { SEVERITIES } from '../notify/alert.js';
 import { DEFAULT_CONNECTION } from './connections.js';
 import { MetricName, type MetricNameValue } from './metric-names.js';
 import { lagSeconds, sourceFailure } from './tick-summary.js';
-import type { TickSummary } from './tick-types.js';
+import type { AlertCounts, TickSummary } from './tick-types.js';
 
 /** Units the tick's metrics use, spelled as CloudWatch (and Powertools' `MetricUnit`) spell them. */
 export type MetricUnitName = 'Count' | 'Seconds' | 'Milliseconds';
@@ -26,6 +26,45 @@ export interface MetricsSink {
 }
 
 /**
+ * Writes what a delivery did as the alert metrics: `AlertsPublished` per severity (only severities
+ * with alerts) and in all, `AlertsFailed`, and per destination beside the topic
+ * `DestinationAlertsPublished` and `DestinationAlertsFailed` (dimension `destination`). A tick and the
+ * audit log function both write them, so the alarms and the dashboard read every alert alike.
+ *
+ * @example
+ * ```ts
+ * emitAlertMetrics({ alerts: totals.alerts, destinations: totals.destinations, sink });
+ * ```
+ */
+export function emitAlertMetrics(options: {
+  alerts: AlertCounts;
+  destinations: Readonly<Record<string, AlertCounts>>;
+  sink: MetricsSink;
+}): void {
+  const { alerts, destinations, sink } = options;
+  for (const severity of SEVERITIES) {
+    const count = alerts.published[severity];
+    if (count > 0) sink.addMetric(MetricName.alertsPublished, 'Count', count, { severity });
+  }
+  sink.addMetric(MetricName.alertsPublished, 'Count', sumOfSeverities(alerts.published));
+  sink.addMetric(MetricName.alertsFailed, 'Count', sumOfSeverities(alerts.failed));
+  for (const [destination, counts] of Object.entries(destinations)) {
+    const dimensions = { destination };
+    sink.addMetric(
+      MetricName.destinationAlertsPublished,
+      'Count',
+      sumOfSeverities(counts.published),
+      dimensions,
+    );
+    sink.addMetric(MetricName.destinationAlertsFailed, 'Count', sumOfSeverities(counts.failed), dimensions);
+  }
+}
+
+function sumOfSeverities(bySeverity: Readonly<Record<string, number>>): number {
+  return Object.values(bySeverity).reduce((total, count) => total + count, 0);
+}
+
+/**
  * Writes a tick's summary as the metrics the stack's alarms and dashboard read (see
  * `metric-names.ts`): counts summed over sources, `AlertsPublished` per severity (only severities
  * with alerts), `SourceErrors` in all and per error code, the watermark lag and the oldest source's
@@ -44,23 +83,7 @@ export function emitTickMetrics(options: { summary: TickSummary; sink: MetricsSi
   sink.addMetric(MetricName.eventsNew, 'Count', totals.eventsNew);
   sink.addMetric(MetricName.ruleErrors, 'Count', totals.ruleErrors);
   sink.addMetric(MetricName.firstSeenStateErrors, 'Count', totals.firstSeenStateErrors);
-  let published = 0;
-  let failed = 0;
-  for (const severity of SEVERITIES) {
-    const count = totals.alerts.published[severity];
-    published += count;
-    failed += totals.alerts.failed[severity];
-    if (count > 0) sink.addMetric(MetricName.alertsPublished, 'Count', count, { severity });
-  }
-  sink.addMetric(MetricName.alertsPublished, 'Count', published);
-  sink.addMetric(MetricName.alertsFailed, 'Count', failed);
-  for (const [destination, counts] of Object.entries(totals.destinations)) {
-    const dimensions = { destination };
-    const sum = (bySeverity: Record<string, number>): number =>
-      Object.values(bySeverity).reduce((total, count) => total + count, 0);
-    sink.addMetric(MetricName.destinationAlertsPublished, 'Count', sum(counts.published), dimensions);
-    sink.addMetric(MetricName.destinationAlertsFailed, 'Count', sum(counts.failed), dimensions);
-  }
+  emitAlertMetrics({ alerts: totals.alerts, destinations: totals.destinations, sink });
   if (summary.digests !== undefined) {
     sink.addMetric(MetricName.digestsSent, 'Count', summary.digests.sent);
     sink.addMetric(MetricName.digestsFailed, 'Count', summary.digests.failed);
