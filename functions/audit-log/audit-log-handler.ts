@@ -8,7 +8,7 @@ import {
 } from '../../shared/audit-log/index.js';
 import type { SqsBatchResponse, SqsEvent, SqsRecord } from '../../shared/fan-out/index.js';
 import type { Logger } from '../../shared/logger.js';
-import type { Severity } from '../../shared/notify/alert.js';
+import { severityTotal } from '../../shared/notify/alert.js';
 import { addAlertCounts, addDestinationCounts, emptyAlertCounts } from '../../shared/poll/alert-delivery.js';
 import { AlertDescriber } from '../../shared/poll/alert-describer.js';
 import {
@@ -41,7 +41,7 @@ export interface AuditLogHandlerOptions extends PollerRuntimeOptions {
   objects: AuditObjectStore;
 }
 
-/** What one invocation did, summed over its objects: the counts it logs. */
+/** What one invocation read, summed over its objects: the counts it logs beside its alerts'. */
 interface BatchCounts {
   messages: number;
   objects: number;
@@ -51,9 +51,6 @@ interface BatchCounts {
   events: number;
   malformed: number;
   overlong: number;
-  alerts: number;
-  alertsFailed: number;
-  alreadySent: number;
 }
 
 /** What one invocation delivered, summed over its objects, as a tick sums it: its alert metrics. */
@@ -148,9 +145,6 @@ export function createAuditLogHandler(options: AuditLogHandlerOptions): AuditLog
       events: 0,
       malformed: 0,
       overlong: 0,
-      alerts: 0,
-      alertsFailed: 0,
-      alreadySent: 0,
     };
     const delivery: BatchDelivery = { alerts: emptyAlertCounts(), destinations: {} };
     const failures: SqsBatchResponse['batchItemFailures'] = [];
@@ -170,7 +164,13 @@ export function createAuditLogHandler(options: AuditLogHandlerOptions): AuditLog
           });
       if (!settled) failures.push({ itemIdentifier: record.messageId });
     }
-    logger.info('Audit log batch read', { ...counts, redelivered: failures.length });
+    logger.info('Audit log batch read', {
+      ...counts,
+      alerts: severityTotal(delivery.alerts.published),
+      alertsFailed: severityTotal(delivery.alerts.failed),
+      alreadySent: delivery.alerts.alreadySent,
+      redelivered: failures.length,
+    });
     emitAuditLogMetrics(counts, delivery, sink);
     if (options.metrics.hasStoredMetrics()) options.metrics.publishStoredMetrics();
     return { batchItemFailures: failures };
@@ -191,7 +191,7 @@ async function readRecord(
     runtime: ReturnType<typeof createPollerRuntime>;
   },
 ): Promise<boolean> {
-  const { logger, counts, runtime } = context;
+  const { logger, counts, delivery, runtime } = context;
   const notification = readS3Notification(record.body);
   if (notification.kind === 'test') return true;
   if (notification.kind === 'unreadable') {
@@ -239,7 +239,7 @@ async function readRecord(
       settled = false;
       continue;
     }
-    tally(context.counts, context.delivery, outcome);
+    tally(counts, delivery, outcome);
     if (outcome.status === 'failed' || outcome.status === 'unsettled') {
       logger.warn('An audit log object is not settled: the message comes back', {
         bucket,
@@ -264,15 +264,8 @@ function tally(counts: BatchCounts, delivery: BatchDelivery, outcome: AuditObjec
   counts.events += outcome.counts.events;
   counts.malformed += outcome.counts.malformed;
   counts.overlong += outcome.counts.overlong;
-  counts.alerts += total(outcome.alerts.published);
-  counts.alertsFailed += total(outcome.alerts.failed);
-  counts.alreadySent += outcome.alerts.alreadySent;
   addAlertCounts(delivery.alerts, outcome.alerts);
   addDestinationCounts(delivery.destinations, outcome.destinations);
-}
-
-function total(bySeverity: Record<Severity, number>): number {
-  return Object.values(bySeverity).reduce((sum, count) => sum + count, 0);
 }
 
 /**

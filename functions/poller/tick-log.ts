@@ -1,5 +1,5 @@
 import type { LogAttributes } from '../../shared/logger.js';
-import { SEVERITIES } from '../../shared/notify/index.js';
+import { SEVERITIES, severityTotal } from '../../shared/notify/index.js';
 import type { SourceOutcome, TickSummary } from '../../shared/poll/index.js';
 
 /** Sources listed one by one in the log line; past this, the healthy ones are only counted. */
@@ -17,8 +17,6 @@ export const MAX_LOGGED_SOURCES = 300;
  */
 export function tickLogAttributes(summary: TickSummary): LogAttributes {
   const { totals } = summary;
-  const sumOf = (counts: Readonly<Record<string, number>>): number =>
-    Object.values(counts).reduce((sum, count) => sum + count, 0);
   const ordered = [...summary.sources].sort((a, b) => troubleRank(a) - troubleRank(b));
   const listed = ordered.slice(0, Math.max(MAX_LOGGED_SOURCES, ordered.filter(isTroubled).length));
   return {
@@ -36,9 +34,9 @@ export function tickLogAttributes(summary: TickSummary): LogAttributes {
       eventsNew: totals.eventsNew,
       ruleErrors: totals.ruleErrors,
       firstSeenStateErrors: totals.firstSeenStateErrors,
-      alertsPublished: sumOf(totals.alerts.published),
+      alertsPublished: severityTotal(totals.alerts.published),
       alertsPublishedBySeverity: nonZero(totals.alerts.published),
-      alertsFailed: sumOf(totals.alerts.failed),
+      alertsFailed: severityTotal(totals.alerts.failed),
       alertsFailedPermanently: totals.alerts.failedPermanently,
       alertsAlreadySent: totals.alerts.alreadySent,
       atlasRequests: totals.atlasRequests,
@@ -56,8 +54,8 @@ export function tickLogAttributes(summary: TickSummary): LogAttributes {
 }
 
 function sourceAttributes(outcome: SourceOutcome): Record<string, unknown> {
-  const published = Object.values(outcome.alerts.published).reduce((sum, count) => sum + count, 0);
-  const failed = Object.values(outcome.alerts.failed).reduce((sum, count) => sum + count, 0);
+  const published = severityTotal(outcome.alerts.published);
+  const failed = severityTotal(outcome.alerts.failed);
   return {
     source: outcome.source,
     ...(outcome.connection === undefined ? {} : { connection: outcome.connection }),

@@ -19,6 +19,20 @@ export function severityRank(severity: Severity): number {
 }
 
 /**
+ * The sum of counts kept per severity, such as the alerts a delivery published.
+ *
+ * @example
+ * ```ts
+ * severityTotal({ info: 0, low: 3, medium: 0, high: 1, critical: 0 }); // 4
+ * ```
+ */
+export function severityTotal(counts: Readonly<Record<Severity, number>>): number {
+  let total = 0;
+  for (const severity of SEVERITIES) total += counts[severity];
+  return total;
+}
+
+/**
  * What a rule raises and a notifier delivers. The rule engine builds it; the poller records it by
  * `fingerprint` before publishing, so the same alert is never sent twice.
  */

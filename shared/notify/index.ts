@@ -1,5 +1,5 @@
 export { cleanLine } from '../text-cleaning.js';
-export { type Alert, SEVERITIES, type Severity, severityRank } from './alert.js';
+export { type Alert, SEVERITIES, type Severity, severityRank, severityTotal } from './alert.js';
 export {
   ALERT_DETAIL_SCHEMA_VERSION,
   type AlertDetail,

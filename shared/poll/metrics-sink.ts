@@ -1,4 +1,4 @@
-import { SEVERITIES } from '../notify/alert.js';
+import { SEVERITIES, severityTotal } from '../notify/alert.js';
 import { DEFAULT_CONNECTION } from './connections.js';
 import { MetricName, type MetricNameValue } from './metric-names.js';
 import { lagSeconds, sourceFailure } from './tick-summary.js';
@@ -46,22 +46,18 @@ export function emitAlertMetrics(options: {
     const count = alerts.published[severity];
     if (count > 0) sink.addMetric(MetricName.alertsPublished, 'Count', count, { severity });
   }
-  sink.addMetric(MetricName.alertsPublished, 'Count', sumOfSeverities(alerts.published));
-  sink.addMetric(MetricName.alertsFailed, 'Count', sumOfSeverities(alerts.failed));
+  sink.addMetric(MetricName.alertsPublished, 'Count', severityTotal(alerts.published));
+  sink.addMetric(MetricName.alertsFailed, 'Count', severityTotal(alerts.failed));
   for (const [destination, counts] of Object.entries(destinations)) {
     const dimensions = { destination };
     sink.addMetric(
       MetricName.destinationAlertsPublished,
       'Count',
-      sumOfSeverities(counts.published),
+      severityTotal(counts.published),
       dimensions,
     );
-    sink.addMetric(MetricName.destinationAlertsFailed, 'Count', sumOfSeverities(counts.failed), dimensions);
+    sink.addMetric(MetricName.destinationAlertsFailed, 'Count', severityTotal(counts.failed), dimensions);
   }
-}
-
-function sumOfSeverities(bySeverity: Readonly<Record<string, number>>): number {
-  return Object.values(bySeverity).reduce((total, count) => total + count, 0);
 }
 
 /**

@@ -1,6 +1,7 @@
 import type { AtlasClient } from '../atlas/atlas-client.js';
 import type { Clock } from '../clock.js';
 import type { Logger } from '../logger.js';
+import { severityTotal } from '../notify/alert.js';
 import type { Notifier } from '../notify/notifier.js';
 import type { RuleEngine } from '../rules/engine.js';
 import type { FirstSeenStateError, RuleEvaluationError } from '../rules/errors.js';
@@ -655,7 +656,7 @@ class SourceRun {
 
   /** Alerts published since the store last heard of them: recorded with the next commit or release. */
   #alertsUnrecorded(): number {
-    const published = Object.values(this.#outcome.alerts.published).reduce((sum, count) => sum + count, 0);
+    const published = severityTotal(this.#outcome.alerts.published);
     const unrecorded = published - this.#alertsRecorded;
     this.#alertsRecorded = published;
     return unrecorded;
